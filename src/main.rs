@@ -1,0 +1,5 @@
+//! The `pytest-mcp` binary: parse the command line, run, exit.
+
+fn main() -> std::process::ExitCode {
+    pytest_mcp::cli::main()
+}

@@ -1,0 +1,280 @@
+//! The one normalized test run that every source produces and every renderer
+//! reads.
+//!
+//! Sources (`crate::sources`) turn pytest-json-report JSON or JUnit XML into
+//! [`Run`]s; `crate::merge` folds several of them into one; renderers
+//! (`crate::render`) never look at a source file again. Keeping this the only
+//! contract between the two halves is what lets a JUnit file from Surefire and
+//! a pytest JSON report come out of the same Markdown renderer.
+
+use std::fmt;
+
+/// A whole test run: what ran, how it ended, and where the data came from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Run {
+    /// pytest's exit status when a source recorded it (pytest-json-report
+    /// does, JUnit does not). `None` means "derive it from the results".
+    pub exit_code: Option<i32>,
+    /// Wall time of the run in seconds, when a source recorded it.
+    pub duration: Option<f64>,
+    /// Every test, in the order the sources listed them.
+    pub tests: Vec<TestResult>,
+    /// Files (or other collectors) that could not be collected.
+    pub collection_errors: Vec<CollectionError>,
+    /// Warnings pytest recorded (pytest-json-report only).
+    pub warnings: Vec<Warning>,
+    /// The sources this run was built from, in the order they were merged.
+    pub sources: Vec<SourceInfo>,
+    /// The complete pytest-json-report document, kept verbatim for the
+    /// ADR-006 `json_report` key. Only filled when a renderer needs it.
+    pub json_report: Option<serde_json::Value>,
+    /// pytest's own console output, when the run was executed by us.
+    pub text_output: Option<String>,
+    /// Remarks for the reader ("xpassed tests cannot be told apart in JUnit").
+    pub notes: Vec<String>,
+}
+
+/// The four outcomes of ADR-006. xfail/xpass are refinements, see [`Xfail`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Outcome {
+    Passed,
+    Skipped,
+    Failed,
+    Error,
+}
+
+impl Outcome {
+    /// The lowercase word ADR-006 uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Failed => "failed",
+            Outcome::Skipped => "skipped",
+            Outcome::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Expected-failure refinements. SPEC.md: an xfailed test is `skipped`, a
+/// non-strict xpass is `passed`; the summary counts them separately too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Xfail {
+    /// Marked xfail and failed as expected (outcome `Skipped`).
+    XFailed,
+    /// Marked xfail but passed (outcome `Passed`).
+    XPassed,
+}
+
+/// The test phase in which a test failed or errored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Setup,
+    Call,
+    Teardown,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Setup => "setup",
+            Phase::Call => "call",
+            Phase::Teardown => "teardown",
+        }
+    }
+}
+
+/// A place in a source file. `line` is 1-based, as editors count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub file: String,
+    pub line: Option<u32>,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{}", self.file, line),
+            None => f.write_str(&self.file),
+        }
+    }
+}
+
+/// One test and how it ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestResult {
+    /// pytest's node id exactly as pytest prints it, so it can be fed back to
+    /// pytest; for other frameworks `Class#method` or `suite > name`.
+    pub node_id: String,
+    pub outcome: Outcome,
+    pub xfail: Option<Xfail>,
+    /// Seconds, summed over phases when the source splits them.
+    pub duration: Option<f64>,
+    /// The failure or error message, or the skip / xfail reason.
+    pub message: Option<String>,
+    /// The full traceback (pytest's longrepr, a JUnit failure's text).
+    pub traceback: Option<String>,
+    /// Where the test is defined.
+    pub location: Option<Location>,
+    /// The phase that failed, when known.
+    pub phase: Option<Phase>,
+    /// Captured output of the test, when the source has it.
+    pub stdout: Option<String>,
+    pub stderr: Option<String>,
+    /// Captured log records, already formatted one per line.
+    pub log: Option<String>,
+}
+
+impl TestResult {
+    /// A test with just an id and an outcome; everything else unknown.
+    pub fn new(node_id: impl Into<String>, outcome: Outcome) -> Self {
+        TestResult {
+            node_id: node_id.into(),
+            outcome,
+            xfail: None,
+            duration: None,
+            message: None,
+            traceback: None,
+            location: None,
+            phase: None,
+            stdout: None,
+            stderr: None,
+            log: None,
+        }
+    }
+
+    /// True for the outcomes a reader has to act on.
+    pub fn is_problem(&self) -> bool {
+        matches!(self.outcome, Outcome::Failed | Outcome::Error)
+    }
+}
+
+/// A collector (usually a test module) that pytest could not import.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CollectionError {
+    /// The collector's node id, usually a file path relative to the rootdir.
+    pub file: String,
+    /// `SyntaxError`, `ImportError`, ... when it can be read off the traceback.
+    pub error_type: Option<String>,
+    pub message: String,
+    /// The line of `file` the error points at, when known.
+    pub line: Option<u32>,
+    pub traceback: Option<String>,
+}
+
+/// A warning recorded during the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Warning {
+    pub message: String,
+    pub category: Option<String>,
+    pub location: Option<Location>,
+}
+
+/// What kind of file a source was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceKind {
+    /// pytest-json-report JSON.
+    JsonReport,
+    /// JUnit XML written by pytest (`--junitxml`).
+    PytestJunit,
+    /// JUnit XML written by any other framework.
+    Junit,
+    /// pytest's console output, parsed as a last resort.
+    PytestText,
+}
+
+impl SourceKind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            SourceKind::JsonReport => "pytest-json-report",
+            SourceKind::PytestJunit => "pytest JUnit XML",
+            SourceKind::Junit => "JUnit XML",
+            SourceKind::PytestText => "pytest console output",
+        }
+    }
+}
+
+/// Where part of a run came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceInfo {
+    pub kind: SourceKind,
+    /// A file name, or a short label such as `stdout`.
+    pub name: String,
+    /// How many entries the source held: `<testcase>` elements for JUnit,
+    /// test and failed/skipped collector entries for a JSON report. Equal to
+    /// the tests plus collection errors read from it, unless the reader
+    /// folded entries that describe one test (see the readers).
+    pub entries: usize,
+}
+
+/// Counts over a run. `total == passed + failed + skipped + errors` always;
+/// `xfailed` is a subset of `skipped`, `xpassed` of `passed`. Collection
+/// errors are not tests and are counted in `collection_errors`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub total: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub skipped: usize,
+    pub errors: usize,
+    pub xfailed: usize,
+    pub xpassed: usize,
+    pub collection_errors: usize,
+    pub warnings: usize,
+}
+
+impl Run {
+    /// Counts the tests by outcome.
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts {
+            total: self.tests.len(),
+            collection_errors: self.collection_errors.len(),
+            warnings: self.warnings.len(),
+            ..Counts::default()
+        };
+        for t in &self.tests {
+            match t.outcome {
+                Outcome::Passed => c.passed += 1,
+                Outcome::Failed => c.failed += 1,
+                Outcome::Skipped => c.skipped += 1,
+                Outcome::Error => c.errors += 1,
+            }
+            match t.xfail {
+                Some(Xfail::XFailed) => c.xfailed += 1,
+                Some(Xfail::XPassed) => c.xpassed += 1,
+                None => {}
+            }
+        }
+        c
+    }
+
+    /// The run's duration: the recorded one, else the sum of test durations.
+    pub fn duration_secs(&self) -> f64 {
+        self.duration
+            .unwrap_or_else(|| self.tests.iter().filter_map(|t| t.duration).sum())
+    }
+
+    /// pytest's exit status: the recorded one, else what pytest would have
+    /// returned for these results (2 for collection errors, 1 for failures,
+    /// 5 for no tests, 0 otherwise).
+    pub fn exit_code(&self) -> i32 {
+        if let Some(code) = self.exit_code {
+            return code;
+        }
+        let c = self.counts();
+        if c.collection_errors > 0 {
+            2
+        } else if c.failed + c.errors > 0 {
+            1
+        } else if c.total == 0 {
+            5
+        } else {
+            0
+        }
+    }
+}

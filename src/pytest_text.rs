@@ -1,0 +1,379 @@
+//! What pytest's text looks like: turning JUnit's `classname`/`name` back
+//! into a node id, and reading the short facts (error type, line, phase,
+//! frames) out of pytest's messages and tracebacks. Shared by the readers
+//! and the Markdown renderer; pure functions only.
+
+use crate::model::Phase;
+
+/// Rebuilds pytest's node id from a JUnit test case.
+///
+/// pytest writes `classname` as the node id's path with `/` turned into `.`
+/// and `.py` dropped, followed by any class names, and `name` as the last
+/// part (parameters included). With `xunit1`'s `file` attribute the module
+/// part is known exactly; without it (`xunit2`) the first dotted part that
+/// starts with an upper-case letter is taken as the first class, which is
+/// what pytest's default `python_classes = Test*` produces.
+pub fn node_id(classname: &str, name: &str, file: Option<&str>) -> String {
+    let (path, classes) = split_classname(classname, file);
+    let mut id = String::with_capacity(path.len() + classes.len() + name.len() + 4);
+    id.push_str(&path);
+    for class in classes.split('.').filter(|c| !c.is_empty()) {
+        id.push_str("::");
+        id.push_str(class);
+    }
+    if !name.is_empty() {
+        if !id.is_empty() {
+            id.push_str("::");
+        }
+        id.push_str(name);
+    }
+    id
+}
+
+/// Splits `classname` into (file path, dotted class names).
+fn split_classname<'a>(classname: &'a str, file: Option<&str>) -> (String, &'a str) {
+    if let Some(file) = file {
+        let module = path_to_module(file);
+        if classname == module {
+            return (file.to_string(), "");
+        }
+        if let Some(rest) = classname
+            .strip_prefix(module.as_str())
+            .and_then(|r| r.strip_prefix('.'))
+        {
+            return (file.to_string(), rest);
+        }
+    }
+    if classname.is_empty() {
+        return (String::new(), "");
+    }
+    // Find the first part that looks like a class.
+    let mut offset = 0;
+    for (i, part) in classname.split('.').enumerate() {
+        if i > 0 && part.starts_with(|c: char| c.is_ascii_uppercase()) {
+            let module = &classname[..offset - 1];
+            return (module_to_path(module), &classname[offset..]);
+        }
+        offset += part.len() + 1;
+    }
+    (module_to_path(classname), "")
+}
+
+/// `tests/test_x.py` -> `tests.test_x`, as pytest's JUnit writer does.
+fn path_to_module(path: &str) -> String {
+    let path = path.strip_suffix(".py").unwrap_or(path);
+    path.replace(['/', '\\'], ".")
+}
+
+/// `tests.test_x` -> `tests/test_x.py`: the best guess at a module's file.
+pub fn module_to_path(module: &str) -> String {
+    let mut path = module.replace('.', "/");
+    path.push_str(".py");
+    path
+}
+
+/// Reads pytest's JUnit error message `failed on setup with "..."` into the
+/// phase and the inner message.
+pub fn error_phase(message: &str) -> Option<(Phase, String)> {
+    let (phase, rest) = if let Some(rest) = message.strip_prefix("failed on setup with ") {
+        (Phase::Setup, rest)
+    } else if let Some(rest) = message.strip_prefix("failed on teardown with ") {
+        (Phase::Teardown, rest)
+    } else {
+        return None;
+    };
+    let inner = rest
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(rest);
+    Some((phase, inner.to_string()))
+}
+
+/// Reads a skip reason out of pytest's skip longrepr, which pytest-json-report
+/// writes as the Python tuple `('/path/test_x.py', 31, 'Skipped: reason')`.
+pub fn skip_reason(longrepr: &str) -> String {
+    let s = longrepr.trim();
+    let inner = s
+        .strip_prefix('(')
+        .and_then(|r| r.strip_suffix(')'))
+        .unwrap_or(s);
+    // The reason is the third element: after the second top-level comma.
+    let mut reason = inner;
+    if let Some(first) = find_top_level_comma(inner)
+        && let Some(second) = find_top_level_comma(&inner[first + 1..])
+    {
+        reason = inner[first + 1 + second + 1..].trim();
+        reason = unquote(reason);
+    }
+    let reason = reason.strip_prefix("Skipped: ").unwrap_or(reason);
+    python_unescape(reason)
+}
+
+/// The byte index of the first comma outside quotes.
+fn find_top_level_comma(s: &str) -> Option<usize> {
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in s.char_indices() {
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None => match c {
+                '\'' | '"' => quote = Some(c),
+                ',' => return Some(i),
+                _ => {}
+            },
+        }
+    }
+    None
+}
+
+fn unquote(s: &str) -> &str {
+    for q in ['\'', '"'] {
+        if let Some(inner) = s.strip_prefix(q).and_then(|r| r.strip_suffix(q)) {
+            return inner;
+        }
+    }
+    s
+}
+
+/// Undoes the escapes Python's `repr` puts in a string literal.
+fn python_unescape(s: &str) -> String {
+    if !s.contains('\\') {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('\\') => out.push('\\'),
+            Some('\'') => out.push('\''),
+            Some('"') => out.push('"'),
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// A location line of pytest's long traceback format: `path:line: rest`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameLine<'a> {
+    pub path: &'a str,
+    pub line: u32,
+    /// What follows: the exception name on the last frame, `in func` with
+    /// `--tb=short`, or nothing.
+    pub rest: &'a str,
+}
+
+/// Parses `tests/test_x.py:14: ZeroDivisionError` (or `...:14: in f`).
+pub fn frame_line(line: &str) -> Option<FrameLine<'_>> {
+    if line.starts_with(char::is_whitespace) || line.starts_with("E ") {
+        return None;
+    }
+    // The path ends at the first ":<digits>:" whose path has no whitespace.
+    let mut search = 0;
+    while let Some(i) = line[search..].find(':') {
+        let colon = search + i;
+        let path = &line[..colon];
+        if path.is_empty() || path.contains(char::is_whitespace) && !path.starts_with('<') {
+            return None;
+        }
+        let after = &line[colon + 1..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && after[digits..].starts_with(':') {
+            let number = after[..digits].parse().ok()?;
+            let rest = after[digits + 1..].trim();
+            return Some(FrameLine {
+                path,
+                line: number,
+                rest,
+            });
+        }
+        search = colon + 1;
+    }
+    None
+}
+
+/// The `E   ` lines of a pytest traceback, with the marker removed.
+pub fn error_lines(traceback: &str) -> impl Iterator<Item = &str> {
+    traceback.lines().filter_map(|l| {
+        let rest = l.strip_prefix('E')?;
+        if rest.is_empty() {
+            return Some("");
+        }
+        rest.starts_with(' ').then(|| rest.trim_start())
+    })
+}
+
+/// Splits `ValueError: bad` into (`ValueError`, `bad`) when the part before
+/// the colon looks like an exception name.
+pub fn split_exception(line: &str) -> Option<(&str, &str)> {
+    let (name, rest) = line.split_once(": ")?;
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '.';
+    let looks_like = !name.is_empty()
+        && name.chars().all(ident)
+        && name
+            .rsplit('.')
+            .next()
+            .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_uppercase()));
+    looks_like.then_some((name, rest))
+}
+
+/// Error type, message and line of a collection error, read off pytest's
+/// traceback for it. `file` is the collector's path, used to find the line.
+pub fn collection_error_summary(
+    traceback: &str,
+    file: &str,
+) -> (Option<String>, String, Option<u32>) {
+    let last_error = error_lines(traceback).filter(|l| !l.is_empty()).last();
+    let fallback = || {
+        traceback
+            .lines()
+            .map(str::trim)
+            .rfind(|l| !l.is_empty())
+            .unwrap_or("collection failed")
+            .to_string()
+    };
+    let (error_type, message) = match last_error {
+        Some(line) => match split_exception(line) {
+            Some((name, rest)) => (Some(name.to_string()), rest.to_string()),
+            None => (None, line.to_string()),
+        },
+        None => (None, fallback()),
+    };
+    (error_type, message, error_line(traceback, file))
+}
+
+/// The line in `file` a traceback points at: a `File "...", line N` entry
+/// (how Python reports a SyntaxError) or a `file:N:` frame, the last wins.
+fn error_line(traceback: &str, file: &str) -> Option<u32> {
+    let mut found = None;
+    for line in traceback.lines() {
+        if let Some(frame) = frame_line(line) {
+            if paths_match(frame.path, file) {
+                found = Some(frame.line);
+            }
+            continue;
+        }
+        let body = line.trim_start_matches(['E', ' ']);
+        if let Some(rest) = body.strip_prefix("File \"")
+            && let Some((path, tail)) = rest.split_once('"')
+            && paths_match(path, file)
+            && let Some(num) = tail.trim().strip_prefix(", line ")
+        {
+            let digits: String = num.chars().take_while(char::is_ascii_digit).collect();
+            if let Ok(n) = digits.parse() {
+                found = Some(n);
+            }
+        }
+    }
+    found
+}
+
+/// True when `path` (possibly absolute) names the relative `file`.
+pub fn paths_match(path: &str, file: &str) -> bool {
+    if file.is_empty() {
+        return false;
+    }
+    path == file
+        || path
+            .strip_suffix(file)
+            .is_some_and(|prefix| prefix.ends_with('/') || prefix.ends_with('\\'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_ids_from_xunit1_and_xunit2() {
+        assert_eq!(
+            node_id("tests.test_mix", "test_a", Some("tests/test_mix.py")),
+            "tests/test_mix.py::test_a"
+        );
+        assert_eq!(
+            node_id(
+                "tests.test_mix.TestK.TestIn",
+                "test_m",
+                Some("tests/test_mix.py")
+            ),
+            "tests/test_mix.py::TestK::TestIn::test_m"
+        );
+        assert_eq!(
+            node_id("tests.test_mix.TestK", "test_m[a.b::c]", None),
+            "tests/test_mix.py::TestK::test_m[a.b::c]"
+        );
+        assert_eq!(node_id("test_top", "test_x", None), "test_top.py::test_x");
+        // A test inherited from another file: `file` does not match, fall back.
+        assert_eq!(
+            node_id("tests.test_b.TestB", "test_x", Some("tests/base.py")),
+            "tests/test_b.py::TestB::test_x"
+        );
+    }
+
+    #[test]
+    fn skip_reasons() {
+        assert_eq!(
+            skip_reason("('/p/tests/test_mix.py', 31, 'Skipped: not today')"),
+            "not today"
+        );
+        assert_eq!(
+            skip_reason("('/p/t.py', 3, \"Skipped: it's, odd\")"),
+            "it's, odd"
+        );
+        assert_eq!(skip_reason("plain"), "plain");
+    }
+
+    #[test]
+    fn frame_lines() {
+        let f = frame_line("tests/test_mix.py:4: ZeroDivisionError").unwrap();
+        assert_eq!(
+            (f.path, f.line, f.rest),
+            ("tests/test_mix.py", 4, "ZeroDivisionError")
+        );
+        let f = frame_line("<frozen importlib._bootstrap>:1204: in _gcd_import").unwrap();
+        assert_eq!(f.line, 1204);
+        assert!(frame_line("E       assert x: 1: 2").is_none());
+        assert!(frame_line("    def f(x): return 1").is_none());
+        assert!(frame_line("C:\\x\\t.py:3: Err").is_some());
+    }
+
+    #[test]
+    fn exceptions() {
+        assert_eq!(
+            split_exception("ValueError: bad"),
+            Some(("ValueError", "bad"))
+        );
+        assert_eq!(
+            split_exception("mod.CustomError: x: y"),
+            Some(("mod.CustomError", "x: y"))
+        );
+        assert_eq!(split_exception("assert 1 == 2"), None);
+        assert_eq!(split_exception("where x: 1"), None);
+    }
+
+    #[test]
+    fn error_phases() {
+        assert_eq!(
+            error_phase("failed on setup with \"RuntimeError: boom\""),
+            Some((Phase::Setup, "RuntimeError: boom".to_string()))
+        );
+        assert_eq!(error_phase("collection failure"), None);
+    }
+}

@@ -1,0 +1,563 @@
+//! The token-lean Markdown rendering (SPEC.md, design `002`).
+//!
+//! ```text
+//! Test FAILURE (5.1s) — 42 run, 2 failed, 1 error, 1 skipped
+//!
+//! ### FAILED: tests/test_calc.py::test_divide
+//! assert 0.5 == 0.6
+//!   at tests/test_calc.py:42
+//!   > assert divide(1, 2) == 0.6
+//!
+//! > Sources: report.json (pytest-json-report)
+//! ```
+//!
+//! Passing tests are counted, never listed. Each failure gets one section:
+//! message, `file:line` of each frame in the project, the failing source line
+//! and the explanation lines the message does not already hold, then
+//! captured output, all indented two spaces. Skips are grouped by reason,
+//! collection errors by file. Empty lines only before `###` headers; notes
+//! are blockquotes at the end; no emoji, no code fences.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::model::{Outcome, Phase, Run, SourceKind, TestResult, Xfail};
+use crate::pytest_text::{self, FrameLine};
+
+/// Lines of captured output kept per stream: the head and the tail.
+const OUTPUT_HEAD: usize = 5;
+const OUTPUT_TAIL: usize = 15;
+/// Lines kept from a non-pytest stack trace.
+const FOREIGN_TRACE_LINES: usize = 8;
+/// Frames listed per failure before the rest are summarised.
+const MAX_FRAMES: usize = 6;
+/// Distinct skip reasons listed.
+const MAX_SKIP_REASONS: usize = 10;
+/// Longest line kept anywhere; longer ones are cut with a marker.
+const MAX_LINE_CHARS: usize = 400;
+
+/// The status word of the header line.
+pub fn status_word(run: &Run) -> &'static str {
+    let c = run.counts();
+    if c.collection_errors > 0 {
+        return "FAILURE";
+    }
+    match run.exit_code() {
+        2 => return "INTERRUPTED",
+        3 | 4 => return "ERROR",
+        _ => {}
+    }
+    if c.failed + c.errors > 0 {
+        "FAILURE"
+    } else if c.total == 0 {
+        "NO TESTS"
+    } else {
+        "SUCCESS"
+    }
+}
+
+/// `42 run, 2 failed, 1 error, 3 skipped (1 xfailed), 1 xpassed, ...`
+pub fn counts_phrase(run: &Run) -> String {
+    let c = run.counts();
+    let mut s = format!("{} run, {} failed", c.total, c.failed);
+    if c.errors > 0 {
+        let _ = write!(s, ", {}", plural(c.errors, "error", "errors"));
+    }
+    if c.skipped > 0 {
+        let _ = write!(s, ", {} skipped", c.skipped);
+        if c.xfailed > 0 {
+            let _ = write!(s, " ({} xfailed)", c.xfailed);
+        }
+    }
+    if c.xpassed > 0 {
+        let _ = write!(s, ", {} xpassed", c.xpassed);
+    }
+    if c.collection_errors > 0 {
+        let _ = write!(
+            s,
+            ", {}",
+            plural(c.collection_errors, "collection error", "collection errors")
+        );
+    }
+    if c.warnings > 0 {
+        let _ = write!(s, ", {}", plural(c.warnings, "warning", "warnings"));
+    }
+    s
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Renders a run as Markdown.
+pub fn render(run: &Run) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Test {} ({:.1}s) — {}",
+        status_word(run),
+        run.duration_secs(),
+        counts_phrase(run)
+    );
+    collection_errors(&mut out, run);
+    for test in run.tests.iter().filter(|t| t.is_problem()) {
+        failure(&mut out, test);
+    }
+    skipped(&mut out, run);
+    notes(&mut out, run);
+    out
+}
+
+fn collection_errors(out: &mut String, run: &Run) {
+    let mut by_file: BTreeMap<&str, Vec<_>> = BTreeMap::new();
+    for e in &run.collection_errors {
+        by_file.entry(e.file.as_str()).or_default().push(e);
+    }
+    for (file, errors) in by_file {
+        let shown = if file.is_empty() { "(session)" } else { file };
+        let _ = write!(out, "\n### COLLECTION ERROR: {shown}\n");
+        for e in errors {
+            let mut head = String::from("- ");
+            if let Some(line) = e.line {
+                let _ = write!(head, "L{line} — ");
+            }
+            if let Some(t) = &e.error_type {
+                let _ = write!(head, "{t}: ");
+            }
+            head.push_str(first_line(&e.message));
+            let _ = writeln!(out, "{}", clip(&head));
+            let tb = e.traceback.as_deref().unwrap_or_default();
+            for line in collection_detail(tb, &e.message, file) {
+                indent_line(out, &line);
+            }
+        }
+    }
+}
+
+/// The useful lines of a collection error's traceback: the offending source
+/// line (with a SyntaxError's caret) and explanation lines not in the message.
+fn collection_detail(traceback: &str, message: &str, file: &str) -> Vec<String> {
+    let lines: Vec<&str> = traceback.lines().collect();
+    let mut detail = Vec::new();
+    // A SyntaxError shows `File "...", line N`, the source and a caret as
+    // `E` lines; the last `E` line is the message itself.
+    let e_lines: Vec<&str> = pytest_text::error_lines(traceback).collect();
+    if let Some((_, before_last)) = e_lines.split_last() {
+        for l in before_last {
+            let t = l.trim_start();
+            if t.is_empty() || t.starts_with("File \"") || message.contains(t.trim()) {
+                continue;
+            }
+            detail.push(l.trim_end().to_string());
+        }
+    }
+    if detail.is_empty() {
+        // Otherwise show the source line of the last frame in the file.
+        if let Some(i) = lines
+            .iter()
+            .rposition(|l| pytest_text::frame_line(l).is_some_and(|f| paths_match(f.path, file)))
+            && let Some(src) = lines.get(i + 1).filter(|l| !l.trim().is_empty())
+        {
+            detail.push(format!("> {}", src.trim()));
+        }
+    }
+    dedent(detail)
+}
+
+fn failure(out: &mut String, t: &TestResult) {
+    let label = match (t.outcome, t.phase) {
+        (Outcome::Error, Some(Phase::Setup)) => "ERROR at setup",
+        (Outcome::Error, Some(Phase::Teardown)) => "ERROR at teardown",
+        (Outcome::Error, _) => "ERROR",
+        _ => "FAILED",
+    };
+    let _ = write!(out, "\n### {label}: {}\n", t.node_id);
+    let message = t
+        .message
+        .clone()
+        .or_else(|| t.traceback.as_deref().map(|tb| first_line(tb).to_string()))
+        .unwrap_or_else(|| "(no message)".to_string());
+    message_lines(out, &message);
+
+    let detail = match t.traceback.as_deref() {
+        Some(tb) if has_pytest_frames(tb) => {
+            let mut detail = Vec::new();
+            for (label, section) in phase_sections(tb) {
+                if let Some(label) = label {
+                    detail.push(format!("[{label}]"));
+                }
+                detail.extend(pytest_detail(section, &message));
+            }
+            detail
+        }
+        Some(tb) => foreign_detail(tb, &message, t),
+        None => t
+            .location
+            .as_ref()
+            .map(|l| vec![format!("at {l}")])
+            .unwrap_or_default(),
+    };
+    for line in detail {
+        indent_line(out, &line);
+    }
+    captured(out, "Captured stdout", t.stdout.as_deref());
+    captured(out, "Captured stderr", t.stderr.as_deref());
+    captured(out, "Captured log", t.log.as_deref());
+}
+
+/// The message: first line flush left, further lines indented two spaces
+/// (keeping their relative indentation).
+fn message_lines(out: &mut String, message: &str) {
+    let mut lines = message
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty());
+    let Some(first) = lines.next() else { return };
+    // A message must not be read as a header or a note.
+    if first.starts_with('#') || first.starts_with('>') {
+        out.push('\\');
+    }
+    let _ = writeln!(out, "{}", clip(first));
+    for line in dedent(lines.map(str::to_string).collect()) {
+        indent_line(out, &line);
+    }
+}
+
+/// Splits a traceback that holds several phases (a test that failed and then
+/// errored in teardown) at the `[call]` / `[teardown]` lines the readers put
+/// between them.
+fn phase_sections(tb: &str) -> Vec<(Option<&str>, &str)> {
+    let mut sections = Vec::new();
+    let mut label = None;
+    let mut start = 0;
+    let mut offset = 0;
+    for line in tb.split_inclusive('\n') {
+        let marker = line.trim_end();
+        if let Some(name) = marker.strip_prefix('[').and_then(|m| m.strip_suffix(']'))
+            && matches!(name, "setup" | "call" | "teardown")
+        {
+            sections.push((label, &tb[start..offset]));
+            label = Some(name);
+            start = offset + line.len();
+        }
+        offset += line.len();
+    }
+    sections.push((label, &tb[start..]));
+    sections
+}
+
+fn has_pytest_frames(tb: &str) -> bool {
+    tb.lines().any(|l| pytest_text::frame_line(l).is_some())
+}
+
+/// Frames in the project, the failing source line, and the `E` lines the
+/// message does not already say.
+fn pytest_detail(tb: &str, message: &str) -> Vec<String> {
+    let lines: Vec<&str> = tb.lines().collect();
+    let frames: Vec<(usize, FrameLine<'_>)> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| pytest_text::frame_line(l).map(|f| (i, f)))
+        .collect();
+    let mut detail = Vec::new();
+    let in_project: Vec<&FrameLine<'_>> = frames
+        .iter()
+        .map(|(_, f)| f)
+        .filter(|f| is_project_path(f.path))
+        .collect();
+    let listed: Vec<&FrameLine<'_>> = if in_project.is_empty() {
+        frames.last().map(|(_, f)| f).into_iter().collect()
+    } else {
+        in_project
+    };
+    let skipped = listed.len().saturating_sub(MAX_FRAMES);
+    if skipped > 0 {
+        detail.push(format!("… {skipped} earlier frames"));
+    }
+    for f in listed.iter().skip(skipped) {
+        detail.push(format!("at {}:{}", f.path, f.line));
+    }
+    // The last frame's block: from the previous frame line to the last one.
+    let Some(&(last, _)) = frames.last() else {
+        return detail;
+    };
+    let start = frames.iter().rev().nth(1).map_or(0, |(i, _)| i + 1);
+    let message_lines: Vec<&str> = message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut explanation = Vec::new();
+    for l in &lines[start..last] {
+        if let Some(code) = l.strip_prefix('>') {
+            detail.push(format!("> {}", code.trim()));
+        } else if let Some(rest) = l.strip_prefix('E') {
+            let text = rest.trim();
+            if text.is_empty() || !rest.starts_with(' ') {
+                continue;
+            }
+            if message_lines
+                .iter()
+                .any(|m| *m == text || m.ends_with(text))
+            {
+                continue;
+            }
+            explanation.push(rest.trim_end().to_string());
+        }
+    }
+    detail.extend(dedent(explanation));
+    detail
+}
+
+/// A relative path that is not in an installed package: the user's code.
+fn is_project_path(path: &str) -> bool {
+    !(path.starts_with('/')
+        || path.starts_with('<')
+        || path.starts_with("..")
+        || path.contains("site-packages")
+        || path.contains(":\\"))
+}
+
+fn paths_match(path: &str, file: &str) -> bool {
+    pytest_text::paths_match(path, file)
+}
+
+/// A stack trace from another framework: its first lines, minus the lines
+/// the message already holds and frames inside test frameworks and runtimes.
+fn foreign_detail(tb: &str, message: &str, t: &TestResult) -> Vec<String> {
+    let message_lines: Vec<&str> = message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let kept: Vec<&str> = tb
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .filter(|l| !message_lines.contains(&l.trim()))
+        .filter(|l| !is_framework_frame(l.trim()))
+        .collect();
+    let mut detail: Vec<String> = Vec::new();
+    if let Some(loc) = &t.location
+        && !kept.iter().any(|l| l.contains(&loc.file))
+    {
+        detail.push(format!("at {loc}"));
+    }
+    let shown = kept.len().min(FOREIGN_TRACE_LINES);
+    let body = dedent(kept[..shown].iter().map(|l| l.to_string()).collect());
+    detail.extend(body);
+    if kept.len() > shown {
+        detail.push(format!("… {} more lines", kept.len() - shown));
+    }
+    detail
+}
+
+/// Frames of test frameworks, runtimes and dependencies in Java, JS, .NET
+/// and Python stack traces: rarely what a reader needs to fix a test.
+fn is_framework_frame(line: &str) -> bool {
+    let Some(frame) = line.strip_prefix("at ") else {
+        return false;
+    };
+    const PREFIXES: &[&str] = &[
+        "java.",
+        "javax.",
+        "jdk.",
+        "sun.",
+        "org.junit.",
+        "junit.",
+        "org.testng.",
+        "org.apache.maven.",
+        "org.hamcrest.",
+        "org.gradle.",
+        "kotlin.",
+        "scala.",
+        "System.",
+        "NUnit.",
+        "Xunit.",
+        "new Promise",
+        "process.",
+        "processTicksAndRejections",
+        "internal/",
+        "node:",
+    ];
+    PREFIXES.iter().any(|p| frame.starts_with(p)) || frame.contains("node_modules")
+}
+
+fn captured(out: &mut String, label: &str, text: Option<&str>) {
+    let Some(text) = text else { return };
+    let clean = strip_ansi(text);
+    let lines: Vec<&str> = clean
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if lines.is_empty() {
+        return;
+    }
+    indent_line(out, &format!("{label}:"));
+    if lines.len() <= OUTPUT_HEAD + OUTPUT_TAIL {
+        for l in &lines {
+            indent_line(out, l);
+        }
+        return;
+    }
+    for l in &lines[..OUTPUT_HEAD] {
+        indent_line(out, l);
+    }
+    let dropped = lines.len() - OUTPUT_HEAD - OUTPUT_TAIL;
+    indent_line(out, &format!("… {dropped} lines omitted"));
+    for l in &lines[lines.len() - OUTPUT_TAIL..] {
+        indent_line(out, l);
+    }
+}
+
+fn skipped(out: &mut String, run: &Run) {
+    let skips: Vec<&TestResult> = run
+        .tests
+        .iter()
+        .filter(|t| t.outcome == Outcome::Skipped)
+        .collect();
+    if skips.is_empty() {
+        return;
+    }
+    // Group by reason, in order of first appearance.
+    let mut reasons: Vec<(String, usize)> = Vec::new();
+    for t in &skips {
+        let reason = match (t.xfail, t.message.as_deref()) {
+            (Some(Xfail::XFailed), Some(r)) if !r.is_empty() => format!("XFAIL: {}", first_line(r)),
+            (Some(Xfail::XFailed), _) => "XFAIL".to_string(),
+            (_, Some(r)) if !r.trim().is_empty() => first_line(r).to_string(),
+            _ => "(no reason given)".to_string(),
+        };
+        match reasons.iter_mut().find(|(r, _)| *r == reason) {
+            Some((_, n)) => *n += 1,
+            None => reasons.push((reason, 1)),
+        }
+    }
+    let _ = write!(out, "\n### SKIPPED ({})\n", skips.len());
+    for (reason, n) in reasons.iter().take(MAX_SKIP_REASONS) {
+        let line = if *n > 1 {
+            format!("- {reason} ({n})")
+        } else {
+            format!("- {reason}")
+        };
+        let _ = writeln!(out, "{}", clip(&line));
+    }
+    if reasons.len() > MAX_SKIP_REASONS {
+        let rest: usize = reasons[MAX_SKIP_REASONS..].iter().map(|(_, n)| n).sum();
+        let _ = writeln!(
+            out,
+            "- … {} more reasons ({rest} tests)",
+            reasons.len() - MAX_SKIP_REASONS
+        );
+    }
+}
+
+fn notes(out: &mut String, run: &Run) {
+    let mut notes: Vec<String> = Vec::new();
+    if !run.sources.is_empty() {
+        notes.push(sources_note(run));
+    }
+    notes.extend(run.notes.iter().cloned());
+    if notes.is_empty() {
+        return;
+    }
+    out.push('\n');
+    for note in notes {
+        for line in note.lines() {
+            let _ = writeln!(out, "> {}", clip(line));
+        }
+    }
+}
+
+fn sources_note(run: &Run) -> String {
+    if run.sources.len() > 3 {
+        let mut kinds: Vec<SourceKind> = Vec::new();
+        for s in &run.sources {
+            if !kinds.contains(&s.kind) {
+                kinds.push(s.kind);
+            }
+        }
+        let kinds: Vec<&str> = kinds.iter().map(|k| k.describe()).collect();
+        return format!(
+            "Sources: {} files ({})",
+            run.sources.len(),
+            kinds.join(", ")
+        );
+    }
+    let parts: Vec<String> = run
+        .sources
+        .iter()
+        .map(|s| format!("{} ({})", s.name, s.kind.describe()))
+        .collect();
+    format!("Sources: {}", parts.join(", "))
+}
+
+fn indent_line(out: &mut String, line: &str) {
+    let _ = writeln!(out, "  {}", clip(line));
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+}
+
+/// Cuts a line longer than [`MAX_LINE_CHARS`], saying how much was cut.
+fn clip(line: &str) -> std::borrow::Cow<'_, str> {
+    match line.char_indices().nth(MAX_LINE_CHARS) {
+        None => std::borrow::Cow::Borrowed(line),
+        Some((cut, _)) => {
+            let rest = line[cut..].chars().count();
+            std::borrow::Cow::Owned(format!("{}… ({rest} more chars)", &line[..cut]))
+        }
+    }
+}
+
+/// Removes the indentation every line shares.
+fn dedent(lines: Vec<String>) -> Vec<String> {
+    let indent = lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    if indent == 0 {
+        return lines;
+    }
+    lines
+        .into_iter()
+        .map(|l| match l.get(indent..) {
+            Some(rest) => rest.to_string(),
+            None => l.trim_start().to_string(),
+        })
+        .collect()
+}
+
+/// Removes ANSI escape sequences (colours, cursor moves) from captured output.
+pub fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\x1b') {
+        std::borrow::Cow::Owned(strip_ansi_escapes::strip_str(text))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ansi_is_stripped() {
+        assert_eq!(strip_ansi("\x1b[31mred\x1b[0m plain"), "red plain");
+        assert_eq!(strip_ansi("a\x1b]0;title\x07b"), "ab");
+    }
+
+    #[test]
+    fn long_lines_are_clipped() {
+        let long = "x".repeat(MAX_LINE_CHARS + 10);
+        assert!(clip(&long).ends_with("… (10 more chars)"));
+        assert_eq!(clip("short"), "short");
+    }
+}

@@ -1,0 +1,132 @@
+//! The `report` pipeline: result files in, one rendering out.
+//!
+//! Pure: callers hand in file contents already read (or the I/O error met
+//! reading them), so golden tests and the CLI run exactly the same code.
+//! Every file that cannot be read is reported, not just the first.
+
+use serde_json::json;
+
+use crate::merge::merge;
+use crate::model::Run;
+use crate::render::{self, Format};
+use crate::sources::{self, ReadOptions};
+
+/// One input file: its name as the user gave it and its bytes, or why they
+/// could not be read.
+#[derive(Debug)]
+pub struct Input {
+    pub name: String,
+    pub contents: Result<Vec<u8>, String>,
+}
+
+/// A file that could not be used, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    pub file: String,
+    /// 1-based; 0 when the problem is not at a place in the file.
+    pub line: usize,
+    pub column: usize,
+    pub detail: String,
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.line, self.column) {
+            (0, _) => write!(f, "{}: {}", self.file, self.detail),
+            (l, 0) => write!(f, "{}: line {l}: {}", self.file, self.detail),
+            (l, c) => write!(f, "{}: line {l}, column {c}: {}", self.file, self.detail),
+        }
+    }
+}
+
+/// Reads and merges every input into one run.
+pub fn build_run(inputs: &[Input], format: Format) -> Result<Run, Vec<InputError>> {
+    let options = ReadOptions {
+        keep_json_report: format == Format::Json,
+    };
+    let mut runs = Vec::with_capacity(inputs.len());
+    let mut errors = Vec::new();
+    for input in inputs {
+        let bytes = match &input.contents {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                errors.push(InputError {
+                    file: input.name.clone(),
+                    line: 0,
+                    column: 0,
+                    detail: e.clone(),
+                });
+                continue;
+            }
+        };
+        match sources::read(bytes, &input.name, options) {
+            Ok(run) => runs.push(run),
+            Err(e) => errors.push(InputError {
+                file: input.name.clone(),
+                line: e.line,
+                column: e.column,
+                detail: e.message,
+            }),
+        }
+    }
+    if errors.is_empty() {
+        Ok(merge(runs))
+    } else {
+        Err(errors)
+    }
+}
+
+/// Renders a run in the requested format (JSON indented for people).
+pub fn render(run: &Run, format: Format) -> String {
+    match format {
+        Format::Markdown => render::markdown::render(run),
+        Format::Json => render::json::render(run, true),
+    }
+}
+
+/// Renders unreadable inputs: a Markdown `Report ERROR` block, or the
+/// ADR-007 invalid-params error object (`-32602`, naming the field, the
+/// rule and the value received).
+pub fn render_errors(errors: &[InputError], total_inputs: usize, format: Format) -> String {
+    let headline = if errors.len() == 1 && total_inputs == 1 {
+        "the input file could not be read as test results".to_string()
+    } else {
+        format!(
+            "{} of {} input files could not be read as test results",
+            errors.len(),
+            total_inputs
+        )
+    };
+    match format {
+        Format::Markdown => {
+            let mut out = format!("Report ERROR — {headline}\n");
+            for e in errors {
+                out.push_str(&format!("- {e}\n"));
+            }
+            out
+        }
+        Format::Json => {
+            let first = &errors[0];
+            let value = json!({
+                "error": {
+                    "code": -32602,
+                    "message": format!("Invalid params: files: {first}"),
+                    "data": {
+                        "field": "files",
+                        "detail": format!("{headline}: {}", first.detail),
+                        "received_value": first.file,
+                        "errors": errors.iter().map(|e| json!({
+                            "file": e.file,
+                            "line": (e.line > 0).then_some(e.line),
+                            "column": (e.column > 0).then_some(e.column),
+                            "detail": e.detail,
+                        })).collect::<Vec<_>>(),
+                    }
+                }
+            });
+            let mut out = serde_json::to_string_pretty(&value).unwrap_or_default();
+            out.push('\n');
+            out
+        }
+    }
+}

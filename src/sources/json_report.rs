@@ -1,0 +1,375 @@
+//! pytest-json-report reader.
+//!
+//! The plugin records every phase of every test (setup, call, teardown) with
+//! its outcome, duration, crash location, longrepr and captured output, and
+//! every collector with its outcome. This module folds the phases into one
+//! test result: the phase that decided the outcome gives the message and
+//! traceback; an error in setup or teardown beats a failure in the call
+//! (SPEC.md), and the call's failure is kept in the message too.
+
+use serde::Deserialize;
+
+use super::ParseError;
+use crate::model::{
+    CollectionError, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult, Warning,
+    Xfail,
+};
+use crate::pytest_text;
+
+#[derive(Debug, Deserialize)]
+struct Report {
+    #[serde(default)]
+    duration: Option<f64>,
+    #[serde(default)]
+    exitcode: Option<i32>,
+    #[serde(default)]
+    root: Option<String>,
+    #[serde(default)]
+    tests: Option<Vec<JsonTest>>,
+    #[serde(default)]
+    collectors: Vec<Collector>,
+    #[serde(default)]
+    warnings: Vec<JsonWarning>,
+    #[serde(default)]
+    summary: Option<serde::de::IgnoredAny>,
+}
+
+#[derive(Debug, Deserialize)]
+struct JsonTest {
+    nodeid: String,
+    #[serde(default)]
+    lineno: Option<u32>,
+    outcome: String,
+    #[serde(default)]
+    setup: Option<Stage>,
+    #[serde(default)]
+    call: Option<Stage>,
+    #[serde(default)]
+    teardown: Option<Stage>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Stage {
+    #[serde(default)]
+    duration: Option<f64>,
+    #[serde(default)]
+    outcome: Option<String>,
+    #[serde(default)]
+    crash: Option<Crash>,
+    #[serde(default)]
+    longrepr: Option<String>,
+    #[serde(default)]
+    stdout: Option<String>,
+    #[serde(default)]
+    stderr: Option<String>,
+    #[serde(default)]
+    log: Option<Vec<LogRecord>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Crash {
+    #[serde(default)]
+    message: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct LogRecord {
+    #[serde(default)]
+    levelname: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    msg: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Collector {
+    #[serde(default)]
+    nodeid: String,
+    #[serde(default)]
+    outcome: Option<String>,
+    #[serde(default)]
+    longrepr: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct JsonWarning {
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    category: Option<String>,
+    #[serde(default)]
+    filename: Option<String>,
+    #[serde(default)]
+    lineno: Option<u32>,
+}
+
+/// Reads a pytest-json-report document. With `keep_raw` the whole document
+/// is kept in [`Run::json_report`].
+pub fn parse(input: &[u8], name: &str, keep_raw: bool) -> Result<Run, ParseError> {
+    let text = std::str::from_utf8(input).map_err(|e| {
+        let (line, column) = position_of(input, e.valid_up_to());
+        ParseError {
+            line,
+            column,
+            message: "the JSON is not valid UTF-8".to_string(),
+        }
+    })?;
+    let report: Report = serde_json::from_str(text).map_err(|e| json_error(&e))?;
+    let Some(tests) = report.tests else {
+        return Err(ParseError::whole(if report.summary.is_some() {
+            "this pytest-json-report file has no \"tests\" list (was it written with --json-report-summary?); nothing to report per test"
+        } else {
+            "not a pytest-json-report file: the JSON object has no \"tests\" list"
+        }));
+    };
+    let root = report.root.unwrap_or_default();
+    let mut run = Run {
+        exit_code: report.exitcode,
+        duration: report.duration.filter(|d| d.is_finite() && *d >= 0.0),
+        ..Run::default()
+    };
+    let mut entries = tests.len();
+    let mut reruns = 0usize;
+    for t in tests {
+        match convert_test(t) {
+            Some(test) => run.tests.push(test),
+            None => reruns += 1,
+        }
+    }
+    if reruns > 0 {
+        run.notes.push(format!(
+            "{name}: {reruns} rerun attempt(s) recorded by pytest-rerunfailures are not counted as tests"
+        ));
+    }
+    for c in report.collectors {
+        match c.outcome.as_deref() {
+            Some("failed") => {}
+            // A module skipped at import (`pytest.importorskip`) is one
+            // skipped entry in pytest's summary; count it like JUnit does.
+            Some("skipped") => {
+                entries += 1;
+                let mut test = TestResult::new(c.nodeid.clone(), Outcome::Skipped);
+                test.message = c.longrepr.as_deref().map(pytest_text::skip_reason);
+                test.location = Some(Location {
+                    file: c.nodeid,
+                    line: None,
+                });
+                run.tests.push(test);
+                continue;
+            }
+            _ => continue,
+        }
+        entries += 1;
+        let traceback = c.longrepr.filter(|l| !l.trim().is_empty());
+        let file = c.nodeid;
+        let (error_type, message, line) =
+            pytest_text::collection_error_summary(traceback.as_deref().unwrap_or_default(), &file);
+        run.collection_errors.push(CollectionError {
+            file,
+            error_type,
+            message,
+            line,
+            traceback,
+        });
+    }
+    for w in report.warnings {
+        run.warnings.push(Warning {
+            message: w.message.unwrap_or_default(),
+            category: w.category,
+            location: w.filename.map(|f| Location {
+                file: relative_to(&f, &root).to_string(),
+                line: w.lineno,
+            }),
+        });
+    }
+    if keep_raw {
+        run.json_report = Some(serde_json::from_str(text).map_err(|e| json_error(&e))?);
+    }
+    run.sources.push(SourceInfo {
+        kind: SourceKind::JsonReport,
+        name: name.to_string(),
+        entries,
+    });
+    Ok(run)
+}
+
+fn json_error(e: &serde_json::Error) -> ParseError {
+    let message = match e.classify() {
+        serde_json::error::Category::Eof => format!("the JSON ends early: {e}"),
+        serde_json::error::Category::Syntax => format!("malformed JSON: {e}"),
+        serde_json::error::Category::Data => {
+            format!("not a pytest-json-report document: {e}")
+        }
+        serde_json::error::Category::Io => format!("{e}"),
+    };
+    // serde_json appends " at line L column C"; we print our own prefix.
+    let message = match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message,
+    };
+    ParseError {
+        line: e.line(),
+        column: e.column(),
+        message,
+    }
+}
+
+fn position_of(input: &[u8], offset: usize) -> (usize, usize) {
+    let before = &input[..offset.min(input.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    (line, offset - line_start + 1)
+}
+
+/// `None` for entries that are not a test's final result (reruns).
+fn convert_test(t: JsonTest) -> Option<TestResult> {
+    let stages = [
+        (Phase::Setup, t.setup.as_ref()),
+        (Phase::Call, t.call.as_ref()),
+        (Phase::Teardown, t.teardown.as_ref()),
+    ];
+    let failed = |s: Option<&Stage>| s.is_some_and(|s| s.outcome.as_deref() == Some("failed"));
+    let (mut outcome, xfail) = match t.outcome.as_str() {
+        "passed" => (Outcome::Passed, None),
+        "failed" => (Outcome::Failed, None),
+        "error" => (Outcome::Error, None),
+        "skipped" => (Outcome::Skipped, None),
+        "xfailed" => (Outcome::Skipped, Some(Xfail::XFailed)),
+        "xpassed" => (Outcome::Passed, Some(Xfail::XPassed)),
+        "rerun" => return None,
+        _ => (Outcome::Error, None),
+    };
+    // An error in setup or teardown beats the call's result.
+    if failed(t.setup.as_ref()) || failed(t.teardown.as_ref()) {
+        outcome = Outcome::Error;
+    }
+
+    let mut test = TestResult::new(t.nodeid.clone(), outcome);
+    test.xfail = xfail;
+    let durations: Vec<f64> = stages
+        .iter()
+        .filter_map(|(_, s)| s.and_then(|s| s.duration))
+        .filter(|d| d.is_finite() && *d >= 0.0)
+        .collect();
+    test.duration = (!durations.is_empty()).then(|| durations.iter().sum());
+    let file = t.nodeid.split("::").next().unwrap_or_default();
+    if !file.is_empty() {
+        test.location = Some(Location {
+            file: file.to_string(),
+            // pytest-json-report's `lineno` is pytest's 0-based location.
+            line: t.lineno.map(|l| l.saturating_add(1)),
+        });
+    }
+
+    match outcome {
+        Outcome::Failed | Outcome::Error => {
+            let failing: Vec<(Phase, &Stage)> = stages
+                .iter()
+                .filter_map(|(p, s)| s.filter(|s| failed(Some(s))).map(|s| (*p, s)))
+                .collect();
+            // The deciding phase: setup/teardown for errors, else the call.
+            let primary = failing
+                .iter()
+                .find(|(p, _)| outcome == Outcome::Failed || *p != Phase::Call)
+                .or(failing.first());
+            if let Some((phase, stage)) = primary {
+                test.phase = Some(*phase);
+                test.message = stage_message(stage);
+                test.traceback = stage.longrepr.clone().filter(|l| !l.trim().is_empty());
+                for (other_phase, other) in failing.iter().filter(|(p, _)| p != phase) {
+                    let extra = stage_message(other).unwrap_or_default();
+                    let note = format!("{} also failed: {}", other_phase.as_str(), extra);
+                    test.message = Some(match test.message.take() {
+                        Some(m) => format!("{m}\n{note}"),
+                        None => note,
+                    });
+                    if let Some(tb) = other.longrepr.as_deref().filter(|l| !l.trim().is_empty()) {
+                        let tb = format!("[{}]\n{tb}", other_phase.as_str());
+                        test.traceback = Some(match test.traceback.take() {
+                            Some(existing) => format!("{existing}\n\n{tb}"),
+                            None => tb,
+                        });
+                    }
+                }
+            } else if outcome == Outcome::Error {
+                test.message = Some(format!("pytest reported outcome {:?}", t.outcome));
+            }
+        }
+        Outcome::Skipped if xfail.is_none() => {
+            test.message = stages
+                .iter()
+                .filter_map(|(_, s)| *s)
+                .find(|s| s.outcome.as_deref() == Some("skipped"))
+                .and_then(|s| s.longrepr.as_deref())
+                .map(pytest_text::skip_reason);
+        }
+        // pytest-json-report does not record an xfail's reason; JUnit does,
+        // and fills it in when both are given.
+        _ => {}
+    }
+
+    let mut stdout = String::new();
+    let mut stderr = String::new();
+    let mut log = String::new();
+    for (_, stage) in stages.iter() {
+        let Some(stage) = stage else { continue };
+        if let Some(s) = &stage.stdout {
+            stdout.push_str(s);
+        }
+        if let Some(s) = &stage.stderr {
+            stderr.push_str(s);
+        }
+        for record in stage.log.iter().flatten() {
+            let msg = match &record.msg {
+                Some(serde_json::Value::String(s)) => s.clone(),
+                Some(other) => other.to_string(),
+                None => String::new(),
+            };
+            log.push_str(&format!(
+                "{} {}: {}\n",
+                record.levelname.as_deref().unwrap_or("LOG"),
+                record.name.as_deref().unwrap_or("root"),
+                msg
+            ));
+        }
+    }
+    test.stdout = (!stdout.trim().is_empty()).then_some(stdout);
+    test.stderr = (!stderr.trim().is_empty()).then_some(stderr);
+    test.log = (!log.is_empty()).then_some(log);
+    Some(test)
+}
+
+fn stage_message(stage: &Stage) -> Option<String> {
+    stage
+        .crash
+        .as_ref()
+        .and_then(|c| c.message.clone())
+        .filter(|m| !m.trim().is_empty())
+        .or_else(|| {
+            let tb = stage.longrepr.as_deref()?;
+            pytest_text::error_lines(tb)
+                .filter(|l| !l.is_empty())
+                .last()
+                .map(str::to_string)
+                .or_else(|| {
+                    tb.lines()
+                        .map(str::trim)
+                        .rfind(|l| !l.is_empty())
+                        .map(str::to_string)
+                })
+        })
+}
+
+/// Strips the rootdir from an absolute path pytest recorded.
+fn relative_to<'p>(path: &'p str, root: &str) -> &'p str {
+    if root.is_empty() {
+        return path;
+    }
+    path.strip_prefix(root)
+        .and_then(|r| r.strip_prefix(['/', '\\']))
+        .unwrap_or(path)
+}

@@ -1,0 +1,711 @@
+//! JUnit XML reader: any dialect in, one [`Run`] out.
+//!
+//! The file is read as a stream of quick-xml events and only what the model
+//! needs is allocated: a report with 100,000 test cases must read in tens of
+//! milliseconds, which a document tree cannot do. Dialects handled:
+//! pytest (`xunit1` with `file`/`line`, `xunit2`), Surefire (with flaky
+//! reruns), Jest, Mocha, Go, nextest, Catch2, PHPUnit, Swift, nested suites,
+//! a bare `<testsuite>` root and Eclipse's `<testrun>` root.
+//!
+//! Rules that matter to users:
+//! - every `<testcase>` is one test (or, for pytest's "collection failure"
+//!   cases, one collection error); `tests=` attributes are never trusted;
+//! - several status elements on one case: error beats failure beats skipped;
+//!   Surefire's `flakyFailure`/`flakyError` alone leave the test passed;
+//! - a `<failure>`/`<error>` directly under a `<testsuite>` (a class that
+//!   could not load) becomes a collection error instead of being dropped;
+//! - DOCTYPEs and entities never expand: predefined and character references
+//!   are resolved, any other `&name;` is kept as written.
+
+use std::borrow::Cow;
+
+use quick_xml::XmlVersion;
+use quick_xml::escape::resolve_predefined_entity;
+use quick_xml::events::attributes::Attribute;
+use quick_xml::events::{BytesRef, BytesStart, Event};
+use quick_xml::reader::Reader;
+
+use super::ParseError;
+use crate::model::{
+    CollectionError, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult, Xfail,
+};
+use crate::pytest_text;
+
+/// Reads a JUnit XML document. `name` labels the source in the result.
+pub fn parse(input: &[u8], name: &str) -> Result<Run, ParseError> {
+    // quick-xml wants UTF-8; a report with stray bytes (pytest writes test ids
+    // with raw binary in them) is still worth reading, so decode lossily.
+    let text: Cow<'_, str> = String::from_utf8_lossy(input);
+    let mut parser = Parser::new(&text);
+    parser.run()?;
+    let Parser {
+        mut run,
+        pytest,
+        lossy_notes,
+        cases,
+        ..
+    } = parser;
+    if matches!(text, Cow::Owned(_)) {
+        run.notes.push(format!(
+            "{name}: bytes that are not UTF-8 were replaced with U+FFFD"
+        ));
+    }
+    run.notes.extend(lossy_notes);
+    run.sources.push(SourceInfo {
+        kind: if pytest {
+            SourceKind::PytestJunit
+        } else {
+            SourceKind::Junit
+        },
+        name: name.to_string(),
+        entries: cases,
+    });
+    Ok(run)
+}
+
+/// The status elements a `<testcase>` may carry, in increasing precedence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Status {
+    /// Surefire `flakyFailure` / `flakyError`: failed, then passed on rerun.
+    Flaky,
+    Skipped,
+    Failure,
+    Error,
+}
+
+impl Status {
+    fn from_tag(tag: &str) -> Option<Status> {
+        Some(match tag {
+            "skipped" => Status::Skipped,
+            "failure" | "rerunFailure" => Status::Failure,
+            "error" | "rerunError" => Status::Error,
+            "flakyFailure" | "flakyError" => Status::Flaky,
+            _ => return None,
+        })
+    }
+}
+
+/// What a status element said.
+#[derive(Debug, Default)]
+struct StatusData {
+    message: Option<String>,
+    kind: Option<String>,
+    text: String,
+    location: Option<Location>,
+}
+
+/// A `<testcase>` being read.
+#[derive(Debug, Default)]
+struct CaseBuilder {
+    classname: String,
+    name: String,
+    file: Option<String>,
+    line: Option<String>,
+    time: Option<f64>,
+    /// The strongest status seen so far and its data.
+    status: Option<(Status, StatusData)>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Where text content is being collected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sink {
+    None,
+    /// Inside a status element of the open test case (or its `stackTrace`).
+    Status,
+    Stdout,
+    Stderr,
+    /// A status element directly under a suite.
+    SuiteStatus,
+}
+
+struct Parser<'a> {
+    reader: Reader<&'a [u8]>,
+    input: &'a str,
+    run: Run,
+    /// Names of the open `<testsuite>` elements.
+    suites: Vec<String>,
+    /// Open elements, with the byte offset where each started.
+    open: Vec<(String, u64)>,
+    case: Option<CaseBuilder>,
+    /// The status element being read inside the case.
+    pending: Option<(Status, StatusData)>,
+    /// A status element directly under a suite.
+    suite_status: Option<StatusData>,
+    sink: Sink,
+    /// Depth (in `open`) of the element that set `sink`.
+    sink_depth: usize,
+    seen_root: bool,
+    pytest: bool,
+    /// Set when a `time` attribute of the root / top-level suites was seen.
+    root_time: Option<f64>,
+    top_suite_time: Option<f64>,
+    lossy_notes: Vec<String>,
+    /// `<testcase>` elements seen.
+    cases: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn new(input: &'a str) -> Self {
+        let mut reader = Reader::from_str(input);
+        let config = reader.config_mut();
+        config.check_end_names = true;
+        config.expand_empty_elements = false;
+        config.allow_dangling_amp = true;
+        Parser {
+            reader,
+            input,
+            run: Run::default(),
+            suites: Vec::new(),
+            open: Vec::new(),
+            case: None,
+            pending: None,
+            suite_status: None,
+            sink: Sink::None,
+            sink_depth: 0,
+            seen_root: false,
+            pytest: false,
+            root_time: None,
+            top_suite_time: None,
+            lossy_notes: Vec::new(),
+            cases: 0,
+        }
+    }
+
+    fn error_at(&self, offset: u64, message: impl Into<String>) -> ParseError {
+        ParseError::at(self.input, offset as usize, message)
+    }
+
+    fn run(&mut self) -> Result<(), ParseError> {
+        loop {
+            let event = match self.reader.read_event() {
+                Ok(event) => event,
+                Err(e) => {
+                    let pos = self.reader.error_position();
+                    return Err(self.error_at(pos, format!("malformed XML: {e}")));
+                }
+            };
+            match event {
+                Event::Start(e) => {
+                    let start = self.reader.buffer_position();
+                    self.start(&e, start, false)?;
+                }
+                Event::Empty(e) => {
+                    let start = self.reader.buffer_position();
+                    self.start(&e, start, true)?;
+                }
+                Event::End(_) => self.end(),
+                Event::Text(t) => self.text(&t.xml10_content()),
+                Event::CData(t) => self.text(&t.xml10_content()),
+                Event::GeneralRef(r) => self.reference(&r),
+                Event::Eof => return self.eof(),
+                // Declarations, comments, processing instructions and
+                // DOCTYPEs carry nothing for us; a DOCTYPE's entities are
+                // never expanded.
+                Event::Decl(_) | Event::Comment(_) | Event::PI(_) | Event::DocType(_) => {}
+            }
+        }
+    }
+
+    fn eof(&mut self) -> Result<(), ParseError> {
+        if let Some((tag, start)) = self.open.last() {
+            let at = ParseError::at(self.input, *start as usize, "");
+            return Err(self.error_at(
+                self.input.len() as u64,
+                format!(
+                    "the file ends inside <{tag}> opened at line {}, column {}: it looks truncated",
+                    at.line, at.column
+                ),
+            ));
+        }
+        if !self.seen_root {
+            return Err(self.error_at(
+                0,
+                "no XML element found: the file is empty or not XML".to_string(),
+            ));
+        }
+        self.run.duration = self.root_time.or(self.top_suite_time);
+        Ok(())
+    }
+
+    fn start(&mut self, e: &BytesStart<'_>, end_pos: u64, empty: bool) -> Result<(), ParseError> {
+        let tag = local(e);
+        if !self.seen_root {
+            self.seen_root = true;
+            if !matches!(tag.as_str(), "testsuites" | "testsuite" | "testrun") {
+                let hint = match tag.as_str() {
+                    "test-run" | "test-results" => " (this looks like NUnit XML)",
+                    "assemblies" => " (this looks like xUnit.net XML)",
+                    "html" => " (this is an HTML page)",
+                    _ => "",
+                };
+                return Err(self.error_at(
+                    self.reader.buffer_position(),
+                    format!(
+                        "not a JUnit XML report: the root element is <{tag}>{hint}, expected <testsuites> or <testsuite>"
+                    ),
+                ));
+            }
+            if tag == "testsuites" && attr(e, "name").is_some_and(|n| n.starts_with("pytest")) {
+                self.pytest = true;
+            }
+            if tag != "testsuite" {
+                self.root_time = attr(e, "time").and_then(|t| parse_time(&t));
+            }
+        }
+        let start_pos = end_pos.saturating_sub(1);
+        match tag.as_str() {
+            "testsuite" => {
+                let name = attr(e, "name").map(Cow::into_owned).unwrap_or_default();
+                if name == "pytest" {
+                    self.pytest = true;
+                }
+                if self.suites.is_empty()
+                    && let Some(t) = attr(e, "time").and_then(|t| parse_time(&t))
+                {
+                    *self.top_suite_time.get_or_insert(0.0) += t;
+                }
+                if !empty {
+                    self.suites.push(name);
+                }
+            }
+            "testcase" => {
+                let case = CaseBuilder {
+                    classname: attr(e, "classname")
+                        .map(Cow::into_owned)
+                        .unwrap_or_default(),
+                    name: attr(e, "name").map(Cow::into_owned).unwrap_or_default(),
+                    file: attr(e, "file").map(Cow::into_owned),
+                    line: attr(e, "line").map(Cow::into_owned),
+                    time: attr(e, "time").and_then(|t| parse_time(&t)),
+                    ..CaseBuilder::default()
+                };
+                if let Some(open) = self.case.take() {
+                    // A test case nested in a test case: keep both.
+                    self.finish_case(open);
+                }
+                if empty {
+                    self.finish_case(case);
+                } else {
+                    self.case = Some(case);
+                }
+            }
+            _ if self.sink == Sink::None => {
+                let status = Status::from_tag(&tag);
+                if let (Some(status), true) = (status, self.case.is_some()) {
+                    let data = status_data(e);
+                    if empty {
+                        self.add_status(status, data);
+                    } else {
+                        self.pending = Some((status, data));
+                        self.set_sink(Sink::Status);
+                    }
+                } else if matches!(status, Some(Status::Failure | Status::Error))
+                    && !self.suites.is_empty()
+                {
+                    let data = status_data(e);
+                    if empty {
+                        self.add_suite_error(data);
+                    } else {
+                        self.suite_status = Some(data);
+                        self.set_sink(Sink::SuiteStatus);
+                    }
+                } else if self.case.is_some() && !empty {
+                    match tag.as_str() {
+                        "system-out" => self.set_sink(Sink::Stdout),
+                        "system-err" => self.set_sink(Sink::Stderr),
+                        _ => {}
+                    }
+                }
+            }
+            // Inside a flaky rerun element Surefire nests the trace and the
+            // output of that attempt; all of it belongs to the status text.
+            _ => {}
+        }
+        if !empty {
+            self.open.push((tag, start_pos));
+        }
+        Ok(())
+    }
+
+    fn set_sink(&mut self, sink: Sink) {
+        self.sink = sink;
+        // The element is pushed on `open` right after this call.
+        self.sink_depth = self.open.len() + 1;
+    }
+
+    fn end(&mut self) {
+        let Some((tag, _)) = self.open.pop() else {
+            return;
+        };
+        if self.sink != Sink::None && self.open.len() + 1 == self.sink_depth {
+            match std::mem::replace(&mut self.sink, Sink::None) {
+                Sink::Status => {
+                    if let Some((status, data)) = self.pending.take() {
+                        self.add_status(status, data);
+                    }
+                }
+                Sink::SuiteStatus => {
+                    if let Some(data) = self.suite_status.take() {
+                        self.add_suite_error(data);
+                    }
+                }
+                Sink::Stdout | Sink::Stderr | Sink::None => {}
+            }
+            return;
+        }
+        match tag.as_str() {
+            "testsuite" => {
+                self.suites.pop();
+            }
+            "testcase" => {
+                if let Some(case) = self.case.take() {
+                    self.finish_case(case);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn sink_buffer(&mut self) -> Option<&mut String> {
+        match self.sink {
+            Sink::None => None,
+            Sink::Status => self.pending.as_mut().map(|(_, d)| &mut d.text),
+            Sink::SuiteStatus => self.suite_status.as_mut().map(|d| &mut d.text),
+            Sink::Stdout => self.case.as_mut().map(|c| &mut c.stdout),
+            Sink::Stderr => self.case.as_mut().map(|c| &mut c.stderr),
+        }
+    }
+
+    fn text(&mut self, t: &str) {
+        if let Some(buf) = self.sink_buffer() {
+            buf.push_str(t);
+        }
+    }
+
+    fn reference(&mut self, r: &BytesRef<'_>) {
+        let Some(buf) = self.sink_buffer() else {
+            return;
+        };
+        match r.resolve_char_ref() {
+            Ok(Some(c)) => buf.push(c),
+            _ => match resolve_predefined_entity(r) {
+                Some(s) => buf.push_str(s),
+                None => {
+                    // An entity we do not know (or an invalid char ref) is
+                    // kept as written: nothing is ever expanded.
+                    buf.push('&');
+                    buf.push_str(r);
+                    buf.push(';');
+                }
+            },
+        }
+    }
+
+    fn add_status(&mut self, status: Status, data: StatusData) {
+        if let Some(case) = self.case.as_mut()
+            && case.status.as_ref().is_none_or(|(s, _)| status > *s)
+        {
+            case.status = Some((status, data));
+        }
+    }
+
+    fn add_suite_error(&mut self, data: StatusData) {
+        let suite = self.suites.last().cloned().unwrap_or_default();
+        let text = trim_block(&data.text);
+        let message = data
+            .message
+            .filter(|m| !m.trim().is_empty())
+            .or_else(|| first_line(&text))
+            .unwrap_or_else(|| "error outside any test case".to_string());
+        self.run.collection_errors.push(CollectionError {
+            file: data.location.as_ref().map_or(suite, |l| l.file.clone()),
+            error_type: data.kind,
+            message,
+            line: data.location.and_then(|l| l.line),
+            traceback: (!text.is_empty()).then_some(text),
+        });
+    }
+
+    fn finish_case(&mut self, case: CaseBuilder) {
+        self.cases += 1;
+        let (status, data) = match case.status {
+            Some((s, d)) => (Some(s), d),
+            None => (None, StatusData::default()),
+        };
+        let traceback = trim_block(&data.text);
+        let traceback = (!traceback.is_empty()).then_some(traceback);
+        let mut message = data.message.filter(|m| !m.trim().is_empty());
+
+        if self.pytest
+            && case.classname.is_empty()
+            && status == Some(Status::Error)
+            && message.as_deref() == Some("collection failure")
+        {
+            let file = case
+                .file
+                .clone()
+                .unwrap_or_else(|| pytest_text::module_to_path(&case.name));
+            let (error_type, message, line) = pytest_text::collection_error_summary(
+                traceback.as_deref().unwrap_or_default(),
+                &file,
+            );
+            self.run.collection_errors.push(CollectionError {
+                file,
+                error_type,
+                message,
+                line,
+                traceback,
+            });
+            return;
+        }
+
+        let outcome = match status {
+            None | Some(Status::Flaky) => Outcome::Passed,
+            Some(Status::Skipped) => Outcome::Skipped,
+            Some(Status::Failure) => Outcome::Failed,
+            Some(Status::Error) => Outcome::Error,
+        };
+        let mut xfail = None;
+        let mut phase = match outcome {
+            Outcome::Failed => Some(Phase::Call),
+            _ => None,
+        };
+        let node_id;
+        let location;
+        if self.pytest {
+            node_id = if case.classname.is_empty() {
+                // A collector's entry (a module skipped at import).
+                case.file
+                    .clone()
+                    .unwrap_or_else(|| pytest_text::module_to_path(&case.name))
+            } else {
+                pytest_text::node_id(&case.classname, &case.name, case.file.as_deref())
+            };
+            // pytest's `line` attribute is 0-based.
+            location = case.file.clone().map(|file| Location {
+                file,
+                line: case
+                    .line
+                    .as_deref()
+                    .and_then(|l| l.trim().parse::<u32>().ok())
+                    .map(|l| l.saturating_add(1)),
+            });
+            if status == Some(Status::Skipped) && data.kind.as_deref() == Some("pytest.xfail") {
+                xfail = Some(Xfail::XFailed);
+            }
+            if status == Some(Status::Skipped)
+                && message.as_deref() == Some("collection skipped")
+                && let Some(tb) = traceback.as_deref()
+            {
+                message = Some(pytest_text::skip_reason(tb));
+            }
+            if outcome == Outcome::Error
+                && let Some(m) = message.as_deref()
+                && let Some((p, inner)) = pytest_text::error_phase(m)
+            {
+                phase = Some(p);
+                message = Some(inner);
+            }
+            if outcome == Outcome::Error && phase.is_none() {
+                phase = Some(Phase::Call);
+            }
+        } else {
+            let suite = self.suites.last().map(String::as_str).unwrap_or_default();
+            node_id = foreign_id(suite, &case.classname, &case.name);
+            location = case
+                .file
+                .clone()
+                .map(|file| Location {
+                    file,
+                    line: case.line.as_deref().and_then(|l| l.trim().parse().ok()),
+                })
+                .or(data.location);
+        }
+        if message.is_none() && matches!(outcome, Outcome::Failed | Outcome::Error) {
+            message = traceback.as_deref().and_then(first_line);
+        }
+        if outcome == Outcome::Passed {
+            // A flaky test's message describes an earlier attempt, not this one.
+            message = None;
+        }
+        let mut test = TestResult::new(node_id, outcome);
+        test.xfail = xfail;
+        test.duration = case.time;
+        test.message = message;
+        test.traceback = if outcome == Outcome::Passed || outcome == Outcome::Skipped {
+            None
+        } else {
+            traceback
+        };
+        test.location = location;
+        test.phase = phase;
+        test.stdout = nonempty(case.stdout);
+        test.stderr = nonempty(case.stderr);
+        if self.pytest
+            && let Some(previous) = self.run.tests.last_mut()
+            && previous.node_id == test.node_id
+        {
+            // pytest writes a test that failed and then errored in teardown
+            // as two `<testcase>` elements with one id: one test.
+            fold_pytest_reports(previous, test);
+            return;
+        }
+        self.run.tests.push(test);
+    }
+}
+
+/// Folds a second JUnit report of the same pytest test into the first: the
+/// stronger outcome wins (error beats failure), the other's message is kept.
+fn fold_pytest_reports(kept: &mut TestResult, other: TestResult) {
+    let (mut strong, weak) = if other.outcome > kept.outcome {
+        (
+            other,
+            std::mem::replace(kept, TestResult::new("", Outcome::Passed)),
+        )
+    } else {
+        (
+            std::mem::replace(kept, TestResult::new("", Outcome::Passed)),
+            other,
+        )
+    };
+    if weak.is_problem() {
+        let phase = weak.phase.map_or("call", Phase::as_str);
+        let note = format!(
+            "{phase} also failed: {}",
+            weak.message.as_deref().unwrap_or("(no message)")
+        );
+        strong.message = Some(match strong.message.take() {
+            Some(m) => format!("{m}\n{note}"),
+            None => note,
+        });
+        if let Some(tb) = weak.traceback {
+            let tb = format!("[{phase}]\n{tb}");
+            strong.traceback = Some(match strong.traceback.take() {
+                Some(existing) => format!("{existing}\n\n{tb}"),
+                None => tb,
+            });
+        }
+    }
+    strong.duration = match (strong.duration, weak.duration) {
+        (Some(a), Some(b)) => Some(a + b),
+        (a, b) => a.or(b),
+    };
+    if strong.location.is_none() {
+        strong.location = weak.location;
+    }
+    *kept = strong;
+}
+
+/// The id a user of a non-pytest framework recognises: `Class#method` for
+/// class-based frameworks (Surefire, PHPUnit, Go, nextest), `describe ›
+/// test` for Jest, the full title for Mocha, `suite > name` otherwise.
+fn foreign_id(suite: &str, classname: &str, name: &str) -> String {
+    let classname = classname.trim();
+    let name = name.trim();
+    if classname.is_empty() {
+        if suite.is_empty() || suite == name {
+            return name.to_string();
+        }
+        return format!("{suite} > {name}");
+    }
+    if name.is_empty() {
+        return classname.to_string();
+    }
+    if classname == name || name.starts_with(classname) || name.ends_with(classname) {
+        return name.to_string();
+    }
+    if classname.contains('›') {
+        return format!("{classname} › {name}");
+    }
+    if classname.contains(char::is_whitespace) {
+        return format!("{classname} > {name}");
+    }
+    format!("{classname}#{name}")
+}
+
+fn status_data(e: &BytesStart<'_>) -> StatusData {
+    let file = attr(e, "file").map(Cow::into_owned);
+    let line = attr(e, "line").and_then(|l| l.trim().parse().ok());
+    StatusData {
+        message: attr(e, "message").map(Cow::into_owned),
+        kind: attr(e, "type")
+            .map(Cow::into_owned)
+            .filter(|t| !t.is_empty()),
+        text: String::new(),
+        location: file.map(|file| Location { file, line }),
+    }
+}
+
+/// The element's name without a namespace prefix.
+fn local(e: &BytesStart<'_>) -> String {
+    let name = e.local_name();
+    name.as_ref().to_string()
+}
+
+/// An attribute's value with references resolved; an attribute whose value
+/// cannot be unescaped is returned as written rather than dropped.
+fn attr<'b>(e: &'b BytesStart<'_>, key: &str) -> Option<Cow<'b, str>> {
+    e.attributes()
+        .with_checks(false)
+        .flatten()
+        .find(|a: &Attribute<'_>| a.key.local_name().as_ref() == key)
+        .map(|a| {
+            match a.normalized_value_with(XmlVersion::Implicit1_0, 1, resolve_predefined_entity) {
+                Ok(v) => Cow::Owned(v.into_owned()),
+                Err(_) => Cow::Owned(a.value.into_owned()),
+            }
+        })
+}
+
+/// Parses a `time` attribute (seconds). Tolerates a decimal comma.
+fn parse_time(t: &str) -> Option<f64> {
+    let t = t.trim();
+    let v = t
+        .parse::<f64>()
+        .ok()
+        .or_else(|| t.replace(',', ".").parse::<f64>().ok())?;
+    (v.is_finite() && v >= 0.0).then_some(v)
+}
+
+/// Trims blank lines and trailing whitespace around a block of text while
+/// keeping the indentation of its lines.
+fn trim_block(text: &str) -> String {
+    let trimmed = text.trim_end();
+    let start = trimmed
+        .char_indices()
+        .find(|(_, c)| !c.is_whitespace())
+        .map_or(trimmed.len(), |(i, _)| i);
+    // Back up to the start of the first non-blank line.
+    let line_start = trimmed[..start].rfind('\n').map_or(0, |i| i + 1);
+    let block = &trimmed[line_start..];
+    // Remove an indentation shared by every non-blank line (XML writers
+    // often indent the text of an element along with the markup).
+    let indent = block
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    if indent == 0 {
+        return block.to_string();
+    }
+    block
+        .lines()
+        .map(|l| l.get(indent..).unwrap_or_else(|| l.trim_start()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn first_line(text: &str) -> Option<String> {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(str::to_string)
+}
+
+fn nonempty(s: String) -> Option<String> {
+    let t = trim_block(&s);
+    (!t.is_empty()).then_some(t)
+}

@@ -1,0 +1,107 @@
+//! Readers for the files a test run leaves behind.
+//!
+//! Each reader is a pure function from bytes to a [`Run`](crate::model::Run):
+//! [`junit`] for JUnit XML of any framework, [`json_report`] for
+//! pytest-json-report. [`read`] sniffs which one a file is. Errors say where
+//! in the file (line and column) and what is wrong, so a user can open the
+//! file and look.
+
+pub mod json_report;
+pub mod junit;
+
+use std::fmt;
+
+use crate::model::Run;
+
+/// Why a file could not be read as test results.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.describe())]
+pub struct ParseError {
+    /// 1-based line of the problem; 0 when it concerns the whole file.
+    pub line: usize,
+    /// 1-based column (in characters) of the problem; 0 when unknown.
+    pub column: usize,
+    pub message: String,
+}
+
+impl ParseError {
+    /// An error at a byte offset into `input`; line and column are computed.
+    pub fn at(input: &str, offset: usize, message: impl Into<String>) -> Self {
+        let offset = offset.min(input.len());
+        // Step back to a char boundary so slicing cannot panic.
+        let mut cut = offset;
+        while !input.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let before = &input[..cut];
+        let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let column = before[line_start..].chars().count() + 1;
+        ParseError {
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+
+    /// An error about the file as a whole.
+    pub fn whole(message: impl Into<String>) -> Self {
+        ParseError {
+            line: 0,
+            column: 0,
+            message: message.into(),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match (self.line, self.column) {
+            (0, _) => self.message.clone(),
+            (l, 0) => format!("line {l}: {}", self.message),
+            (l, c) => format!("line {l}, column {c}: {}", self.message),
+        }
+    }
+}
+
+/// What kind of results file some bytes are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    JunitXml,
+    JsonReport,
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::JunitXml => "JUnit XML",
+            Format::JsonReport => "pytest-json-report JSON",
+        })
+    }
+}
+
+/// Tells JUnit XML from JSON by the first meaningful byte.
+pub fn sniff(input: &[u8]) -> Result<Format, ParseError> {
+    let body = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
+    match body.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'<') => Ok(Format::JunitXml),
+        Some(b'{') | Some(b'[') => Ok(Format::JsonReport),
+        Some(_) => Err(ParseError::whole(
+            "neither JUnit XML nor pytest-json-report JSON (the file starts with neither '<' nor '{')",
+        )),
+        None => Err(ParseError::whole("the file is empty")),
+    }
+}
+
+/// Options that change what a reader keeps.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReadOptions {
+    /// Keep the whole pytest-json-report document for ADR-006's `json_report`.
+    pub keep_json_report: bool,
+}
+
+/// Reads a results file of either format. `name` labels it in notes.
+pub fn read(input: &[u8], name: &str, options: ReadOptions) -> Result<Run, ParseError> {
+    match sniff(input)? {
+        Format::JunitXml => junit::parse(input, name),
+        Format::JsonReport => json_report::parse(input, name, options.keep_json_report),
+    }
+}

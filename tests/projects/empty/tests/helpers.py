@@ -1,0 +1,5 @@
+"""Not a test module: pytest collects nothing from this project."""
+
+
+def make_user(name="alice"):
+    return {"name": name, "active": True}
