@@ -210,15 +210,21 @@ pub fn frame_line(line: &str) -> Option<FrameLine<'_>> {
     None
 }
 
-/// The `E   ` lines of a pytest traceback, with the marker removed.
+/// The `E   ` lines of a pytest traceback with the `E` removed, keeping the
+/// indentation after it (a SyntaxError's caret is aligned by it).
 pub fn error_lines(traceback: &str) -> impl Iterator<Item = &str> {
     traceback.lines().filter_map(|l| {
         let rest = l.strip_prefix('E')?;
-        if rest.is_empty() {
-            return Some("");
-        }
-        rest.starts_with(' ').then(|| rest.trim_start())
+        (rest.is_empty() || rest.starts_with(' ')).then_some(rest.trim_end())
     })
+}
+
+/// The last non-blank `E` line, trimmed: pytest's one-line error.
+pub fn last_error_line(traceback: &str) -> Option<&str> {
+    error_lines(traceback)
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .last()
 }
 
 /// Splits `ValueError: bad` into (`ValueError`, `bad`) when the part before
@@ -241,7 +247,7 @@ pub fn collection_error_summary(
     traceback: &str,
     file: &str,
 ) -> (Option<String>, String, Option<u32>) {
-    let last_error = error_lines(traceback).filter(|l| !l.is_empty()).last();
+    let last_error = last_error_line(traceback);
     let fallback = || {
         traceback
             .lines()

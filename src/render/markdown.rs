@@ -142,13 +142,13 @@ fn collection_detail(traceback: &str, message: &str, file: &str) -> Vec<String> 
     // A SyntaxError shows `File "...", line N`, the source and a caret as
     // `E` lines; the last `E` line is the message itself.
     let e_lines: Vec<&str> = pytest_text::error_lines(traceback).collect();
-    if let Some((_, before_last)) = e_lines.split_last() {
-        for l in before_last {
-            let t = l.trim_start();
-            if t.is_empty() || t.starts_with("File \"") || message.contains(t.trim()) {
+    if let Some(last) = e_lines.iter().rposition(|l| !l.trim().is_empty()) {
+        for l in &e_lines[..last] {
+            let t = l.trim();
+            if t.is_empty() || t.starts_with("File \"") || message.contains(t) {
                 continue;
             }
-            detail.push(l.trim_end().to_string());
+            detail.push(l.to_string());
         }
     }
     if detail.is_empty() {

@@ -351,9 +351,7 @@ fn stage_message(stage: &Stage) -> Option<String> {
         .filter(|m| !m.trim().is_empty())
         .or_else(|| {
             let tb = stage.longrepr.as_deref()?;
-            pytest_text::error_lines(tb)
-                .filter(|l| !l.is_empty())
-                .last()
+            pytest_text::last_error_line(tb)
                 .map(str::to_string)
                 .or_else(|| {
                     tb.lines()

@@ -106,6 +106,9 @@ struct CaseBuilder {
     status: Option<(Status, StatusData)>,
     stdout: String,
     stderr: String,
+    /// Messages of weaker (or later, equally strong) failure/error elements
+    /// on the same case: kept so that nothing a file says is dropped.
+    extra: Vec<String>,
 }
 
 /// Where text content is being collected.
@@ -138,6 +141,8 @@ struct Parser<'a> {
     sink_depth: usize,
     seen_root: bool,
     pytest: bool,
+    /// jest-junit: ids join describe blocks and the test with ` › ` as Jest does.
+    jest: bool,
     /// Set when a `time` attribute of the root / top-level suites was seen.
     root_time: Option<f64>,
     top_suite_time: Option<f64>,
@@ -166,6 +171,7 @@ impl<'a> Parser<'a> {
             sink_depth: 0,
             seen_root: false,
             pytest: false,
+            jest: false,
             root_time: None,
             top_suite_time: None,
             lossy_notes: Vec::new(),
@@ -247,8 +253,10 @@ impl<'a> Parser<'a> {
                     ),
                 ));
             }
-            if tag == "testsuites" && attr(e, "name").is_some_and(|n| n.starts_with("pytest")) {
-                self.pytest = true;
+            if tag == "testsuites" {
+                let name = attr(e, "name").unwrap_or_default();
+                self.pytest = name.starts_with("pytest");
+                self.jest = name.starts_with("jest");
             }
             if tag != "testsuite" {
                 self.root_time = attr(e, "time").and_then(|t| parse_time(&t));
@@ -404,10 +412,36 @@ impl<'a> Parser<'a> {
     }
 
     fn add_status(&mut self, status: Status, data: StatusData) {
-        if let Some(case) = self.case.as_mut()
-            && case.status.as_ref().is_none_or(|(s, _)| status > *s)
-        {
-            case.status = Some((status, data));
+        let Some(case) = self.case.as_mut() else {
+            return;
+        };
+        let weaker = match case.status.take() {
+            Some((old, old_data)) if old >= status => {
+                case.status = Some((old, old_data));
+                (status, data)
+            }
+            Some(old) => {
+                case.status = Some((status, data));
+                old
+            }
+            None => {
+                case.status = Some((status, data));
+                return;
+            }
+        };
+        if let (kind @ (Status::Failure | Status::Error), data) = weaker {
+            let text = trim_block(&data.text);
+            let message = data
+                .message
+                .filter(|m| !m.trim().is_empty())
+                .or_else(|| first_line(&text))
+                .unwrap_or_else(|| "(no message)".to_string());
+            let word = if kind == Status::Error {
+                "error"
+            } else {
+                "failure"
+            };
+            case.extra.push(format!("also {word}: {message}"));
         }
     }
 
@@ -513,7 +547,7 @@ impl<'a> Parser<'a> {
             }
         } else {
             let suite = self.suites.last().map(String::as_str).unwrap_or_default();
-            node_id = foreign_id(suite, &case.classname, &case.name);
+            node_id = foreign_id(suite, &case.classname, &case.name, self.jest);
             location = case
                 .file
                 .clone()
@@ -525,6 +559,14 @@ impl<'a> Parser<'a> {
         }
         if message.is_none() && matches!(outcome, Outcome::Failed | Outcome::Error) {
             message = traceback.as_deref().and_then(first_line);
+        }
+        if !case.extra.is_empty() {
+            let mut m = message.unwrap_or_else(|| "(no message)".to_string());
+            for extra in &case.extra {
+                m.push('\n');
+                m.push_str(extra);
+            }
+            message = Some(m);
         }
         if outcome == Outcome::Passed {
             // A flaky test's message describes an earlier attempt, not this one.
@@ -601,14 +643,15 @@ fn fold_pytest_reports(kept: &mut TestResult, other: TestResult) {
 /// The id a user of a non-pytest framework recognises: `Class#method` for
 /// class-based frameworks (Surefire, PHPUnit, Go, nextest), `describe ›
 /// test` for Jest, the full title for Mocha, `suite > name` otherwise.
-fn foreign_id(suite: &str, classname: &str, name: &str) -> String {
+fn foreign_id(suite: &str, classname: &str, name: &str, jest: bool) -> String {
     let classname = classname.trim();
     let name = name.trim();
+    let sep = if jest { " › " } else { " > " };
     if classname.is_empty() {
         if suite.is_empty() || suite == name {
             return name.to_string();
         }
-        return format!("{suite} > {name}");
+        return format!("{suite}{sep}{name}");
     }
     if name.is_empty() {
         return classname.to_string();
@@ -616,7 +659,7 @@ fn foreign_id(suite: &str, classname: &str, name: &str) -> String {
     if classname == name || name.starts_with(classname) || name.ends_with(classname) {
         return name.to_string();
     }
-    if classname.contains('›') {
+    if jest || classname.contains('›') {
         return format!("{classname} › {name}");
     }
     if classname.contains(char::is_whitespace) {

@@ -1,0 +1,324 @@
+//! Walks every file of the shared JUnit corpus (`../shared/junit-corpus/`):
+//! each is either read with as many results as it has `<testcase>` elements
+//! (whatever its `tests=` attributes claim) or refused with a clear error, and
+//! our reader agrees with the junit-parser crate file by file.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use pytest_mcp::model::{Outcome, Run};
+use pytest_mcp::sources::junit;
+use quick_xml::events::Event;
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/junit-corpus")
+}
+
+fn corpus_files() -> Vec<PathBuf> {
+    let dir = corpus_dir();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "xml"))
+        .collect();
+    files.sort();
+    assert!(
+        files.len() > 100,
+        "expected the whole corpus, found {} files",
+        files.len()
+    );
+    files
+}
+
+/// One `<testcase>` as an independent scan sees it.
+#[derive(Debug, Default)]
+struct ScannedCase {
+    /// Status elements directly inside it, in document order.
+    tags: Vec<String>,
+    /// pytest writes a module it could not import as a case with an empty
+    /// classname and `<error message="collection failure">`.
+    pytest_collection_failure: bool,
+    classname: String,
+}
+
+/// What an independent scan of the XML finds.
+#[derive(Debug, Default)]
+struct Scan {
+    cases: Vec<ScannedCase>,
+    /// `<failure>`/`<error>` directly under a `<testsuite>`.
+    suite_level_errors: usize,
+}
+
+/// Scans a file with a bare quick-xml event loop. `None` when it is not
+/// well-formed for quick-xml.
+fn scan(bytes: &[u8]) -> Option<Scan> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut reader = quick_xml::Reader::from_str(&text);
+    let mut stack: Vec<String> = Vec::new();
+    let mut out = Scan::default();
+    loop {
+        let (name, empty, message, classname) = match reader.read_event().ok()? {
+            Event::Start(e) => (
+                e.local_name().as_ref().to_string(),
+                false,
+                attr(&e, "message"),
+                attr(&e, "classname"),
+            ),
+            Event::Empty(e) => (
+                e.local_name().as_ref().to_string(),
+                true,
+                attr(&e, "message"),
+                attr(&e, "classname"),
+            ),
+            Event::End(_) => {
+                stack.pop();
+                continue;
+            }
+            Event::Eof => break,
+            _ => continue,
+        };
+        let parent = stack.last().map(String::as_str);
+        if name == "testcase" {
+            out.cases.push(ScannedCase {
+                classname: classname.unwrap_or_default(),
+                ..ScannedCase::default()
+            });
+        } else if STATUS_TAGS.contains(&name.as_str()) {
+            match parent {
+                Some("testcase") => {
+                    if let Some(case) = out.cases.last_mut() {
+                        if name == "error"
+                            && case.classname.is_empty()
+                            && message.as_deref() == Some("collection failure")
+                        {
+                            case.pytest_collection_failure = true;
+                        }
+                        case.tags.push(name.clone());
+                    }
+                }
+                Some("testsuite") if matches!(name.as_str(), "failure" | "error") => {
+                    out.suite_level_errors += 1;
+                }
+                _ => {}
+            }
+        }
+        if !empty {
+            stack.push(name);
+        }
+    }
+    stack.is_empty().then_some(out)
+}
+
+const STATUS_TAGS: &[&str] = &[
+    "failure",
+    "error",
+    "skipped",
+    "flakyFailure",
+    "flakyError",
+    "rerunFailure",
+    "rerunError",
+];
+
+fn attr(e: &quick_xml::events::BytesStart<'_>, key: &str) -> Option<String> {
+    e.attributes()
+        .flatten()
+        .find(|a| a.key.as_ref() == key)
+        .map(|a| a.value.to_string())
+}
+
+/// Files the reader refuses, and a word that must be in the reason.
+const REFUSED: &[(&str, &str)] = &[
+    ("D_dotnet-nunit.xml", "NUnit"),
+    ("D_external_nunit-sample.xml", "NUnit"),
+    (
+        "M_corrupt-junit_e2e-tests_corrupt_target_sf-reports_TEST-test.CorruptTest.xml",
+        "CDATA",
+    ),
+];
+
+fn read(path: &Path) -> (Vec<u8>, Result<Run, pytest_mcp::sources::ParseError>) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let name = path.file_name().unwrap().to_string_lossy().to_string();
+    let result = junit::parse(&bytes, &name);
+    (bytes, result)
+}
+
+#[test]
+fn every_corpus_file_is_read_whole_or_refused_clearly() {
+    let mut refused = Vec::new();
+    let mut read_files = 0;
+    let mut total_cases = 0;
+    for path in corpus_files() {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let (bytes, result) = read(&path);
+        match result {
+            Ok(run) => {
+                let scan = scan(&bytes).unwrap_or_else(|| {
+                    panic!("{name}: read by us but not well-formed for a bare scan")
+                });
+                let expected = scan.cases.len();
+                assert_eq!(
+                    run.sources[0].entries, expected,
+                    "{name}: <testcase> elements seen"
+                );
+                // Collection errors that came from a suite-level <error> are not
+                // test cases; the rest came from pytest's collection-failure cases.
+                let from_cases = run.collection_errors.len() - scan.suite_level_errors;
+                assert_eq!(
+                    run.tests.len() + from_cases,
+                    expected,
+                    "{name}: results read vs <testcase> elements"
+                );
+                let cases = scan.cases.iter().filter(|c| !c.pytest_collection_failure);
+                for (i, (test, case)) in run.tests.iter().zip(cases).enumerate() {
+                    assert_eq!(
+                        test.outcome,
+                        expected_outcome(&case.tags),
+                        "{name}: case {i} ({}) with status elements {:?}",
+                        test.node_id,
+                        case.tags
+                    );
+                }
+                read_files += 1;
+                total_cases += expected;
+            }
+            Err(e) => {
+                let shown = format!("{name}: {e}");
+                assert!(
+                    e.line > 0 && !e.message.is_empty(),
+                    "{shown}: an error must say where and what"
+                );
+                refused.push((name, e.message));
+            }
+        }
+    }
+    let refused_names: Vec<&str> = refused.iter().map(|(n, _)| n.as_str()).collect();
+    let expected_names: Vec<&str> = REFUSED.iter().map(|(n, _)| *n).collect();
+    assert_eq!(refused_names, expected_names, "the files refused");
+    for ((name, message), (_, word)) in refused.iter().zip(REFUSED) {
+        assert!(
+            message.contains(word),
+            "{name}: {message:?} should mention {word}"
+        );
+    }
+    println!(
+        "corpus: {read_files} files read ({total_cases} test cases), {} refused",
+        refused.len()
+    );
+}
+
+/// Our rule: error beats failure beats skipped; flaky alone is a pass.
+fn expected_outcome(tags: &[String]) -> Outcome {
+    let has = |names: &[&str]| tags.iter().any(|t| names.contains(&t.as_str()));
+    if has(&["error", "rerunError"]) {
+        Outcome::Error
+    } else if has(&["failure", "rerunFailure"]) {
+        Outcome::Failed
+    } else if has(&["skipped"]) {
+        Outcome::Skipped
+    } else {
+        Outcome::Passed
+    }
+}
+
+/// junit-parser's rule: the last of `skipped`/`failure`/`error` wins; reruns
+/// and flaky attempts are kept aside.
+fn last_wins_outcome(tags: &[String]) -> Outcome {
+    match tags
+        .iter()
+        .rev()
+        .find(|t| matches!(t.as_str(), "skipped" | "failure" | "error"))
+        .map(String::as_str)
+    {
+        Some("error") => Outcome::Error,
+        Some("failure") => Outcome::Failed,
+        Some("skipped") => Outcome::Skipped,
+        _ => Outcome::Passed,
+    }
+}
+
+fn parser_outcome(case: &junit_parser::TestCase) -> Outcome {
+    match case.status {
+        junit_parser::TestStatus::Success => Outcome::Passed,
+        junit_parser::TestStatus::Skipped(_) => Outcome::Skipped,
+        junit_parser::TestStatus::Failure(_) => Outcome::Failed,
+        junit_parser::TestStatus::Error(_) => Outcome::Error,
+    }
+}
+
+fn collect_cases<'a>(
+    suite: &'a junit_parser::TestSuite,
+    out: &mut Vec<&'a junit_parser::TestCase>,
+) {
+    out.extend(suite.cases.iter());
+    for s in &suite.suites {
+        collect_cases(s, out);
+    }
+}
+
+#[test]
+fn our_reader_agrees_with_junit_parser() {
+    let mut compared = 0;
+    let mut ranked_differently = 0;
+    let mut parser_refused = Vec::new();
+    for path in corpus_files() {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let (bytes, ours) = read(&path);
+        let theirs = junit_parser::from_reader(std::io::Cursor::new(&bytes));
+        let ours = match (ours, theirs) {
+            (Ok(ours), Ok(theirs)) => (ours, theirs),
+            (Ok(_), Err(e)) => {
+                parser_refused.push(format!("{name} ({e})"));
+                continue;
+            }
+            (Err(_), _) => continue,
+        };
+        let (ours, theirs) = ours;
+        let scan = scan(&bytes).expect("read by us, so well-formed");
+        let mut their_cases = Vec::new();
+        for suite in &theirs.suites {
+            collect_cases(suite, &mut their_cases);
+        }
+        assert_eq!(
+            their_cases.len(),
+            scan.cases.len(),
+            "{name}: number of cases"
+        );
+
+        // Our outcomes, case by case, with the one documented difference
+        // undone: where a case has several status elements we rank them
+        // (error > failure > skipped), junit-parser keeps the last.
+        let mut ours_as_parser: BTreeMap<Outcome, usize> = BTreeMap::new();
+        let mut tests = ours.tests.iter();
+        for case in &scan.cases {
+            let outcome = if case.pytest_collection_failure {
+                Outcome::Error // a collection error for us, an error case for it
+            } else {
+                let test = tests.next().expect("one test per case");
+                let statuses = case
+                    .tags
+                    .iter()
+                    .filter(|t| matches!(t.as_str(), "skipped" | "failure" | "error"))
+                    .count();
+                if statuses > 1 {
+                    ranked_differently += 1;
+                    last_wins_outcome(&case.tags)
+                } else {
+                    test.outcome
+                }
+            };
+            *ours_as_parser.entry(outcome).or_default() += 1;
+        }
+        let mut theirs_by: BTreeMap<Outcome, usize> = BTreeMap::new();
+        for case in &their_cases {
+            *theirs_by.entry(parser_outcome(case)).or_default() += 1;
+        }
+        assert_eq!(ours_as_parser, theirs_by, "{name}: outcomes");
+        compared += 1;
+    }
+    println!(
+        "junit-parser: {compared} files compared ({ranked_differently} cases with several status elements ranked by our rule); it refused {} files we read: {parser_refused:?}",
+        parser_refused.len()
+    );
+    assert!(compared > 100, "only {compared} files compared");
+}

@@ -1,0 +1,172 @@
+//! Golden-file tests: every renderer output is pinned under `golden/`.
+//!
+//! Each scenario is a folder `golden/<scenario>/` holding `inputs` (one
+//! result file per line, relative to the repository root; `../shared/...`
+//! reaches the shared JUnit corpus) and the expected renderings
+//! `expected.md` and `expected.json`. A mismatch prints a unified diff.
+//!
+//! To accept new output after reviewing it:
+//!
+//! ```text
+//! UPDATE_GOLDEN=1 cargo test --test golden
+//! git diff golden/
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use pytest_mcp::render::Format;
+use pytest_mcp::report::{self, Input};
+use similar::TextDiff;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scenarios() -> Vec<PathBuf> {
+    let dir = root().join("golden");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.join("inputs").is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+fn inputs(scenario: &Path) -> Vec<Input> {
+    let list = std::fs::read_to_string(scenario.join("inputs")).expect("inputs file");
+    list.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|rel| Input {
+            name: rel.to_string(),
+            contents: std::fs::read(root().join(rel))
+                .map_err(|e| format!("cannot read the file: {e}")),
+        })
+        .collect()
+}
+
+/// What `pytest-mcp report` prints for these inputs in this format.
+fn render(inputs: &[Input], format: Format) -> String {
+    match report::build_run(inputs, format) {
+        Ok(run) => report::render(&run, format),
+        Err(errors) => report::render_errors(&errors, inputs.len(), format),
+    }
+}
+
+/// Compares with the golden file, or rewrites it under `UPDATE_GOLDEN=1`.
+/// Returns a readable diff on mismatch.
+fn check(path: &Path, actual: &str) -> Option<String> {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(path, actual).expect("write golden file");
+        return None;
+    }
+    let expected = std::fs::read_to_string(path).unwrap_or_default();
+    if expected == actual {
+        return None;
+    }
+    let diff = TextDiff::from_lines(&expected, actual);
+    Some(format!(
+        "{}\n{}",
+        path.display(),
+        diff.unified_diff()
+            .context_radius(3)
+            .header("expected", "actual")
+    ))
+}
+
+#[test]
+fn golden_files() {
+    let scenarios = scenarios();
+    assert!(
+        scenarios.len() >= 20,
+        "expected at least 20 golden scenarios, found {}",
+        scenarios.len()
+    );
+    let mut failures = Vec::new();
+    for scenario in &scenarios {
+        let inputs = inputs(scenario);
+        assert!(!inputs.is_empty(), "{}: no inputs", scenario.display());
+        for (format, file) in [
+            (Format::Markdown, "expected.md"),
+            (Format::Json, "expected.json"),
+        ] {
+            let actual = render(&inputs, format);
+            if let Some(diff) = check(&scenario.join(file), &actual) {
+                failures.push(diff);
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} golden file(s) differ (review, then UPDATE_GOLDEN=1 cargo test --test golden):\n\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_json_golden_has_every_adr006_key() {
+    for scenario in scenarios() {
+        let text = std::fs::read_to_string(scenario.join("expected.json")).unwrap_or_default();
+        let value: serde_json::Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", scenario.display()));
+        if value.get("error").is_some() {
+            for key in ["code", "message", "data"] {
+                assert!(
+                    value["error"].get(key).is_some(),
+                    "{}: error.{key}",
+                    scenario.display()
+                );
+            }
+            continue;
+        }
+        for key in [
+            "exit_code",
+            "summary",
+            "tests",
+            "json_report",
+            "text_output",
+            "collection_errors",
+        ] {
+            assert!(
+                value.get(key).is_some(),
+                "{}: missing {key}",
+                scenario.display()
+            );
+        }
+        let s = &value["summary"];
+        let n = |k: &str| {
+            s[k].as_u64()
+                .unwrap_or_else(|| panic!("{}: summary.{k}", scenario.display()))
+        };
+        assert_eq!(
+            n("total"),
+            n("passed") + n("failed") + n("skipped") + n("errors"),
+            "{}: summary invariant",
+            scenario.display()
+        );
+        assert!(n("xfailed") <= n("skipped") && n("xpassed") <= n("passed"));
+        for test in value["tests"].as_array().expect("tests array") {
+            for key in ["node_id", "outcome", "duration", "message", "traceback"] {
+                assert!(
+                    test.get(key).is_some(),
+                    "{}: test without {key}",
+                    scenario.display()
+                );
+            }
+        }
+        for error in value["collection_errors"]
+            .as_array()
+            .expect("collection_errors array")
+        {
+            for key in ["file", "error_type", "message", "line", "traceback"] {
+                assert!(
+                    error.get(key).is_some(),
+                    "{}: collection error without {key}",
+                    scenario.display()
+                );
+            }
+        }
+    }
+}
