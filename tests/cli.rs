@@ -1,0 +1,116 @@
+//! The `report` command end to end: the real binary, its exit status, where
+//! its output goes, and its errors.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn report(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pytest-mcp"))
+        .current_dir(root())
+        .arg("report")
+        .args(args)
+        .output()
+        .expect("run pytest-mcp")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn failing_tests_still_exit_zero_and_print_markdown() {
+    let out = report(&["tests/fixtures/pytest/one_failure/junit-xunit1.xml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("Test FAILURE ("), "{stdout}");
+    assert!(stdout.contains("### FAILED: tests/test_calc.py::test_discount_fractional"));
+    assert!(out.stderr.is_empty());
+}
+
+#[test]
+fn json_format_is_parseable_and_has_the_summary() {
+    let out = report(&[
+        "--format",
+        "json",
+        "tests/fixtures/pytest/mixed/report.json",
+        "tests/fixtures/pytest/mixed/junit-xunit1.xml",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(value["summary"]["total"], 30);
+    assert!(value["json_report"].is_object());
+}
+
+#[test]
+fn broken_xml_names_the_file_line_and_column_and_exits_2() {
+    let file = "../shared/junit-corpus/M_corrupt-junit_e2e-tests_corrupt_target_sf-reports_TEST-test.CorruptTest.xml";
+    let out = report(&[file]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(file) && stderr.contains("line 18, column 17"),
+        "{stderr}"
+    );
+    assert!(text(&out.stdout).starts_with("Report ERROR"));
+}
+
+#[test]
+fn every_bad_file_is_listed_and_json_errors_are_adr007() {
+    let out = report(&[
+        "--format",
+        "json",
+        "tests/fixtures/broken/truncated-report.json",
+        "no/such/file.xml",
+        "tests",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(value["error"]["code"], -32602);
+    assert_eq!(value["error"]["data"]["field"], "files");
+    let errors = value["error"]["data"]["errors"].as_array().expect("errors");
+    assert_eq!(errors.len(), 3);
+    assert!(
+        errors[2]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("is a directory")
+    );
+    assert_eq!(text(&out.stderr).lines().count(), 3);
+}
+
+#[test]
+fn output_file_receives_the_report() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let target = dir.path().join("summary.md");
+    let out = report(&[
+        "tests/fixtures/pytest/all_pass/junit-xunit1.xml",
+        "-o",
+        target.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    let written = std::fs::read_to_string(&target).expect("written");
+    assert!(written.starts_with("Test SUCCESS"), "{written}");
+}
+
+#[test]
+fn unwritable_output_is_an_error() {
+    let out = report(&[
+        "tests/fixtures/pytest/all_pass/junit-xunit1.xml",
+        "-o",
+        "/nonexistent-dir/x.md",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("cannot write /nonexistent-dir/x.md"));
+}
+
+#[test]
+fn no_files_is_a_usage_error_with_help() {
+    let out = report(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("FILE"));
+}
