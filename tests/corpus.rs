@@ -322,3 +322,64 @@ fn our_reader_agrees_with_junit_parser() {
     );
     assert!(compared > 100, "only {compared} files compared");
 }
+
+/// Cheap fuzzing over real inputs: every corpus file cut at many points and
+/// with bytes flipped must give a result or an error, never a panic.
+#[test]
+fn truncated_and_mangled_corpus_files_never_panic() {
+    let mut cases = 0;
+    for path in corpus_files() {
+        let bytes = std::fs::read(&path).expect("read");
+        let step = (bytes.len() / 20).max(1);
+        for cut in (0..bytes.len()).step_by(step) {
+            let _ = junit::parse(&bytes[..cut], "cut");
+            let mut mangled = bytes.clone();
+            mangled[cut] = mangled[cut].wrapping_add(0x5a);
+            let _ = junit::parse(&mangled, "mangled");
+            cases += 2;
+        }
+    }
+    assert!(cases > 5_000, "only {cases} inputs tried");
+}
+
+/// The same for the pytest-json-report reader, over our fixture reports.
+#[test]
+fn truncated_and_mangled_json_reports_never_panic() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pytest");
+    let mut cases = 0;
+    for entry in std::fs::read_dir(&dir).expect("fixtures") {
+        let bytes =
+            std::fs::read(entry.expect("entry").path().join("report.json")).expect("report.json");
+        let step = (bytes.len() / 50).max(1);
+        for cut in (0..bytes.len()).step_by(step) {
+            let _ = pytest_mcp::sources::json_report::parse(&bytes[..cut], "cut", true);
+            let mut mangled = bytes.clone();
+            mangled[cut] = mangled[cut].wrapping_add(0x5a);
+            let _ = pytest_mcp::sources::json_report::parse(&mangled, "mangled", true);
+            cases += 2;
+        }
+    }
+    assert!(cases > 500, "only {cases} inputs tried");
+}
+
+#[test]
+fn entities_never_expand() {
+    let billion_laughs = r#"<?xml version="1.0"?>
+<!DOCTYPE lolz [
+ <!ENTITY lol "lol">
+ <!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+ <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+ <!ENTITY xxe SYSTEM "file:///etc/passwd">
+]>
+<testsuite name="s"><testcase classname="C" name="t"><failure message="&lol3;">&lol3; &xxe; &amp; &#65;</failure></testcase></testsuite>"#;
+    let run = junit::parse(billion_laughs.as_bytes(), "lolz").expect("read without expanding");
+    let test = &run.tests[0];
+    assert_eq!(test.outcome, Outcome::Failed);
+    assert_eq!(test.traceback.as_deref(), Some("&lol3; &xxe; & A"));
+    // The attribute's unknown entity is kept as written, not expanded.
+    assert!(
+        test.message.as_deref().unwrap().len() < 20,
+        "{:?}",
+        test.message
+    );
+}
