@@ -35,10 +35,9 @@ fn corpus_files() -> Vec<PathBuf> {
 struct ScannedCase {
     /// Status elements directly inside it, in document order.
     tags: Vec<String>,
-    /// pytest writes a module it could not import as a case with an empty
-    /// classname and `<error message="collection failure">`.
+    /// pytest writes a module or class it could not collect as a case with
+    /// `<error message="collection failure">`.
     pytest_collection_failure: bool,
-    classname: String,
 }
 
 /// What an independent scan of the XML finds.
@@ -57,18 +56,16 @@ fn scan(bytes: &[u8]) -> Option<Scan> {
     let mut stack: Vec<String> = Vec::new();
     let mut out = Scan::default();
     loop {
-        let (name, empty, message, classname) = match reader.read_event().ok()? {
+        let (name, empty, message) = match reader.read_event().ok()? {
             Event::Start(e) => (
                 e.local_name().as_ref().to_string(),
                 false,
                 attr(&e, "message"),
-                attr(&e, "classname"),
             ),
             Event::Empty(e) => (
                 e.local_name().as_ref().to_string(),
                 true,
                 attr(&e, "message"),
-                attr(&e, "classname"),
             ),
             Event::End(_) => {
                 stack.pop();
@@ -79,18 +76,12 @@ fn scan(bytes: &[u8]) -> Option<Scan> {
         };
         let parent = stack.last().map(String::as_str);
         if name == "testcase" {
-            out.cases.push(ScannedCase {
-                classname: classname.unwrap_or_default(),
-                ..ScannedCase::default()
-            });
+            out.cases.push(ScannedCase::default());
         } else if STATUS_TAGS.contains(&name.as_str()) {
             match parent {
                 Some("testcase") => {
                     if let Some(case) = out.cases.last_mut() {
-                        if name == "error"
-                            && case.classname.is_empty()
-                            && message.as_deref() == Some("collection failure")
-                        {
+                        if name == "error" && message.as_deref() == Some("collection failure") {
                             case.pytest_collection_failure = true;
                         }
                         case.tags.push(name.clone());

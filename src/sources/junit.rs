@@ -473,14 +473,18 @@ impl<'a> Parser<'a> {
         let mut message = data.message.filter(|m| !m.trim().is_empty());
 
         if self.pytest
-            && case.classname.is_empty()
             && status == Some(Status::Error)
             && message.as_deref() == Some("collection failure")
         {
-            let file = case
-                .file
-                .clone()
-                .unwrap_or_else(|| pytest_text::module_to_path(&case.name));
+            // The collector's node id: a module (empty classname) or a class
+            // below it, as the JSON report names it.
+            let file = if case.classname.is_empty() {
+                case.file
+                    .clone()
+                    .unwrap_or_else(|| pytest_text::module_to_path(&case.name))
+            } else {
+                pytest_text::node_id(&case.classname, &case.name, case.file.as_deref())
+            };
             let (error_type, message, line) = pytest_text::collection_error_summary(
                 traceback.as_deref().unwrap_or_default(),
                 &file,
