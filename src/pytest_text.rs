@@ -181,8 +181,30 @@ pub struct FrameLine<'a> {
     pub rest: &'a str,
 }
 
-/// Parses `tests/test_x.py:14: ZeroDivisionError` (or `...:14: in f`).
+/// Parses `tests/test_x.py:14: ZeroDivisionError` (or `...:14: in f`, or
+/// `...:14: ` for a frame the error passed through). Lines that merely look
+/// alike (`stdout_test.go:22: some message`, as Go writes its logs) are not
+/// frames: after the line number pytest writes nothing, `in <function>`, or
+/// an exception name.
 pub fn frame_line(line: &str) -> Option<FrameLine<'_>> {
+    let frame = location_line(line)?;
+    let rest = frame.rest;
+    let exception_name = rest.is_empty()
+        || (rest
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+            && rest
+                .rsplit('.')
+                .next()
+                .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_uppercase())));
+    let in_function = rest
+        .strip_prefix("in ")
+        .is_some_and(|f| !f.is_empty() && !f.contains(' '));
+    (exception_name || in_function).then_some(frame)
+}
+
+/// Parses any `path:line: rest` line.
+fn location_line(line: &str) -> Option<FrameLine<'_>> {
     if line.starts_with(char::is_whitespace) || line.starts_with("E ") {
         return None;
     }
@@ -358,6 +380,11 @@ mod tests {
         assert!(frame_line("E       assert x: 1: 2").is_none());
         assert!(frame_line("    def f(x): return 1").is_none());
         assert!(frame_line("C:\\x\\t.py:3: Err").is_some());
+        assert!(frame_line("tests/t.py:3: ").is_some());
+        assert!(frame_line("tests/t.py:3: in test_x").is_some());
+        assert!(frame_line("stdout_test.go:22: single-line error").is_none());
+        assert!(frame_line("stdout_test.go:23: error").is_none());
+        assert!(frame_line("t.py:9: _pytest.outcomes.Failed").is_some());
     }
 
     #[test]

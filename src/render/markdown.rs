@@ -31,6 +31,8 @@ const OUTPUT_TAIL: usize = 15;
 const FOREIGN_TRACE_LINES: usize = 8;
 /// Frames listed per failure before the rest are summarised.
 const MAX_FRAMES: usize = 6;
+/// Lines of a message shown before the rest are summarised.
+const MAX_MESSAGE_LINES: usize = 20;
 /// Distinct skip reasons listed.
 const MAX_SKIP_REASONS: usize = 10;
 /// Longest line kept anywhere; longer ones are cut with a marker.
@@ -200,13 +202,24 @@ fn failure(out: &mut String, t: &TestResult) {
     for line in detail {
         indent_line(out, &line);
     }
-    captured(out, "Captured stdout", t.stdout.as_deref());
-    captured(out, "Captured stderr", t.stderr.as_deref());
-    captured(out, "Captured log", t.log.as_deref());
+    // Output that only repeats the failure (nextest copies the panic to
+    // stderr) is not shown twice.
+    let already: Vec<&str> = [Some(message.as_str()), t.traceback.as_deref()]
+        .into_iter()
+        .flatten()
+        .flat_map(str::lines)
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    captured(out, "Captured stdout", t.stdout.as_deref(), &already);
+    captured(out, "Captured stderr", t.stderr.as_deref(), &already);
+    captured(out, "Captured log", t.log.as_deref(), &already);
 }
 
 /// The message: first line flush left, further lines indented two spaces
-/// (keeping their relative indentation).
+/// (keeping their relative indentation). pytest's "use -v" hints and stack
+/// frames of test frameworks (some assertion libraries put a whole trace in
+/// the message) are left out; very long messages are cut, saying how much.
 fn message_lines(out: &mut String, message: &str) {
     let mut lines = message
         .lines()
@@ -218,9 +231,25 @@ fn message_lines(out: &mut String, message: &str) {
         out.push('\\');
     }
     let _ = writeln!(out, "{}", clip(first));
-    for line in dedent(lines.map(str::to_string).collect()) {
+    let rest: Vec<String> = lines
+        .filter(|l| !is_pytest_hint(l.trim()) && !is_framework_frame(l.trim()))
+        .map(str::to_string)
+        .collect();
+    let shown = rest.len().min(MAX_MESSAGE_LINES);
+    let omitted = rest.len() - shown;
+    for line in dedent(rest.into_iter().take(shown).collect()) {
         indent_line(out, &line);
     }
+    if omitted > 0 {
+        indent_line(out, &format!("… {omitted} more lines"));
+    }
+}
+
+/// pytest's advice to rerun with more verbosity: no information in itself.
+fn is_pytest_hint(line: &str) -> bool {
+    line.starts_with("Use -v to get")
+        || line.starts_with("Use -vv to get")
+        || (line.starts_with("Omitting ") && line.ends_with("use -vv to show"))
 }
 
 /// Splits a traceback that holds several phases (a test that failed and then
@@ -290,10 +319,13 @@ fn pytest_detail(tb: &str, message: &str) -> Vec<String> {
     let mut explanation = Vec::new();
     for l in &lines[start..last] {
         if let Some(code) = l.strip_prefix('>') {
-            detail.push(format!("> {}", code.trim()));
+            // `assert x < 3` failing says `assert x < 3`: once is enough.
+            if !message_lines.contains(&code.trim()) {
+                detail.push(format!("> {}", code.trim()));
+            }
         } else if let Some(rest) = l.strip_prefix('E') {
             let text = rest.trim();
-            if text.is_empty() || !rest.starts_with(' ') {
+            if text.is_empty() || !rest.starts_with(' ') || is_pytest_hint(text) {
                 continue;
             }
             if message_lines
@@ -330,26 +362,54 @@ fn foreign_detail(tb: &str, message: &str, t: &TestResult) -> Vec<String> {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    let kept: Vec<&str> = tb
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| !l.trim().is_empty())
-        .filter(|l| !message_lines.contains(&l.trim()))
-        .filter(|l| !is_framework_frame(l.trim()))
-        .collect();
-    let mut detail: Vec<String> = Vec::new();
-    if let Some(loc) = &t.location
-        && !kept.iter().any(|l| l.contains(&loc.file))
-    {
-        detail.push(format!("at {loc}"));
+    // A line repeats the message when it is a message line, or ends with one
+    // (`java.lang.AssertionError: <message>`); very short message lines
+    // ("Failed") are only matched exactly.
+    let repeats_message = |line: &str| {
+        message_lines
+            .iter()
+            .any(|m| line == *m || (m.chars().count() >= 8 && line.ends_with(m)))
+    };
+    let mut kept: Vec<&str> = Vec::new();
+    for line in tb.lines().map(str::trim_end) {
+        let t = line.trim();
+        if t.is_empty() || repeats_message(t) || is_framework_frame(t) {
+            continue;
+        }
+        // A stack frame printed twice (a rethrown exception) is shown once.
+        if t.starts_with("at ") && kept.iter().any(|k| k.trim() == t) {
+            continue;
+        }
+        kept.push(line);
     }
     let shown = kept.len().min(FOREIGN_TRACE_LINES);
-    let body = dedent(kept[..shown].iter().map(|l| l.to_string()).collect());
-    detail.extend(body);
+    let mut detail: Vec<String> = Vec::new();
+    if let Some(loc) = &t.location
+        && !kept[..shown].iter().any(|l| l.contains(&loc.file))
+    {
+        // The test's own file and, when the case does not say, the line the
+        // trace gives for it (PHPUnit puts it at the end of a long trace).
+        match (loc.line, line_in_trace(tb, &loc.file)) {
+            (None, Some(line)) => detail.push(format!("at {}:{line}", loc.file)),
+            _ => detail.push(format!("at {loc}")),
+        }
+    }
+    detail.extend(dedent(
+        kept[..shown].iter().map(|l| l.to_string()).collect(),
+    ));
     if kept.len() > shown {
         detail.push(format!("… {} more lines", kept.len() - shown));
     }
     detail
+}
+
+/// The first `file:N` in a trace for the given file.
+fn line_in_trace(tb: &str, file: &str) -> Option<u32> {
+    tb.match_indices(file).find_map(|(i, _)| {
+        let rest = tb[i + file.len()..].strip_prefix(':')?;
+        let digits: &str = &rest[..rest.bytes().take_while(u8::is_ascii_digit).count()];
+        digits.parse().ok()
+    })
 }
 
 /// Frames of test frameworks, runtimes and dependencies in Java, JS, .NET
@@ -383,13 +443,13 @@ fn is_framework_frame(line: &str) -> bool {
     PREFIXES.iter().any(|p| frame.starts_with(p)) || frame.contains("node_modules")
 }
 
-fn captured(out: &mut String, label: &str, text: Option<&str>) {
+fn captured(out: &mut String, label: &str, text: Option<&str>, already: &[&str]) {
     let Some(text) = text else { return };
     let clean = strip_ansi(text);
     let lines: Vec<&str> = clean
         .lines()
         .map(str::trim_end)
-        .filter(|l| !l.is_empty())
+        .filter(|l| !l.trim().is_empty() && !already.contains(&l.trim()))
         .collect();
     if lines.is_empty() {
         return;
@@ -470,25 +530,22 @@ fn notes(out: &mut String, run: &Run) {
     }
 }
 
+/// Which kinds of source the run was read from, e.g. `Sources:
+/// pytest-json-report, pytest JUnit XML` or `Sources: 3 JUnit XML files`.
 fn sources_note(run: &Run) -> String {
-    if run.sources.len() > 3 {
-        let mut kinds: Vec<SourceKind> = Vec::new();
-        for s in &run.sources {
-            if !kinds.contains(&s.kind) {
-                kinds.push(s.kind);
-            }
+    let mut kinds: Vec<(SourceKind, usize)> = Vec::new();
+    for s in &run.sources {
+        match kinds.iter_mut().find(|(k, _)| *k == s.kind) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((s.kind, 1)),
         }
-        let kinds: Vec<&str> = kinds.iter().map(|k| k.describe()).collect();
-        return format!(
-            "Sources: {} files ({})",
-            run.sources.len(),
-            kinds.join(", ")
-        );
     }
-    let parts: Vec<String> = run
-        .sources
+    let parts: Vec<String> = kinds
         .iter()
-        .map(|s| format!("{} ({})", s.name, s.kind.describe()))
+        .map(|(k, n)| match n {
+            1 => k.describe().to_string(),
+            n => format!("{n} {} files", k.describe()),
+        })
         .collect();
     format!("Sources: {}", parts.join(", "))
 }
