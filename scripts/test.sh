@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: Python test dependencies, then
 # cargo test (unit, golden, corpus, pytest agreement, token budget), clippy
-# and rustfmt. Usage: bash scripts/test.sh
+# and rustfmt. Ends with one line totalling cargo's test results.
+# Usage: bash scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
 export PYTEST_MCP_TEST_PYTHON="$PWD/.venv/bin/python"
-cargo test --all-targets
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 cargo clippy --all-targets -- -D warnings
 cargo fmt --check
+cargo test --all-targets 2>&1 | tee "$log"
+# Sum the "test result: ok. N passed; M failed" lines of every test binary.
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     END { printf "%d passed, %d failed\n", p, f }' "$log"
