@@ -14,7 +14,10 @@
 pub mod cli;
 pub mod merge;
 pub mod model;
+pub mod params;
+pub mod process;
 pub mod pytest_text;
 pub mod render;
 pub mod report;
 pub mod sources;
+pub mod text;

@@ -23,6 +23,7 @@ use std::fmt::Write as _;
 
 use crate::model::{Outcome, Phase, Run, SourceKind, TestResult, Xfail};
 use crate::pytest_text::{self, FrameLine};
+use crate::text::strip_ansi;
 
 /// Lines of captured output kept per stream: the head and the tail.
 const OUTPUT_HEAD: usize = 5;
@@ -590,15 +591,6 @@ fn dedent(lines: Vec<String>) -> Vec<String> {
             None => l.trim_start().to_string(),
         })
         .collect()
-}
-
-/// Removes ANSI escape sequences (colours, cursor moves) from captured output.
-pub fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.contains('\x1b') {
-        std::borrow::Cow::Owned(strip_ansi_escapes::strip_str(text))
-    } else {
-        std::borrow::Cow::Borrowed(text)
-    }
 }
 
 #[cfg(test)]

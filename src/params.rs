@@ -1,0 +1,584 @@
+//! Request parameters: raw values in, validated and typed values out.
+//!
+//! The same rules serve the command line and the MCP tools (SPEC.md,
+//! Security): every value is checked before anything runs, and a rejection
+//! names the field, the rule and the value received. Raw MCP arguments are
+//! read from JSON here too, so wrong types and unknown keys get the same
+//! precise error instead of a generic deserialization failure.
+
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::render::Format;
+
+/// Default time limit of one pytest run.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 300;
+/// Longest time limit a request may ask for (a day).
+pub const MAX_TIMEOUT_SECS: u64 = 86_400;
+const MAX_NODE_IDS: usize = 10_000;
+const MAX_TEXT_CHARS: usize = 4_096;
+
+/// A parameter that was refused: which, why, and what was received.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "Invalid params: {field} {detail} (received {})",
+    shown(received_value)
+)]
+pub struct ValidationError {
+    pub field: String,
+    /// The rule broken, phrased to follow the field name: "must be ...".
+    pub detail: String,
+    pub received_value: Value,
+}
+
+fn shown(v: &Value) -> String {
+    let s = v.to_string();
+    match s.char_indices().nth(200) {
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => s,
+    }
+}
+
+fn invalid(field: &str, detail: impl Into<String>, received: impl Into<Value>) -> ValidationError {
+    ValidationError {
+        field: field.to_string(),
+        detail: detail.into(),
+        received_value: received.into(),
+    }
+}
+
+/// The project directory every path must stay inside, resolved once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Root(PathBuf);
+
+impl Root {
+    /// Resolves `dir` (symlinks followed). Fails when it is not a directory.
+    pub fn new(dir: &Path) -> Result<Root, String> {
+        let resolved = dir
+            .canonicalize()
+            .map_err(|e| format!("project root {}: {e}", dir.display()))?;
+        if !resolved.is_dir() {
+            return Err(format!("project root {} is not a directory", dir.display()));
+        }
+        Ok(Root(resolved))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    /// Checks that a relative or absolute path names an existing file or
+    /// directory inside the root once symlinks are followed.
+    fn check_path(&self, field: &str, value: &str, path: &str) -> Result<PathBuf, ValidationError> {
+        let p = Path::new(path);
+        if p.components().any(|c| c == Component::ParentDir) {
+            return Err(invalid(
+                field,
+                "must not contain '..' path components",
+                value,
+            ));
+        }
+        let joined = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.0.join(p)
+        };
+        let resolved = joined.canonicalize().map_err(|_| {
+            invalid(
+                field,
+                format!(
+                    "must name an existing file or directory under the project root {}",
+                    self.0.display()
+                ),
+                value,
+            )
+        })?;
+        if !resolved.starts_with(&self.0) {
+            return Err(invalid(
+                field,
+                format!(
+                    "must stay inside the project root {} (symlinks are followed)",
+                    self.0.display()
+                ),
+                value,
+            ));
+        }
+        Ok(resolved)
+    }
+}
+
+/// How a run stops early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// Run everything.
+    Never,
+    /// `-x`: stop at the first failure.
+    FirstFailure,
+    /// `--maxfail=N`.
+    After(u32),
+}
+
+/// Validated parameters of one test run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunParams {
+    pub node_ids: Vec<String>,
+    pub markers: Option<String>,
+    pub keywords: Option<String>,
+    /// -2 (quietest) to 2.
+    pub verbosity: i8,
+    pub stop: Stop,
+    /// Whether captured output is shown for failures.
+    pub show_capture: bool,
+    pub timeout: Duration,
+    pub format: Format,
+}
+
+/// Validated parameters of a discovery (`--collect-only`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiscoverParams {
+    /// Where to look, relative to the root; `None` for the root itself.
+    pub path: Option<String>,
+    /// A file name glob replacing `python_files`.
+    pub pattern: Option<String>,
+    pub timeout: Duration,
+    pub format: Format,
+}
+
+/// Raw run parameters, as the CLI or a client gave them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunRequest {
+    pub node_ids: Vec<String>,
+    pub markers: Option<String>,
+    pub keywords: Option<String>,
+    pub verbosity: Option<i64>,
+    pub failfast: Option<bool>,
+    pub maxfail: Option<i64>,
+    pub show_capture: Option<bool>,
+    pub timeout: Option<i64>,
+    pub format: Option<String>,
+}
+
+/// Raw discovery parameters.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DiscoverRequest {
+    pub path: Option<String>,
+    pub pattern: Option<String>,
+    pub timeout: Option<i64>,
+    pub format: Option<String>,
+}
+
+/// The parameter names of `execute_tests`, in schema order.
+pub const RUN_FIELDS: &[&str] = &[
+    "node_ids",
+    "markers",
+    "keywords",
+    "verbosity",
+    "failfast",
+    "maxfail",
+    "show_capture",
+    "timeout",
+    "format",
+];
+
+/// The parameter names of `discover_tests`.
+pub const DISCOVER_FIELDS: &[&str] = &["path", "pattern", "format"];
+
+impl RunRequest {
+    /// Reads raw JSON arguments. Unknown keys and wrong types are refused.
+    pub fn from_json(args: &Value) -> Result<RunRequest, ValidationError> {
+        let map = object(args, RUN_FIELDS)?;
+        Ok(RunRequest {
+            node_ids: match map.get("node_ids") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .map(|v| match v {
+                        Value::String(s) => Ok(s.clone()),
+                        other => Err(invalid(
+                            "node_ids",
+                            "must be an array of strings",
+                            other.clone(),
+                        )),
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(other) => {
+                    return Err(invalid(
+                        "node_ids",
+                        "must be an array of strings",
+                        other.clone(),
+                    ));
+                }
+            },
+            markers: string(map, "markers")?,
+            keywords: string(map, "keywords")?,
+            verbosity: integer(map, "verbosity")?,
+            failfast: boolean(map, "failfast")?,
+            maxfail: integer(map, "maxfail")?,
+            show_capture: boolean(map, "show_capture")?,
+            timeout: integer(map, "timeout")?,
+            format: string(map, "format")?,
+        })
+    }
+
+    /// Applies every rule. `default_timeout` is the server's or CLI's.
+    pub fn validate(
+        self,
+        root: &Root,
+        default_timeout: Duration,
+    ) -> Result<RunParams, ValidationError> {
+        if self.node_ids.len() > MAX_NODE_IDS {
+            return Err(invalid(
+                "node_ids",
+                format!("must hold at most {MAX_NODE_IDS} ids"),
+                self.node_ids.len(),
+            ));
+        }
+        for id in &self.node_ids {
+            check_text("node_ids", id)?;
+            let file = id.split("::").next().unwrap_or_default();
+            if file.is_empty() {
+                return Err(invalid(
+                    "node_ids",
+                    "must start with a file or directory path",
+                    id.as_str(),
+                ));
+            }
+            root.check_path("node_ids", id, file)?;
+        }
+        let markers = self
+            .markers
+            .map(|m| check_expression("markers", m))
+            .transpose()?;
+        let keywords = self
+            .keywords
+            .map(|k| check_expression("keywords", k))
+            .transpose()?;
+        let verbosity = match self.verbosity {
+            None => 0,
+            Some(v @ -2..=2) => v as i8,
+            Some(v) => return Err(invalid("verbosity", "must be between -2 and 2", v)),
+        };
+        let stop = match (self.failfast, self.maxfail) {
+            (Some(true), Some(n)) => {
+                return Err(invalid(
+                    "failfast",
+                    format!(
+                        "cannot be combined with maxfail (failfast means maxfail=1; maxfail was {n})"
+                    ),
+                    true,
+                ));
+            }
+            (Some(true), None) => Stop::FirstFailure,
+            (_, Some(n)) if (1..=i64::from(u32::MAX)).contains(&n) => Stop::After(n as u32),
+            (_, Some(n)) => return Err(invalid("maxfail", "must be a positive integer", n)),
+            (_, None) => Stop::Never,
+        };
+        Ok(RunParams {
+            node_ids: self.node_ids,
+            markers,
+            keywords,
+            verbosity,
+            stop,
+            show_capture: self.show_capture.unwrap_or(true),
+            timeout: timeout(self.timeout, default_timeout)?,
+            format: format(self.format)?,
+        })
+    }
+}
+
+impl DiscoverRequest {
+    /// Reads raw JSON arguments. Unknown keys and wrong types are refused.
+    pub fn from_json(args: &Value) -> Result<DiscoverRequest, ValidationError> {
+        let map = object(args, DISCOVER_FIELDS)?;
+        Ok(DiscoverRequest {
+            path: string(map, "path")?,
+            pattern: string(map, "pattern")?,
+            timeout: None,
+            format: string(map, "format")?,
+        })
+    }
+
+    pub fn validate(
+        self,
+        root: &Root,
+        default_timeout: Duration,
+    ) -> Result<DiscoverParams, ValidationError> {
+        let path = match self.path {
+            Some(p) => {
+                check_text("path", &p)?;
+                root.check_path("path", &p, &p)?;
+                Some(p)
+            }
+            None => None,
+        };
+        let pattern = match self.pattern {
+            Some(p) => {
+                check_text("pattern", &p)?;
+                if p.trim().is_empty() {
+                    return Err(invalid("pattern", "must not be empty", p));
+                }
+                if p.contains('/') || p.contains('\\') {
+                    return Err(invalid(
+                        "pattern",
+                        "must be a file name glob such as 'test_*.py', without directories (use path for those)",
+                        p,
+                    ));
+                }
+                Some(p)
+            }
+            None => None,
+        };
+        Ok(DiscoverParams {
+            path,
+            pattern,
+            timeout: timeout(self.timeout, default_timeout)?,
+            format: format(self.format)?,
+        })
+    }
+}
+
+fn object<'a>(args: &'a Value, fields: &[&str]) -> Result<&'a Map<String, Value>, ValidationError> {
+    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    let map = match args {
+        Value::Object(map) => map,
+        Value::Null => EMPTY.get_or_init(Map::new),
+        other => return Err(invalid("arguments", "must be a JSON object", other.clone())),
+    };
+    if let Some(unknown) = map.keys().find(|k| !fields.contains(&k.as_str())) {
+        return Err(invalid(
+            unknown,
+            format!("is not a known parameter (known: {})", fields.join(", ")),
+            map[unknown].clone(),
+        ));
+    }
+    Ok(map)
+}
+
+fn string(map: &Map<String, Value>, field: &str) -> Result<Option<String>, ValidationError> {
+    match map.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(invalid(field, "must be a string", other.clone())),
+    }
+}
+
+fn integer(map: &Map<String, Value>, field: &str) -> Result<Option<i64>, ValidationError> {
+    match map.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => match n.as_i64() {
+            Some(i) => Ok(Some(i)),
+            None => Err(invalid(
+                field,
+                "must be an integer",
+                Value::Number(n.clone()),
+            )),
+        },
+        Some(other) => Err(invalid(field, "must be an integer", other.clone())),
+    }
+}
+
+fn boolean(map: &Map<String, Value>, field: &str) -> Result<Option<bool>, ValidationError> {
+    match map.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(other) => Err(invalid(field, "must be true or false", other.clone())),
+    }
+}
+
+/// Text that becomes one argument of pytest: no NUL or control characters,
+/// no leading dash (it must never read as an option), bounded length.
+fn check_text(field: &str, value: &str) -> Result<(), ValidationError> {
+    if value.is_empty() {
+        return Err(invalid(field, "must not be empty", value));
+    }
+    if value.chars().count() > MAX_TEXT_CHARS {
+        return Err(invalid(
+            field,
+            format!("must be at most {MAX_TEXT_CHARS} characters"),
+            value,
+        ));
+    }
+    if value.chars().any(char::is_control) {
+        return Err(invalid(
+            field,
+            "must not contain NUL or control characters",
+            value,
+        ));
+    }
+    if value.starts_with('-') {
+        return Err(invalid(
+            field,
+            "must not start with '-' (it would read as an option)",
+            value,
+        ));
+    }
+    Ok(())
+}
+
+fn check_expression(field: &str, value: String) -> Result<String, ValidationError> {
+    if value.trim().is_empty() {
+        return Err(invalid(field, "must not be empty", value));
+    }
+    check_text(field, value.trim_start())?;
+    Ok(value)
+}
+
+fn timeout(value: Option<i64>, default: Duration) -> Result<Duration, ValidationError> {
+    match value {
+        None => Ok(default),
+        Some(t) if (1..=MAX_TIMEOUT_SECS as i64).contains(&t) => Ok(Duration::from_secs(t as u64)),
+        Some(t) => Err(invalid(
+            "timeout",
+            format!("must be between 1 and {MAX_TIMEOUT_SECS} seconds"),
+            t,
+        )),
+    }
+}
+
+fn format(value: Option<String>) -> Result<Format, ValidationError> {
+    match value.as_deref() {
+        None | Some("markdown") => Ok(Format::Markdown),
+        Some("json") => Ok(Format::Json),
+        Some(other) => Err(invalid("format", "must be \"markdown\" or \"json\"", other)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn project() -> (tempfile::TempDir, Root) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join("tests")).expect("mkdir");
+        std::fs::write(dir.path().join("tests/test_a.py"), "def test_a(): pass\n").expect("write");
+        let root = Root::new(dir.path()).expect("root");
+        (dir, root)
+    }
+
+    fn run(args: Value) -> Result<RunParams, ValidationError> {
+        let (_dir, root) = project();
+        RunRequest::from_json(&args)?.validate(&root, Duration::from_secs(300))
+    }
+
+    fn refused(args: Value, field: &str, detail_part: &str) {
+        let err = run(args.clone()).expect_err(&format!("{args} must be refused"));
+        assert_eq!(err.field, field, "{err}");
+        assert!(err.detail.contains(detail_part), "{err}");
+        assert!(err.to_string().starts_with("Invalid params: "), "{err}");
+    }
+
+    #[test]
+    fn a_good_request_is_typed() {
+        let p = run(json!({
+            "node_ids": ["tests/test_a.py::test_a", "tests"],
+            "markers": "not slow",
+            "keywords": "a or b",
+            "verbosity": -1,
+            "maxfail": 3,
+            "timeout": 10,
+            "format": "json"
+        }))
+        .expect("valid");
+        assert_eq!(p.stop, Stop::After(3));
+        assert_eq!(p.verbosity, -1);
+        assert_eq!(p.timeout, Duration::from_secs(10));
+        assert_eq!(p.format, Format::Json);
+        assert!(run(json!({})).is_ok());
+        assert!(run(Value::Null).is_ok());
+    }
+
+    #[test]
+    fn every_rule_is_enforced_with_field_rule_and_value() {
+        refused(json!({"verbosity": 10}), "verbosity", "between -2 and 2");
+        refused(json!({"verbosity": "2"}), "verbosity", "integer");
+        refused(json!({"verbosity": 1.5}), "verbosity", "integer");
+        refused(json!({"maxfail": 0}), "maxfail", "positive");
+        refused(
+            json!({"failfast": true, "maxfail": 2}),
+            "failfast",
+            "maxfail",
+        );
+        refused(json!({"failfast": "yes"}), "failfast", "true or false");
+        refused(json!({"timeout": 0}), "timeout", "between 1 and");
+        refused(json!({"timeout": 100000}), "timeout", "between 1 and");
+        refused(json!({"format": "xml"}), "format", "markdown");
+        refused(
+            json!({"extra_args": ["-p", "evil"]}),
+            "extra_args",
+            "not a known parameter",
+        );
+        refused(json!({"node_ids": "tests"}), "node_ids", "array of strings");
+        refused(json!({"node_ids": [1]}), "node_ids", "array of strings");
+        refused(json!({"node_ids": ["../outside.py"]}), "node_ids", "'..'");
+        refused(
+            json!({"node_ids": ["/etc/passwd"]}),
+            "node_ids",
+            "inside the project root",
+        );
+        refused(json!({"node_ids": ["--pdb"]}), "node_ids", "start with '-'");
+        refused(
+            json!({"node_ids": ["tests/test_a.py\u{0}x"]}),
+            "node_ids",
+            "control",
+        );
+        refused(
+            json!({"node_ids": ["tests/nope.py"]}),
+            "node_ids",
+            "existing file",
+        );
+        refused(json!({"node_ids": [""]}), "node_ids", "empty");
+        refused(json!({"markers": "-p evil"}), "markers", "start with '-'");
+        refused(json!({"markers": "  --co"}), "markers", "start with '-'");
+        refused(json!({"keywords": "a\nb"}), "keywords", "control");
+        refused(json!({"keywords": " "}), "keywords", "empty");
+        refused(json!(["tests"]), "arguments", "JSON object");
+    }
+
+    #[test]
+    fn symlinks_out_of_the_root_are_refused() {
+        let (dir, root) = project();
+        let outside = tempfile::tempdir().expect("tempdir");
+        std::fs::write(outside.path().join("x.py"), "").expect("write");
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).expect("symlink");
+        let err = RunRequest {
+            node_ids: vec!["link/x.py".into()],
+            ..RunRequest::default()
+        }
+        .validate(&root, Duration::from_secs(1))
+        .expect_err("escapes");
+        assert!(err.detail.contains("inside the project root"), "{err}");
+    }
+
+    #[test]
+    fn discovery_rules() {
+        let (_dir, root) = project();
+        let ok = DiscoverRequest::from_json(&json!({"path": "tests", "pattern": "test_*.py"}))
+            .and_then(|r| r.validate(&root, Duration::from_secs(5)))
+            .expect("valid");
+        assert_eq!(ok.pattern.as_deref(), Some("test_*.py"));
+        for (args, field) in [
+            (json!({"path": "../x"}), "path"),
+            (json!({"path": "-x"}), "path"),
+            (json!({"pattern": "a/b*.py"}), "pattern"),
+            (json!({"pattern": "--co"}), "pattern"),
+            (json!({"timeout": 5}), "timeout"),
+        ] {
+            let err = DiscoverRequest::from_json(&args)
+                .and_then(|r| r.validate(&root, Duration::from_secs(5)))
+                .expect_err("refused");
+            assert_eq!(err.field, field, "{err}");
+        }
+    }
+
+    #[test]
+    fn message_names_field_rule_and_value() {
+        let err = run(json!({"verbosity": 10})).expect_err("refused");
+        assert_eq!(
+            err.to_string(),
+            "Invalid params: verbosity must be between -2 and 2 (received 10)"
+        );
+    }
+}
