@@ -7,13 +7,22 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::render::Format;
+use crate::execute::{self, ErrorKind, ExecError, Settings};
+use crate::params::{DEFAULT_TIMEOUT_SECS, DiscoverRequest, Root, RunRequest};
+use crate::process::CancelToken;
+use crate::render::{self, Format};
 use crate::report::{self, Input};
 
 /// Exit status when the report was written.
 pub const EXIT_OK: u8 = 0;
 /// Exit status when an input could not be read or the output not written.
 pub const EXIT_INPUT_ERROR: u8 = 2;
+/// `run`/`discover`: a parameter was refused before anything ran.
+pub const EXIT_INVALID_PARAMS: u8 = 4;
+/// `run`/`discover`: the time limit ran out (as `timeout(1)`).
+pub const EXIT_TIMEOUT: u8 = 124;
+/// `run`/`discover`: pytest could not be started.
+pub const EXIT_SPAWN: u8 = 127;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -49,6 +58,90 @@ pytest-mcp report report.json junit.xml --format json -o result.json\n  \
 pytest-mcp report shard-*.xml >> \"$GITHUB_STEP_SUMMARY\""
     )]
     Report(ReportArgs),
+    /// Run pytest in a project and report the result.
+    #[command(
+        long_about = "Run pytest in a project and report the result.\n\n\
+pytest runs with the project's own interpreter (--python, else PYTEST_MCP_PYTHON, else \
+<root>/.venv/bin/python, <root>/venv/bin/python, $VIRTUAL_ENV/bin/python, python3), \
+in its own process group, with a time limit that ends the whole group. Results come \
+from pytest-json-report when the project has it, and from JUnit XML always; after a \
+timeout or a crash the answer still says which tests finished and which was running.\n\n\
+Exit status: pytest's own (0 passed, 1 tests failed, 2 interrupted, 3 internal \
+error, 4 usage error, 5 no tests); 124 on timeout; 128+N when pytest died of signal N; \
+4 when a parameter is refused; 127 when pytest cannot be started.",
+        after_help = "Examples:\n  \
+pytest-mcp run\n  \
+pytest-mcp run tests/test_api.py::test_login -x\n  \
+pytest-mcp run --root ~/src/app -m 'not slow' --timeout 600 --format json"
+    )]
+    Run(RunArgs),
+    /// List the tests pytest would run, without running them.
+    #[command(
+        long_about = "List the tests pytest would run (pytest --collect-only), \
+grouped by file, with collection errors as data.\n\n\
+Exit status: 0 tests found, 2 collection errors, 5 no tests, 4 refused parameter, \
+124 timeout, 127 pytest cannot be started."
+    )]
+    Discover(DiscoverArgs),
+}
+
+/// Options shared by `run` and `discover`.
+#[derive(Debug, clap::Args)]
+pub struct ProjectArgs {
+    /// The project directory; every path and test id must stay inside it.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+    /// The Python interpreter that has the project's pytest.
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+    /// Time limit in seconds for the pytest process (and everything it starts).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<i64>,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Markdown)]
+    pub format: Format,
+    /// Write the answer to this file instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Test ids or paths to run (e.g. tests/test_x.py::test_y); all tests when none.
+    #[arg(value_name = "NODE_ID")]
+    pub node_ids: Vec<String>,
+    /// Only tests matching this keyword expression (pytest -k).
+    #[arg(short = 'k', value_name = "EXPR")]
+    pub keywords: Option<String>,
+    /// Only tests matching this marker expression (pytest -m).
+    #[arg(short = 'm', value_name = "EXPR")]
+    pub markers: Option<String>,
+    /// Stop at the first failure.
+    #[arg(short = 'x', long = "exitfirst", conflicts_with = "maxfail")]
+    pub failfast: bool,
+    /// Stop after N failures.
+    #[arg(long, value_name = "N")]
+    pub maxfail: Option<i64>,
+    /// pytest's verbosity, -2 (quietest) to 2.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub verbosity: Option<i64>,
+    /// Leave captured stdout/stderr/log out of failure reports.
+    #[arg(long)]
+    pub no_capture_output: bool,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct DiscoverArgs {
+    /// Directory or file to look in, relative to the root (default: the root).
+    #[arg(long, value_name = "P")]
+    pub path: Option<String>,
+    /// Test file name glob (default: pytest's python_files, test_*.py and *_test.py).
+    #[arg(long, value_name = "GLOB")]
+    pub pattern: Option<String>,
+    #[command(flatten)]
+    pub project: ProjectArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -69,6 +162,162 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Report(args) => ExitCode::from(run_report(&args)),
+        Command::Run(args) => ExitCode::from(run_pytest(&args)),
+        Command::Discover(args) => ExitCode::from(run_discover(&args)),
+    }
+}
+
+fn settings(project: &ProjectArgs) -> Result<Settings, String> {
+    Ok(Settings {
+        root: Root::new(&project.root)?,
+        python: project.python.clone(),
+        default_timeout: std::time::Duration::from_secs(DEFAULT_TIMEOUT_SECS),
+    })
+}
+
+/// Prints a refused parameter in the requested format; exit status 4.
+fn refuse(project: &ProjectArgs, e: &crate::params::ValidationError) -> u8 {
+    let text = match project.format {
+        Format::Markdown => render::outcome::validation_markdown(e),
+        Format::Json => json_text(&render::outcome::validation_value(e)),
+    };
+    eprintln!("pytest-mcp: {e}");
+    finish(project.output.as_ref(), &text, EXIT_INVALID_PARAMS)
+}
+
+fn json_text(value: &serde_json::Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn finish(output: Option<&PathBuf>, text: &str, status: u8) -> u8 {
+    match write_output(output, text) {
+        Ok(()) => status,
+        Err(e) => {
+            eprintln!("pytest-mcp: error: {e}");
+            EXIT_INPUT_ERROR
+        }
+    }
+}
+
+/// The exit status for an execution error (SPEC.md, Interfaces).
+fn error_status(e: &ExecError) -> u8 {
+    match e.kind {
+        ErrorKind::Timeout => EXIT_TIMEOUT,
+        ErrorKind::Crash => {
+            let number = e
+                .signal
+                .as_deref()
+                .and_then(|name| name.parse::<nix::sys::signal::Signal>().ok())
+                .map_or(0, |s| s as i32);
+            (128 + number).clamp(0, 255) as u8
+        }
+        ErrorKind::Spawn => EXIT_SPAWN,
+        _ => e.exit_code.map_or(1, |c| c.clamp(0, 255) as u8),
+    }
+}
+
+fn error_text(e: &ExecError, format: Format) -> String {
+    match format {
+        Format::Markdown => render::outcome::error_markdown(e),
+        Format::Json => json_text(&render::outcome::error_value(e)),
+    }
+}
+
+fn run_pytest(args: &RunArgs) -> u8 {
+    let project = &args.project;
+    let settings = match settings(project) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("pytest-mcp: error: {e}");
+            return EXIT_INVALID_PARAMS;
+        }
+    };
+    let request = RunRequest {
+        node_ids: args.node_ids.clone(),
+        markers: args.markers.clone(),
+        keywords: args.keywords.clone(),
+        verbosity: args.verbosity,
+        failfast: args.failfast.then_some(true),
+        maxfail: args.maxfail,
+        show_capture: Some(!args.no_capture_output),
+        timeout: project.timeout,
+        format: Some(
+            if project.format == Format::Json {
+                "json"
+            } else {
+                "markdown"
+            }
+            .to_string(),
+        ),
+    };
+    let params = match request.validate(&settings.root, settings.default_timeout) {
+        Ok(p) => p,
+        Err(e) => return refuse(project, &e),
+    };
+    match execute::run_tests(&settings, &params, &CancelToken::new()) {
+        Ok(run) => {
+            let status = run.exit_code().clamp(0, 255) as u8;
+            finish(
+                project.output.as_ref(),
+                &report::render(&run, project.format),
+                status,
+            )
+        }
+        Err(e) => {
+            eprintln!("pytest-mcp: {}", e.message);
+            finish(
+                project.output.as_ref(),
+                &error_text(&e, project.format),
+                error_status(&e),
+            )
+        }
+    }
+}
+
+fn run_discover(args: &DiscoverArgs) -> u8 {
+    let project = &args.project;
+    let settings = match settings(project) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("pytest-mcp: error: {e}");
+            return EXIT_INVALID_PARAMS;
+        }
+    };
+    let request = DiscoverRequest {
+        path: args.path.clone(),
+        pattern: args.pattern.clone(),
+        timeout: project.timeout,
+        format: None,
+    };
+    let params = match request.validate(&settings.root, settings.default_timeout) {
+        Ok(p) => p,
+        Err(e) => return refuse(project, &e),
+    };
+    match execute::discover(&settings, &params, &CancelToken::new()) {
+        Ok(d) => {
+            let text = match project.format {
+                Format::Markdown => render::outcome::discovery_markdown(&d),
+                Format::Json => json_text(&render::outcome::discovery_value(&d)),
+            };
+            let status = if !d.collection_errors.is_empty() {
+                2
+            } else if d.items.is_empty() {
+                5
+            } else {
+                0
+            };
+            finish(project.output.as_ref(), &text, status)
+        }
+        Err(e) => {
+            eprintln!("pytest-mcp: {}", e.message);
+            finish(
+                project.output.as_ref(),
+                &error_text(&e, project.format),
+                error_status(&e),
+            )
+        }
     }
 }
 

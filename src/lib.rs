@@ -12,6 +12,8 @@
 //! golden files under `golden/`.
 
 pub mod cli;
+pub mod command;
+pub mod execute;
 pub mod merge;
 pub mod model;
 pub mod params;

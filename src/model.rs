@@ -184,6 +184,8 @@ pub enum SourceKind {
     PytestJunit,
     /// JUnit XML written by any other framework.
     Junit,
+    /// pytest-mcp's own event log, written while pytest runs.
+    PytestEvents,
     /// pytest's console output, parsed as a last resort.
     PytestText,
 }
@@ -194,6 +196,7 @@ impl SourceKind {
             SourceKind::JsonReport => "pytest-json-report",
             SourceKind::PytestJunit => "pytest JUnit XML",
             SourceKind::Junit => "JUnit XML",
+            SourceKind::PytestEvents => "pytest-mcp event log",
             SourceKind::PytestText => "pytest console output",
         }
     }

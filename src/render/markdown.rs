@@ -102,16 +102,30 @@ pub fn render(run: &Run) -> String {
         run.duration_secs(),
         counts_phrase(run)
     );
-    collection_errors(&mut out, run);
-    for test in run.tests.iter().filter(|t| t.is_problem()) {
-        failure(&mut out, test);
-    }
-    skipped(&mut out, run);
-    notes(&mut out, run);
+    body(&mut out, run);
+    notes(&mut out, run, &[]);
     out
 }
 
-fn collection_errors(out: &mut String, run: &Run) {
+/// The sections under the header: collection errors, one section per
+/// failure or error, skips. Shared with the renderings of errors and
+/// discovery, which have headers of their own.
+pub fn body(out: &mut String, run: &Run) {
+    collection_errors(out, run);
+    for test in run.tests.iter().filter(|t| t.is_problem()) {
+        failure(out, test);
+    }
+    skipped(out, run);
+}
+
+/// Indented lines, for blocks of output under a section.
+pub fn indented(out: &mut String, lines: &[&str]) {
+    for line in lines {
+        indent_line(out, line);
+    }
+}
+
+pub fn collection_errors(out: &mut String, run: &Run) {
     let mut by_file: BTreeMap<&str, Vec<_>> = BTreeMap::new();
     for e in &run.collection_errors {
         by_file.entry(e.file.as_str()).or_default().push(e);
@@ -514,12 +528,14 @@ fn skipped(out: &mut String, run: &Run) {
     }
 }
 
-fn notes(out: &mut String, run: &Run) {
+/// The closing `>` notes: the run's sources and notes, then `extra`.
+pub fn notes(out: &mut String, run: &Run, extra: &[String]) {
     let mut notes: Vec<String> = Vec::new();
     if !run.sources.is_empty() {
         notes.push(sources_note(run));
     }
     notes.extend(run.notes.iter().cloned());
+    notes.extend(extra.iter().cloned());
     if notes.is_empty() {
         return;
     }

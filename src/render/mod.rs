@@ -5,6 +5,7 @@
 
 pub mod json;
 pub mod markdown;
+pub mod outcome;
 
 /// An output format a request can ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

@@ -1,0 +1,262 @@
+//! From validated parameters to the exact pytest command: which Python,
+//! which arguments, which environment, where the result files go.
+//!
+//! The command is an argv list, never a shell string. Every value from a
+//! request lands in its own argument after validation made sure it cannot
+//! read as an option; test ids come after `--`.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::params::{DiscoverParams, Root, RunParams, Stop};
+use crate::process::{self, CancelToken, Ending, Spec};
+
+/// The event-log plugin, written into each run's private directory.
+const EVENTS_PLUGIN: &str = include_str!("pytest_mcp_events.py");
+const EVENTS_MODULE: &str = "pytest_mcp_events";
+
+/// Where the interpreter came from, for error messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Python {
+    pub path: PathBuf,
+    pub origin: &'static str,
+}
+
+/// Picks the project's Python: `--python` / `PYTEST_MCP_PYTHON`, else
+/// `<root>/.venv/bin/python`, `<root>/venv/bin/python`,
+/// `$VIRTUAL_ENV/bin/python`, then `python3` on the PATH.
+pub fn find_python(explicit: Option<&Path>, root: &Root) -> Python {
+    if let Some(path) = explicit {
+        return Python {
+            path: absolute(path),
+            origin: "--python",
+        };
+    }
+    if let Some(path) = std::env::var_os("PYTEST_MCP_PYTHON").filter(|p| !p.is_empty()) {
+        return Python {
+            path: absolute(Path::new(&path)),
+            origin: "PYTEST_MCP_PYTHON",
+        };
+    }
+    for (dir, origin) in [
+        (".venv", "the project's .venv"),
+        ("venv", "the project's venv"),
+    ] {
+        let candidate = root.path().join(dir).join("bin/python");
+        if candidate.exists() {
+            return Python {
+                path: candidate,
+                origin,
+            };
+        }
+    }
+    if let Some(venv) = std::env::var_os("VIRTUAL_ENV").filter(|p| !p.is_empty()) {
+        let candidate = PathBuf::from(venv).join("bin/python");
+        if candidate.exists() {
+            return Python {
+                path: candidate,
+                origin: "$VIRTUAL_ENV",
+            };
+        }
+    }
+    Python {
+        path: PathBuf::from("python3"),
+        origin: "python3 on the PATH",
+    }
+}
+
+/// A relative path with a directory part is taken from our working
+/// directory (pytest runs in the root, where it would mean something else);
+/// a bare name (`python3`) is left for the PATH lookup.
+fn absolute(path: &Path) -> PathBuf {
+    if path.is_relative() && path.components().count() > 1 {
+        std::env::current_dir().map_or_else(|_| path.to_path_buf(), |cwd| cwd.join(path))
+    } else {
+        path.to_path_buf()
+    }
+}
+
+/// What the interpreter has installed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    pub json_report: bool,
+}
+
+/// Why pytest cannot be run with this interpreter.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SetupError(pub String);
+
+/// Asks the interpreter whether pytest and pytest-json-report are
+/// importable, without importing them (fast, no side effects).
+pub fn probe(python: &Python, root: &Root) -> Result<Capabilities, SetupError> {
+    let spec = Spec {
+        program: python.path.clone(),
+        args: vec![
+            "-c".into(),
+            "import importlib.util as u; print('pytest', bool(u.find_spec('pytest')), 'json', bool(u.find_spec('pytest_jsonreport')))".into(),
+        ],
+        cwd: root.path().to_path_buf(),
+        env: Vec::new(),
+        timeout: Duration::from_secs(60),
+    };
+    let shown = python.path.display();
+    let finished = process::run(&spec, &CancelToken::new()).map_err(|e| {
+        SetupError(format!(
+            "Failed to spawn pytest subprocess: cannot start the Python interpreter {shown} (from {}): {}. Point --python or PYTEST_MCP_PYTHON at the project's interpreter.",
+            python.origin, e.source
+        ))
+    })?;
+    let out = finished.stdout.text();
+    if finished.ending != Ending::Exited(0) || !out.starts_with("pytest ") {
+        return Err(SetupError(format!(
+            "Failed to spawn pytest subprocess: the Python interpreter {shown} (from {}) did not answer a simple query ({:?}): {}",
+            python.origin,
+            finished.ending,
+            finished.stderr.text().trim()
+        )));
+    }
+    if out.contains("pytest False") {
+        return Err(SetupError(format!(
+            "Failed to spawn pytest subprocess: pytest is not installed for {shown} (from {}). Install it into the project's environment with `{shown} -m pip install pytest`, or point --python / PYTEST_MCP_PYTHON at an interpreter that has it.",
+            python.origin
+        )));
+    }
+    Ok(Capabilities {
+        json_report: out.contains("json True"),
+    })
+}
+
+/// The files one run writes, inside its private temporary directory.
+#[derive(Debug)]
+pub struct Workspace {
+    dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    /// Creates the directory and writes the event-log plugin into it.
+    pub fn new() -> std::io::Result<Workspace> {
+        let dir = tempfile::Builder::new().prefix("pytest-mcp-").tempdir()?;
+        std::fs::write(
+            dir.path().join(format!("{EVENTS_MODULE}.py")),
+            EVENTS_PLUGIN,
+        )?;
+        Ok(Workspace { dir })
+    }
+    pub fn junit(&self) -> PathBuf {
+        self.dir.path().join("junit.xml")
+    }
+    pub fn json_report(&self) -> PathBuf {
+        self.dir.path().join("report.json")
+    }
+    pub fn events(&self) -> PathBuf {
+        self.dir.path().join("events.jsonl")
+    }
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// What a command runs.
+pub enum Mode<'a> {
+    Run(&'a RunParams),
+    Discover(&'a DiscoverParams),
+}
+
+/// Builds the pytest command for a run or a discovery.
+pub fn build(
+    python: &Python,
+    root: &Root,
+    caps: Capabilities,
+    ws: &Workspace,
+    mode: &Mode<'_>,
+) -> Spec {
+    let mut args: Vec<OsString> = vec![
+        "-m".into(),
+        "pytest".into(),
+        "-p".into(),
+        EVENTS_MODULE.into(),
+    ];
+    let mut arg = |s: &str| args.push(s.into());
+    let junit = format!("--junitxml={}", ws.junit().display());
+    arg(&junit);
+    arg("-o");
+    arg("junit_family=xunit1");
+    if caps.json_report {
+        arg("--json-report");
+        let file = format!("--json-report-file={}", ws.json_report().display());
+        arg(&file);
+    }
+    let (timeout, targets): (Duration, Vec<String>) = match mode {
+        Mode::Run(p) => {
+            match p.verbosity {
+                -2 => arg("-qq"),
+                -1 => arg("-q"),
+                1 => arg("-v"),
+                2 => arg("-vv"),
+                _ => {}
+            }
+            match p.stop {
+                Stop::Never => {}
+                Stop::FirstFailure => arg("-x"),
+                Stop::After(n) => {
+                    let flag = format!("--maxfail={n}");
+                    arg(&flag);
+                }
+            }
+            if !p.show_capture {
+                arg("--show-capture=no");
+            }
+            if let Some(m) = &p.markers {
+                arg("-m");
+                arg(m);
+            }
+            if let Some(k) = &p.keywords {
+                arg("-k");
+                arg(k);
+            }
+            (p.timeout, p.node_ids.clone())
+        }
+        Mode::Discover(p) => {
+            arg("--collect-only");
+            arg("-q");
+            if let Some(pattern) = &p.pattern {
+                arg("-o");
+                let value = format!("python_files={pattern}");
+                arg(&value);
+            }
+            (p.timeout, p.path.iter().cloned().collect())
+        }
+    };
+    if !targets.is_empty() {
+        args.push("--".into());
+        args.extend(targets.into_iter().map(OsString::from));
+    }
+    let mut env = vec![
+        ("PYTEST_MCP_EVENTS".into(), ws.events().into_os_string()),
+        ("PYTHONPATH".into(), python_path(ws.path())),
+        // Output that reaches us even when pytest is killed.
+        ("PYTHONUNBUFFERED".into(), "1".into()),
+    ];
+    if matches!(mode, Mode::Discover(_)) {
+        env.push(("PYTEST_MCP_ITEMS".into(), "1".into()));
+    }
+    Spec {
+        program: python.path.clone(),
+        args,
+        cwd: root.path().to_path_buf(),
+        env,
+        timeout,
+    }
+}
+
+/// Our directory first, then whatever PYTHONPATH the user has.
+fn python_path(dir: &Path) -> OsString {
+    let mut value = dir.as_os_str().to_os_string();
+    if let Some(existing) = std::env::var_os("PYTHONPATH").filter(|p| !p.is_empty()) {
+        value.push(":");
+        value.push(existing);
+    }
+    value
+}

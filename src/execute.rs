@@ -1,0 +1,417 @@
+//! Running pytest for real: validated parameters in, a result or an
+//! execution error out (ADR-007, with SPEC.md's rule for exit code 2).
+//!
+//! The flow is SPEC.md's: `command` builds the argv, `process` runs it,
+//! `sources` read what pytest left behind (JSON report, else JUnit, else our
+//! event log, which survives a timeout or a crash), `merge` makes one run.
+//! After a timeout or a crash the error still carries the tests that
+//! finished and the test that was running.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::command::{self, Capabilities, Mode, Python, Workspace};
+use crate::merge::merge;
+use crate::model::{CollectionError, Run};
+use crate::params::{DiscoverParams, Root, RunParams};
+use crate::process::{self, CancelToken, Ending, Finished};
+use crate::render::Format;
+use crate::sources::events::{EventLog, Item};
+use crate::sources::{json_report, junit};
+
+/// Longest string kept inside the `json_report` value: a test that prints
+/// megabytes must not turn into a megabytes-long answer.
+const MAX_REPORT_STRING: usize = 64 * 1024;
+
+/// Fixed for the life of a server or a CLI invocation.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub root: Root,
+    /// `--python`, if given.
+    pub python: Option<PathBuf>,
+    pub default_timeout: Duration,
+}
+
+/// The kinds of execution error of ADR-007 (and two of ours).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    Timeout,
+    Crash,
+    Interrupted,
+    PytestInternal,
+    UsageError,
+    /// pytest could not be started (no interpreter, no pytest, no temp dir).
+    Spawn,
+    /// The request was cancelled.
+    Cancelled,
+    /// An exit status pytest does not document.
+    Unknown,
+}
+
+impl ErrorKind {
+    /// `error_type` in the JSON error's data.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Crash => "crash",
+            ErrorKind::Interrupted => "interrupted",
+            ErrorKind::PytestInternal => "pytest_internal",
+            ErrorKind::UsageError => "usage_error",
+            ErrorKind::Spawn => "spawn",
+            ErrorKind::Cancelled => "cancelled",
+            ErrorKind::Unknown => "unknown",
+        }
+    }
+
+    /// The JSON-RPC error code (ADR-007): usage errors are invalid params.
+    pub fn code(self) -> i64 {
+        match self {
+            ErrorKind::UsageError => -32602,
+            _ => -32000,
+        }
+    }
+
+    /// The status word of the Markdown header.
+    pub fn status_word(self) -> &'static str {
+        match self {
+            ErrorKind::Timeout => "TIMEOUT",
+            ErrorKind::Crash => "CRASH",
+            ErrorKind::Interrupted => "INTERRUPTED",
+            ErrorKind::Cancelled => "CANCELLED",
+            _ => "ERROR",
+        }
+    }
+}
+
+/// A run that did not produce a result.
+#[derive(Debug, Clone)]
+pub struct ExecError {
+    pub kind: ErrorKind,
+    pub message: String,
+    pub exit_code: Option<i32>,
+    pub signal: Option<String>,
+    pub stdout: String,
+    pub stderr: String,
+    pub command: Vec<String>,
+    pub duration: f64,
+    /// What finished before the end, from whatever pytest left behind.
+    pub partial: Run,
+    /// The test that was running when the run ended.
+    pub running: Option<String>,
+    /// Tests pytest had collected, when collection finished.
+    pub collected: Option<usize>,
+}
+
+impl ExecError {
+    fn setup(message: String, command: Vec<String>) -> Box<ExecError> {
+        Box::new(ExecError {
+            kind: ErrorKind::Spawn,
+            message,
+            exit_code: None,
+            signal: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            command,
+            duration: 0.0,
+            partial: Run::default(),
+            running: None,
+            collected: None,
+        })
+    }
+}
+
+/// What discovery found.
+#[derive(Debug, Clone, Default)]
+pub struct Discovery {
+    pub items: Vec<Item>,
+    pub collection_errors: Vec<CollectionError>,
+    pub duration: f64,
+    pub notes: Vec<String>,
+}
+
+/// Runs the tests `params` select.
+pub fn run_tests(
+    settings: &Settings,
+    params: &RunParams,
+    cancel: &CancelToken,
+) -> Result<Run, Box<ExecError>> {
+    let done = execute(settings, &Mode::Run(params), params.format, cancel)?;
+    let mut run = done.run;
+    if !params.show_capture {
+        for t in &mut run.tests {
+            t.stdout = None;
+            t.stderr = None;
+            t.log = None;
+        }
+    }
+    Ok(run)
+}
+
+/// Collects the tests under `params.path` without running them.
+pub fn discover(
+    settings: &Settings,
+    params: &DiscoverParams,
+    cancel: &CancelToken,
+) -> Result<Discovery, Box<ExecError>> {
+    let done = execute(settings, &Mode::Discover(params), Format::Markdown, cancel)?;
+    Ok(Discovery {
+        items: done.events.items,
+        collection_errors: done.run.collection_errors,
+        duration: done.finished.duration.as_secs_f64(),
+        notes: done.run.notes,
+    })
+}
+
+struct Done {
+    run: Run,
+    events: EventLog,
+    finished: Finished,
+}
+
+fn execute(
+    settings: &Settings,
+    mode: &Mode<'_>,
+    format: Format,
+    cancel: &CancelToken,
+) -> Result<Done, Box<ExecError>> {
+    let python = command::find_python(settings.python.as_deref(), &settings.root);
+    let shown = vec![
+        python.path.display().to_string(),
+        "-m".into(),
+        "pytest".into(),
+    ];
+    let caps = command::probe(&python, &settings.root)
+        .map_err(|e| ExecError::setup(e.0, shown.clone()))?;
+    let ws = Workspace::new().map_err(|e| {
+        ExecError::setup(
+            format!("Failed to spawn pytest subprocess: cannot create a private temporary directory ({e}); check TMPDIR"),
+            shown.clone(),
+        )
+    })?;
+    let spec = command::build(&python, &settings.root, caps, &ws, mode);
+    let finished = process::run(&spec, cancel).map_err(|e| {
+        ExecError::setup(
+            format!("Failed to spawn pytest subprocess: {e}"),
+            spec.argv(),
+        )
+    })?;
+    let (run, events) = gather(&ws, caps, &python, format, &finished);
+    outcome(run, events, finished, spec.argv(), spec.timeout)
+}
+
+/// Reads the sources in SPEC.md's order of trust.
+fn gather(
+    ws: &Workspace,
+    caps: Capabilities,
+    python: &Python,
+    format: Format,
+    finished: &Finished,
+) -> (Run, EventLog) {
+    let mut notes = Vec::new();
+    let mut runs = Vec::new();
+    if caps.json_report {
+        match std::fs::read(ws.json_report()) {
+            Ok(bytes) => match json_report::parse(&bytes, "report.json", format == Format::Json) {
+                Ok(mut run) => {
+                    if let Some(raw) = run.json_report.as_mut() {
+                        let dropped = bound_strings(raw, MAX_REPORT_STRING);
+                        if dropped > 0 {
+                            notes.push(format!(
+                                "json_report: {dropped} bytes of long strings (captured output) were cut to the first and last {} KiB each",
+                                MAX_REPORT_STRING / 2048
+                            ));
+                        }
+                    }
+                    runs.push(run);
+                }
+                Err(e) => notes.push(format!("pytest-json-report's file could not be read: {e}")),
+            },
+            Err(_) => notes.push("pytest-json-report wrote no report".to_string()),
+        }
+    } else {
+        notes.push(format!(
+            "pytest-json-report is not installed for {}: results come from JUnit XML (install it for phases, xpass and captured output)",
+            python.path.display()
+        ));
+    }
+    if let Ok(bytes) = std::fs::read(ws.junit()) {
+        match junit::parse(&bytes, "junit.xml") {
+            Ok(run) => runs.push(run),
+            Err(e) => notes.push(format!("pytest's JUnit XML could not be read: {e}")),
+        }
+    }
+    let events = EventLog::parse(&std::fs::read_to_string(ws.events()).unwrap_or_default());
+    let mut run = if runs.is_empty() {
+        notes.push(
+            "neither report file was written: results come from pytest-mcp's event log".to_string(),
+        );
+        events.to_run()
+    } else {
+        merge(runs)
+    };
+    // Keep "not installed" and read failures, drop the routine ones when a
+    // result was read after all.
+    run.notes.extend(notes);
+    let mut text = finished.stdout.text();
+    let stderr = finished.stderr.text();
+    if !stderr.trim().is_empty() {
+        text.push_str("\n--- stderr ---\n");
+        text.push_str(&stderr);
+    }
+    run.text_output = Some(text);
+    if run.duration.is_none() {
+        run.duration = Some(finished.duration.as_secs_f64());
+    }
+    (run, events)
+}
+
+/// ADR-007's mapping from how pytest ended to a result or an error.
+fn outcome(
+    mut run: Run,
+    events: EventLog,
+    finished: Finished,
+    command: Vec<String>,
+    timeout: Duration,
+) -> Result<Done, Box<ExecError>> {
+    let running = events.running().map(str::to_string);
+    let while_running = running
+        .as_deref()
+        .map(|id| format!(" while running {id}"))
+        .unwrap_or_default();
+    let (kind, message, exit_code, signal) = match &finished.ending {
+        Ending::Exited(code @ (0 | 1 | 5)) => {
+            run.exit_code = Some(*code);
+            return Ok(Done {
+                run,
+                events,
+                finished,
+            });
+        }
+        Ending::Exited(2) if !run.collection_errors.is_empty() => {
+            run.exit_code = Some(2);
+            return Ok(Done {
+                run,
+                events,
+                finished,
+            });
+        }
+        Ending::Exited(2) => (
+            ErrorKind::Interrupted,
+            format!("pytest execution failed: test execution was interrupted{while_running}"),
+            Some(2),
+            None,
+        ),
+        Ending::Exited(3) => (
+            ErrorKind::PytestInternal,
+            "pytest execution failed: pytest internal error occurred".to_string(),
+            Some(3),
+            None,
+        ),
+        Ending::Exited(4) => (
+            ErrorKind::UsageError,
+            format!(
+                "pytest execution failed: pytest usage error{}",
+                first_error_line(&finished)
+                    .map(|l| format!(": {l}"))
+                    .unwrap_or_default()
+            ),
+            Some(4),
+            None,
+        ),
+        Ending::Exited(code) => (
+            ErrorKind::Unknown,
+            format!("pytest execution failed: pytest exited with unexpected code {code}"),
+            Some(*code),
+            None,
+        ),
+        Ending::Signaled { name, .. } => (
+            ErrorKind::Crash,
+            format!("pytest subprocess terminated with signal {name}{while_running}"),
+            None,
+            Some(name.clone()),
+        ),
+        Ending::TimedOut => (
+            ErrorKind::Timeout,
+            format!(
+                "pytest execution exceeded timeout of {} seconds{while_running}",
+                timeout.as_secs()
+            ),
+            None,
+            None,
+        ),
+        Ending::Cancelled => (
+            ErrorKind::Cancelled,
+            format!("pytest execution was cancelled{while_running}"),
+            None,
+            None,
+        ),
+    };
+    Err(Box::new(ExecError {
+        kind,
+        message,
+        exit_code,
+        signal,
+        stdout: finished.stdout.text(),
+        stderr: finished.stderr.text(),
+        command,
+        duration: finished.duration.as_secs_f64(),
+        partial: run,
+        running,
+        collected: events.collected,
+    }))
+}
+
+/// The first line of stderr that says what pytest objected to.
+fn first_error_line(finished: &Finished) -> Option<String> {
+    let stderr = finished.stderr.text();
+    stderr
+        .lines()
+        .map(str::trim)
+        .find(|l| l.contains("error:"))
+        .map(|l| l.to_string())
+}
+
+/// Cuts every string in `value` longer than `max` bytes to its first and
+/// last `max / 2` bytes with a marker. Returns the bytes dropped.
+pub fn bound_strings(value: &mut Value, max: usize) -> u64 {
+    match value {
+        Value::String(s) if s.len() > max => {
+            let half = max / 2;
+            let mut head_end = half;
+            while !s.is_char_boundary(head_end) {
+                head_end -= 1;
+            }
+            let mut tail_start = s.len() - half;
+            while !s.is_char_boundary(tail_start) {
+                tail_start += 1;
+            }
+            let dropped = (tail_start - head_end) as u64;
+            *s = format!(
+                "{}\n[… {dropped} bytes dropped by pytest-mcp …]\n{}",
+                &s[..head_end],
+                &s[tail_start..]
+            );
+            dropped
+        }
+        Value::Array(items) => items.iter_mut().map(|v| bound_strings(v, max)).sum(),
+        Value::Object(map) => map.values_mut().map(|v| bound_strings(v, max)).sum(),
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_strings_are_bounded_on_char_boundaries() {
+        let mut v = serde_json::json!({"a": ["é".repeat(100)], "b": "short"});
+        let dropped = bound_strings(&mut v, 50);
+        assert!(dropped > 0);
+        let a = v["a"][0].as_str().unwrap();
+        assert!(a.contains("bytes dropped by pytest-mcp"));
+        assert_eq!(v["b"], "short");
+    }
+}

@@ -1,0 +1,213 @@
+//! Renderings of what `run` and `discover` produce besides a test result:
+//! execution errors (ADR-007; SPEC.md: errors follow the request's format)
+//! and discovery (the style guide's discovery template).
+
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use super::markdown;
+use crate::execute::{Discovery, ExecError};
+use crate::params::ValidationError;
+use crate::render::json as adr006;
+
+/// Lines of stdout/stderr shown under an error in Markdown.
+const OUTPUT_TAIL_LINES: usize = 30;
+
+/// An execution error as Markdown: `Test TIMEOUT (30.0s) — <message>`, then
+/// what finished before the end, the failures among it, and the tail of
+/// pytest's output.
+pub fn error_markdown(e: &ExecError) -> String {
+    let mut out = format!(
+        "Test {} ({:.1}s) — {}\n",
+        e.kind.status_word(),
+        e.duration,
+        e.message
+    );
+    let c = e.partial.counts();
+    if c.total > 0 || e.collected.is_some() {
+        let of = e.collected.map(|n| format!(" of {n}")).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "Finished before the end: {}{of} ({})",
+            c.total,
+            markdown::counts_phrase(&e.partial)
+        );
+    }
+    if let Some(running) = &e.running {
+        let _ = writeln!(out, "Running at the end: {running}");
+    }
+    markdown::body(&mut out, &e.partial);
+    let tail = output_tail(e);
+    if !tail.is_empty() {
+        let _ = write!(out, "\n### OUTPUT (last lines)\n");
+        let lines: Vec<&str> = tail.iter().map(String::as_str).collect();
+        markdown::indented(&mut out, &lines);
+    }
+    let command = format!("Command: {}", e.command.join(" "));
+    markdown::notes(&mut out, &e.partial, &[command]);
+    out
+}
+
+/// The last lines pytest printed, stdout then stderr.
+fn output_tail(e: &ExecError) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for (label, text) in [("stdout", &e.stdout), ("stderr", &e.stderr)] {
+        let kept: Vec<&str> = text
+            .lines()
+            .map(str::trim_end)
+            .filter(|l| !l.trim().is_empty())
+            .collect();
+        if kept.is_empty() {
+            continue;
+        }
+        let skip = kept.len().saturating_sub(OUTPUT_TAIL_LINES);
+        if skip > 0 {
+            lines.push(format!("{label} (… {skip} earlier lines):"));
+        } else {
+            lines.push(format!("{label}:"));
+        }
+        lines.extend(kept[skip..].iter().map(|l| l.to_string()));
+    }
+    lines
+}
+
+/// An execution error as the ADR-007 JSON-RPC error object, with what
+/// finished before the end added to `data`.
+pub fn error_value(e: &ExecError) -> Value {
+    let summary = adr006::to_value(&e.partial)["summary"].clone();
+    json!({
+        "error": {
+            "code": e.kind.code(),
+            "message": e.message,
+            "data": {
+                "error_type": e.kind.as_str(),
+                "exit_code": e.exit_code,
+                "signal": e.signal,
+                "stdout": e.stdout,
+                "stderr": e.stderr,
+                "command": e.command,
+                "duration": (e.duration * 1000.0).round() / 1000.0,
+                "running_test": e.running,
+                "collected": e.collected,
+                "summary": summary,
+                "tests": adr006::to_value(&e.partial)["tests"].clone(),
+                "collection_errors": adr006::to_value(&e.partial)["collection_errors"].clone(),
+            }
+        }
+    })
+}
+
+/// A validation error as Markdown: the one line SPEC.md gives.
+pub fn validation_markdown(e: &ValidationError) -> String {
+    format!("{e}\n")
+}
+
+/// A validation error as the ADR-007 invalid-params object.
+pub fn validation_value(e: &ValidationError) -> Value {
+    json!({
+        "error": {
+            "code": -32602,
+            "message": e.to_string(),
+            "data": {
+                "field": e.field,
+                "detail": e.detail,
+                "received_value": e.received_value,
+            }
+        }
+    })
+}
+
+/// Discovery as Markdown: a header, then items grouped by file, each as
+/// `L<line> <id after the file>`; collection errors as in test reports.
+pub fn discovery_markdown(d: &Discovery) -> String {
+    let files = {
+        let mut f: Vec<&str> = d.items.iter().map(|i| file_of(&i.nodeid)).collect();
+        f.dedup();
+        f.sort_unstable();
+        f.dedup();
+        f.len()
+    };
+    let status = if !d.collection_errors.is_empty() {
+        "FAILURE"
+    } else if d.items.is_empty() {
+        "NO TESTS"
+    } else {
+        "SUCCESS"
+    };
+    let mut out = format!(
+        "Discover {status} ({:.1}s) — {} tests in {} files",
+        d.duration,
+        d.items.len(),
+        files
+    );
+    if !d.collection_errors.is_empty() {
+        let n = d.collection_errors.len();
+        let _ = write!(
+            out,
+            ", {n} collection error{}",
+            if n == 1 { "" } else { "s" }
+        );
+    }
+    out.push('\n');
+    let run = crate::model::Run {
+        collection_errors: d.collection_errors.clone(),
+        ..crate::model::Run::default()
+    };
+    markdown::collection_errors(&mut out, &run);
+    let mut current: Option<&str> = None;
+    for item in &d.items {
+        let file = file_of(&item.nodeid);
+        if current != Some(file) {
+            let _ = write!(out, "\n### {file}\n");
+            current = Some(file);
+        }
+        let rest = item.nodeid[file.len()..].trim_start_matches("::");
+        let rest = if rest.is_empty() {
+            item.nodeid.as_str()
+        } else {
+            rest
+        };
+        match item.line {
+            Some(line) => {
+                let _ = writeln!(out, "- L{line} {rest}");
+            }
+            None => {
+                let _ = writeln!(out, "- {rest}");
+            }
+        }
+    }
+    if !d.notes.is_empty() {
+        out.push('\n');
+        for note in &d.notes {
+            let _ = writeln!(out, "> {note}");
+        }
+    }
+    out
+}
+
+fn file_of(nodeid: &str) -> &str {
+    nodeid.split("::").next().unwrap_or(nodeid)
+}
+
+/// Discovery as the style guide's JSON.
+pub fn discovery_value(d: &Discovery) -> Value {
+    json!({
+        "tests": d.items.iter().map(|i| json!({
+            "node_id": i.nodeid,
+            "module": i.module,
+            "class": i.class,
+            "function": i.function,
+            "file": i.file,
+            "line": i.line,
+        })).collect::<Vec<_>>(),
+        "count": d.items.len(),
+        "collection_errors": d.collection_errors.iter().map(|e| json!({
+            "file": e.file,
+            "error_type": e.error_type,
+            "message": e.message,
+            "line": e.line,
+            "traceback": e.traceback,
+        })).collect::<Vec<_>>(),
+    })
+}

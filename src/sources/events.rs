@@ -1,0 +1,254 @@
+//! Reader for pytest-mcp's own event log (`command/pytest_mcp_events.py`):
+//! one JSON object per line, written and flushed as pytest goes.
+//!
+//! It is the source of last resort for results (after a timeout or a crash
+//! neither the JSON report nor the JUnit file exists, but this log has every
+//! test that finished and the one that was running), the source of progress
+//! while tests run, and the source of discovered items. A line cut short by a
+//! kill is skipped, never an error.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+use crate::model::{
+    CollectionError, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult, Xfail,
+};
+use crate::pytest_text;
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "event", rename_all = "lowercase")]
+enum Event {
+    Collected {
+        count: usize,
+    },
+    Item(Item),
+    Collecterror {
+        nodeid: String,
+        #[serde(default)]
+        longrepr: Option<String>,
+    },
+    Start {
+        nodeid: String,
+    },
+    Report(Report),
+    Finish {
+        nodeid: String,
+    },
+}
+
+/// A collected test, as discovery reports it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Item {
+    pub nodeid: String,
+    #[serde(default)]
+    pub file: Option<String>,
+    #[serde(default)]
+    pub line: Option<u32>,
+    #[serde(default)]
+    pub module: Option<String>,
+    #[serde(default)]
+    pub class: Option<String>,
+    #[serde(default)]
+    pub function: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct Report {
+    nodeid: String,
+    when: String,
+    outcome: String,
+    #[serde(default)]
+    duration: Option<f64>,
+    #[serde(default)]
+    wasxfail: Option<String>,
+    #[serde(default)]
+    longrepr: Option<String>,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+/// What the event log says about a run.
+#[derive(Debug, Default)]
+pub struct EventLog {
+    /// Tests pytest collected, once collection finished.
+    pub collected: Option<usize>,
+    pub items: Vec<Item>,
+    collect_errors: Vec<(String, Option<String>)>,
+    /// Test ids in the order they started.
+    started: Vec<String>,
+    reports: HashMap<String, Vec<Report>>,
+    finished: std::collections::HashSet<String>,
+}
+
+impl EventLog {
+    /// Reads the log; malformed or truncated lines are skipped.
+    pub fn parse(text: &str) -> EventLog {
+        let mut log = EventLog::default();
+        for line in text.lines() {
+            let Ok(event) = serde_json::from_str::<Event>(line) else {
+                continue;
+            };
+            match event {
+                Event::Collected { count } => log.collected = Some(count),
+                Event::Item(item) => log.items.push(item),
+                Event::Collecterror { nodeid, longrepr } => {
+                    log.collect_errors.push((nodeid, longrepr))
+                }
+                Event::Start { nodeid } => log.started.push(nodeid),
+                Event::Report(r) => log.reports.entry(r.nodeid.clone()).or_default().push(r),
+                Event::Finish { nodeid } => {
+                    log.finished.insert(nodeid);
+                }
+            }
+        }
+        log
+    }
+
+    /// Tests that finished.
+    pub fn completed(&self) -> usize {
+        self.finished.len()
+    }
+
+    /// The test that had started and not finished when the log ends.
+    pub fn running(&self) -> Option<&str> {
+        self.started
+            .iter()
+            .rev()
+            .find(|id| !self.finished.contains(*id))
+            .map(String::as_str)
+    }
+
+    /// The finished tests and the collection errors as a run.
+    pub fn to_run(&self) -> Run {
+        let mut run = Run::default();
+        for id in self.started.iter().filter(|id| self.finished.contains(*id)) {
+            let reports = self.reports.get(id).map(Vec::as_slice).unwrap_or_default();
+            run.tests.push(test_from_reports(id, reports));
+        }
+        for (nodeid, longrepr) in &self.collect_errors {
+            let tb = longrepr.clone().filter(|l| !l.trim().is_empty());
+            let (error_type, message, line) =
+                pytest_text::collection_error_summary(tb.as_deref().unwrap_or_default(), nodeid);
+            run.collection_errors.push(CollectionError {
+                file: nodeid.clone(),
+                error_type,
+                message,
+                line,
+                traceback: tb,
+            });
+        }
+        run.sources.push(SourceInfo {
+            kind: SourceKind::PytestEvents,
+            name: "event log".to_string(),
+            entries: run.tests.len() + run.collection_errors.len(),
+        });
+        run
+    }
+}
+
+fn test_from_reports(id: &str, reports: &[Report]) -> TestResult {
+    let phase_of = |when: &str| match when {
+        "setup" => Phase::Setup,
+        "teardown" => Phase::Teardown,
+        _ => Phase::Call,
+    };
+    let failed = reports
+        .iter()
+        .find(|r| r.outcome == "failed" && r.when != "call");
+    let failed = failed.or_else(|| reports.iter().find(|r| r.outcome == "failed"));
+    let skipped = reports.iter().find(|r| r.outcome == "skipped");
+    let xfail = reports
+        .iter()
+        .find_map(|r| r.wasxfail.as_ref().map(|w| (r, w)));
+    let mut test = match (failed, skipped) {
+        (Some(r), _) => {
+            let outcome = if r.when == "call" {
+                Outcome::Failed
+            } else {
+                Outcome::Error
+            };
+            let mut t = TestResult::new(id, outcome);
+            t.phase = Some(phase_of(&r.when));
+            t.message = r.message.clone().or_else(|| {
+                r.longrepr
+                    .as_deref()
+                    .and_then(pytest_text::last_error_line)
+                    .map(str::to_string)
+            });
+            t.traceback = r.longrepr.clone();
+            t
+        }
+        (None, Some(r)) => {
+            let mut t = TestResult::new(id, Outcome::Skipped);
+            if let Some((_, reason)) = xfail {
+                t.xfail = Some(Xfail::XFailed);
+                t.message = Some(
+                    reason
+                        .strip_prefix("reason: ")
+                        .unwrap_or(reason)
+                        .to_string(),
+                );
+            } else {
+                t.message = r.longrepr.as_deref().map(pytest_text::skip_reason);
+            }
+            t
+        }
+        (None, None) => {
+            let mut t = TestResult::new(id, Outcome::Passed);
+            if let Some((_, reason)) = xfail {
+                t.xfail = Some(Xfail::XPassed);
+                t.message = Some(
+                    reason
+                        .strip_prefix("reason: ")
+                        .unwrap_or(reason)
+                        .to_string(),
+                )
+                .filter(|m| !m.is_empty());
+            }
+            t
+        }
+    };
+    let durations: Vec<f64> = reports.iter().filter_map(|r| r.duration).collect();
+    test.duration = (!durations.is_empty()).then(|| durations.iter().sum());
+    let file = id.split("::").next().unwrap_or_default();
+    if !file.is_empty() {
+        test.location = Some(Location {
+            file: file.to_string(),
+            line: None,
+        });
+    }
+    test
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOG: &str = r#"{"event": "collected", "count": 4}
+{"event": "start", "nodeid": "t.py::a"}
+{"event": "report", "nodeid": "t.py::a", "when": "setup", "outcome": "passed", "duration": 0.1}
+{"event": "report", "nodeid": "t.py::a", "when": "call", "outcome": "failed", "duration": 0.2, "longrepr": "E   assert 1 == 2", "message": "assert 1 == 2"}
+{"event": "report", "nodeid": "t.py::a", "when": "teardown", "outcome": "passed", "duration": 0.0}
+{"event": "finish", "nodeid": "t.py::a"}
+{"event": "start", "nodeid": "t.py::b"}
+{"event": "report", "nodeid": "t.py::b", "when": "setup", "outcome": "skipped", "duration": 0.0, "longrepr": "('/p/t.py', 3, 'Skipped: later')"}
+{"event": "finish", "nodeid": "t.py::b"}
+{"event": "start", "nodeid": "t.py::hangs"}
+{"event": "report", "nodeid": "t.py::hangs", "when": "setup", "outco"#;
+
+    #[test]
+    fn finished_tests_and_the_running_one() {
+        let log = EventLog::parse(LOG);
+        assert_eq!(log.collected, Some(4));
+        assert_eq!(log.completed(), 2);
+        assert_eq!(log.running(), Some("t.py::hangs"));
+        let run = log.to_run();
+        assert_eq!(run.tests.len(), 2);
+        assert_eq!(run.tests[0].outcome, Outcome::Failed);
+        assert_eq!(run.tests[0].message.as_deref(), Some("assert 1 == 2"));
+        assert!((run.tests[0].duration.unwrap() - 0.3).abs() < 1e-9);
+        assert_eq!(run.tests[1].outcome, Outcome::Skipped);
+        assert_eq!(run.tests[1].message.as_deref(), Some("later"));
+    }
+}
