@@ -3,8 +3,10 @@
 //! Two cases matter: the JSON report and the JUnit file of the *same* run
 //! (one result per test, no double counting: the JSON report wins per test,
 //! JUnit fills what it lacks, such as an xfail's reason or a `file`/`line`),
-//! and shards of one run (their union). Tests are matched by node id, but only
-//! across sources: a file that lists one id twice (a rerun) keeps both.
+//! and shards of one run (their union). Tests are matched by node id only
+//! between a JSON report and another kind of source: two JUnit shards that
+//! both list an id (a rerun on another machine) keep both entries, as does
+//! a file that lists an id twice.
 
 use std::collections::HashMap;
 
@@ -18,38 +20,49 @@ pub fn merge(runs: Vec<Run>) -> Run {
         .partition(|r| r.sources.iter().any(|s| s.kind == SourceKind::JsonReport));
     let json_duration = sum_durations(&json);
     let other_duration = sum_durations(&other);
-    let has_json = !json.is_empty();
+    // The exit status the sources recorded, if they agree; else it is
+    // derived from the merged results.
+    let mut codes = json.iter().chain(&other).filter_map(|r| r.exit_code);
+    let first_code = codes.next();
+    let exit_code = first_code.filter(|c| codes.all(|other| other == *c));
 
     let mut merged = Run::default();
     let mut raw_reports = Vec::new();
-    for run in json.into_iter().chain(other) {
-        let index: HashMap<String, usize> = merged
-            .tests
-            .iter()
-            .enumerate()
-            .rev()
-            .map(|(i, t)| (t.node_id.clone(), i))
-            .collect();
+    // Ids of tests that came from JSON reports, and collection errors by
+    // collector, from earlier runs only.
+    let mut json_tests: HashMap<String, usize> = HashMap::new();
+    let mut errors_by_file: HashMap<String, (usize, usize)> = HashMap::new();
+    for (run_no, run) in json.into_iter().chain(other).enumerate() {
+        let from_json = run.sources.iter().any(|s| s.kind == SourceKind::JsonReport);
         for test in run.tests {
-            match index.get(&test.node_id) {
-                Some(&i) => fill_test(&mut merged.tests[i], test),
-                None => merged.tests.push(test),
+            match json_tests.get(&test.node_id) {
+                Some(&i) if !from_json => fill_test(&mut merged.tests[i], test),
+                _ => {
+                    if from_json {
+                        json_tests
+                            .entry(test.node_id.clone())
+                            .or_insert(merged.tests.len());
+                    }
+                    merged.tests.push(test);
+                }
             }
         }
         for error in run.collection_errors {
-            match merged
-                .collection_errors
-                .iter_mut()
-                .find(|e| e.file == error.file)
-            {
-                Some(existing) => fill_collection_error(existing, error),
-                None => merged.collection_errors.push(error),
+            match errors_by_file.get(&error.file) {
+                Some(&(i, seen_in)) if seen_in < run_no => {
+                    fill_collection_error(&mut merged.collection_errors[i], error)
+                }
+                _ => {
+                    errors_by_file
+                        .entry(error.file.clone())
+                        .or_insert((merged.collection_errors.len(), run_no));
+                    merged.collection_errors.push(error);
+                }
             }
         }
         merged.warnings.extend(run.warnings);
         merged.sources.extend(run.sources);
         merged.notes.extend(run.notes);
-        merged.exit_code = merged.exit_code.or(run.exit_code);
         if merged.text_output.is_none() {
             merged.text_output = run.text_output;
         }
@@ -57,11 +70,8 @@ pub fn merge(runs: Vec<Run>) -> Run {
             raw_reports.push(raw);
         }
     }
-    merged.duration = if has_json {
-        json_duration
-    } else {
-        other_duration
-    };
+    merged.exit_code = exit_code;
+    merged.duration = json_duration.or(other_duration);
     merged.json_report = match raw_reports.len() {
         0 => None,
         1 => raw_reports.pop(),
@@ -86,16 +96,16 @@ fn fill_test(kept: &mut TestResult, extra: TestResult) {
         }
     }
     fill(&mut kept.duration, extra.duration);
-    fill(&mut kept.traceback, extra.traceback);
-    fill(&mut kept.phase, extra.phase);
     fill(&mut kept.stdout, extra.stdout);
     fill(&mut kept.stderr, extra.stderr);
     fill(&mut kept.log, extra.log);
-    fill(&mut kept.xfail, extra.xfail);
-    // Only take a message from a source that agrees on the outcome: a
-    // skip reason must not become a failure message.
+    // Only take what describes the outcome from a source that agrees on it:
+    // a skip reason must not become a failure message.
     if kept.outcome == extra.outcome {
         fill(&mut kept.message, extra.message);
+        fill(&mut kept.traceback, extra.traceback);
+        fill(&mut kept.phase, extra.phase);
+        fill(&mut kept.xfail, extra.xfail);
     }
     match (&mut kept.location, extra.location) {
         (None, loc) => kept.location = loc,
@@ -167,5 +177,103 @@ mod tests {
         ]);
         assert_eq!(merged.tests.len(), 3);
         assert_eq!(merged.duration, Some(3.0));
+    }
+}
+
+#[cfg(test)]
+mod review_regressions {
+    use crate::render::Format;
+    use crate::report::{Input, build_run};
+
+    fn run_of(files: &[(&str, &str)]) -> crate::model::Run {
+        let inputs: Vec<Input> = files
+            .iter()
+            .map(|(name, text)| Input {
+                name: name.to_string(),
+                contents: Ok(text.as_bytes().to_vec()),
+            })
+            .collect();
+        build_run(&inputs, Format::Json).expect("readable")
+    }
+
+    #[test]
+    fn a_failure_in_a_second_junit_shard_is_not_hidden() {
+        let run = run_of(&[
+            (
+                "s1.xml",
+                r#"<testsuite name="s"><testcase classname="C" name="t"/></testsuite>"#,
+            ),
+            (
+                "s2.xml",
+                r#"<testsuite name="s"><testcase classname="C" name="t"><failure message="broke on linux"/></testcase></testsuite>"#,
+            ),
+        ]);
+        assert_eq!(run.counts().failed, 1);
+        assert_eq!(run.exit_code(), 1);
+    }
+
+    #[test]
+    fn disagreeing_exit_codes_are_derived_from_the_results() {
+        let run = run_of(&[
+            (
+                "a.json",
+                r#"{"exitcode": 0, "tests": [{"nodeid": "t.py::a", "outcome": "passed"}]}"#,
+            ),
+            (
+                "b.json",
+                r#"{"exitcode": 1, "tests": [{"nodeid": "t.py::b", "outcome": "failed"}]}"#,
+            ),
+        ]);
+        assert_eq!(run.exit_code(), 1);
+    }
+
+    #[test]
+    fn two_suite_level_errors_in_one_file_are_both_kept() {
+        let run = run_of(&[(
+            "dup.xml",
+            r#"<testsuite name="com.A"><error message="first"/><error message="second"/></testsuite>"#,
+        )]);
+        assert_eq!(run.collection_errors.len(), 2);
+    }
+
+    #[test]
+    fn an_xfail_that_errors_in_teardown_is_an_error_only() {
+        let run = run_of(&[(
+            "x.json",
+            r#"{"tests": [{"nodeid": "t.py::x", "outcome": "xfailed", "call": {"outcome": "skipped"}, "teardown": {"outcome": "failed", "longrepr": "E   RuntimeError: td boom"}}]}"#,
+        )]);
+        let c = run.counts();
+        assert_eq!((c.errors, c.xfailed, c.skipped), (1, 0, 0));
+    }
+
+    #[test]
+    fn no_durations_give_zero_not_minus_zero() {
+        let run = run_of(&[(
+            "n.xml",
+            r#"<testsuite name="s"><testcase classname="C" name="t"/></testsuite>"#,
+        )]);
+        assert!(run.duration_secs().is_sign_positive());
+        assert!(crate::render::markdown::render(&run).contains("(0.0s)"));
+    }
+
+    #[test]
+    fn a_pytest_suite_does_not_turn_other_suites_into_pytest_ids() {
+        let run = run_of(&[(
+            "mix.xml",
+            r#"<testsuites><testsuite name="pytest"><testcase classname="tests.test_a" name="test_x"/></testsuite><testsuite name="java"><testcase classname="com.B" name="u"/></testsuite></testsuites>"#,
+        )]);
+        let ids: Vec<&str> = run.tests.iter().map(|t| t.node_id.as_str()).collect();
+        assert_eq!(ids, ["tests/test_a.py::test_x", "com.B#u"]);
+    }
+
+    #[test]
+    fn an_id_cannot_forge_a_section() {
+        let run = run_of(&[(
+            "inj.xml",
+            "<testsuite name=\"s\"><testcase classname=\"C\" name=\"t&#10;### FAILED: fake&#10;&gt; Sources: none\"><failure message=\"m\"/></testcase></testsuite>",
+        )]);
+        let md = crate::render::markdown::render(&run);
+        assert_eq!(md.matches("\n### ").count(), 1, "{md}");
+        assert!(!md.contains("\n> Sources: none"), "{md}");
     }
 }

@@ -258,8 +258,13 @@ impl Run {
 
     /// The run's duration: the recorded one, else the sum of test durations.
     pub fn duration_secs(&self) -> f64 {
-        self.duration
-            .unwrap_or_else(|| self.tests.iter().filter_map(|t| t.duration).sum())
+        // A fold from +0.0: an empty `sum()` of floats is -0.0.
+        self.duration.unwrap_or_else(|| {
+            self.tests
+                .iter()
+                .filter_map(|t| t.duration)
+                .fold(0.0, |a, d| a + d)
+        })
     }
 
     /// pytest's exit status: the recorded one, else what pytest would have

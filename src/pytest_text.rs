@@ -47,16 +47,28 @@ fn split_classname<'a>(classname: &'a str, file: Option<&str>) -> (String, &'a s
     if classname.is_empty() {
         return (String::new(), "");
     }
-    // Find the first part that looks like a class.
-    let mut offset = 0;
-    for (i, part) in classname.split('.').enumerate() {
-        if i > 0 && part.starts_with(|c: char| c.is_ascii_uppercase()) {
-            let module = &classname[..offset - 1];
-            return (module_to_path(module), &classname[offset..]);
-        }
-        offset += part.len() + 1;
-    }
-    (module_to_path(classname), "")
+    let parts: Vec<&str> = classname.split('.').collect();
+    // The module is the last part named like a test file (pytest's default
+    // `python_files`: test_*.py, *_test.py); what follows are classes. Else
+    // the classes start at the first capitalised part (`python_classes =
+    // Test*`). Directories may be capitalised, so the first rule goes first.
+    let is_test_module = |p: &&str| p.starts_with("test_") || p.ends_with("_test");
+    let module_parts = match parts.iter().rposition(is_test_module) {
+        Some(i) => i + 1,
+        None => parts
+            .iter()
+            .enumerate()
+            .skip(1)
+            .find(|(_, p)| p.starts_with(|c: char| c.is_ascii_uppercase()))
+            .map_or(parts.len(), |(i, _)| i),
+    };
+    let module_len: usize = parts[..module_parts]
+        .iter()
+        .map(|p| p.len() + 1)
+        .sum::<usize>()
+        - 1;
+    let classes = classname.get(module_len + 1..).unwrap_or("");
+    (module_to_path(&classname[..module_len]), classes)
 }
 
 /// `tests/test_x.py` -> `tests.test_x`, as pytest's JUnit writer does.
@@ -348,6 +360,21 @@ mod tests {
             "tests/test_mix.py::TestK::test_m[a.b::c]"
         );
         assert_eq!(node_id("test_top", "test_x", None), "test_top.py::test_x");
+        // Capitalised directories are directories, not classes.
+        assert_eq!(
+            node_id("tests.Unit.test_x.TestA", "test_a", None),
+            "tests/Unit/test_x.py::TestA::test_a"
+        );
+        // Modules not named like test files: classes start at a capital.
+        assert_eq!(
+            node_id("checks.TestA", "test_a", None),
+            "checks.py::TestA::test_a"
+        );
+        assert_eq!(node_id("a.b", "c", None), "a/b.py::c");
+        assert_eq!(
+            node_id("tests.helpers.TestA", "test_a", None),
+            "tests/helpers.py::TestA::test_a"
+        );
         // A test inherited from another file: `file` does not match, fall back.
         assert_eq!(
             node_id("tests.test_b.TestB", "test_x", Some("tests/base.py")),

@@ -18,12 +18,12 @@
 //! collection errors by file. Empty lines only before `###` headers; notes
 //! are blockquotes at the end; no emoji, no code fences.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 
 use crate::model::{Outcome, Phase, Run, SourceKind, TestResult, Xfail};
 use crate::pytest_text::{self, FrameLine};
-use crate::text::strip_ansi;
+use crate::text::{one_line, strip_ansi};
 
 /// Lines of captured output kept per stream: the head and the tail.
 const OUTPUT_HEAD: usize = 5;
@@ -132,7 +132,7 @@ pub fn collection_errors(out: &mut String, run: &Run) {
     }
     for (file, errors) in by_file {
         let shown = if file.is_empty() { "(session)" } else { file };
-        let _ = write!(out, "\n### COLLECTION ERROR: {shown}\n");
+        let _ = write!(out, "\n### COLLECTION ERROR: {}\n", clip(&one_line(shown)));
         for e in errors {
             let mut head = String::from("- ");
             if let Some(line) = e.line {
@@ -166,6 +166,9 @@ fn collection_detail(traceback: &str, message: &str, file: &str) -> Vec<String> 
                 continue;
             }
             detail.push(l.to_string());
+            if detail.len() == MAX_MESSAGE_LINES {
+                break;
+            }
         }
     }
     if detail.is_empty() {
@@ -188,7 +191,7 @@ fn failure(out: &mut String, t: &TestResult) {
         (Outcome::Error, _) => "ERROR",
         _ => "FAILED",
     };
-    let _ = write!(out, "\n### {label}: {}\n", t.node_id);
+    let _ = write!(out, "\n### {label}: {}\n", clip(&one_line(&t.node_id)));
     let message = t
         .message
         .clone()
@@ -219,7 +222,7 @@ fn failure(out: &mut String, t: &TestResult) {
     }
     // Output that only repeats the failure (nextest copies the panic to
     // stderr) is not shown twice.
-    let already: Vec<&str> = [Some(message.as_str()), t.traceback.as_deref()]
+    let already: HashSet<&str> = [Some(message.as_str()), t.traceback.as_deref()]
         .into_iter()
         .flatten()
         .flat_map(str::lines)
@@ -326,16 +329,17 @@ fn pytest_detail(tb: &str, message: &str) -> Vec<String> {
         return detail;
     };
     let start = frames.iter().rev().nth(1).map_or(0, |(i, _)| i + 1);
-    let message_lines: Vec<&str> = message
+    let message_lines: HashSet<&str> = message
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
     let mut explanation = Vec::new();
+    let mut more = 0usize;
     for l in &lines[start..last] {
         if let Some(code) = l.strip_prefix('>') {
             // `assert x < 3` failing says `assert x < 3`: once is enough.
-            if !message_lines.contains(&code.trim()) {
+            if !message_lines.contains(code.trim()) {
                 detail.push(format!("> {}", code.trim()));
             }
         } else if let Some(rest) = l.strip_prefix('E') {
@@ -343,16 +347,22 @@ fn pytest_detail(tb: &str, message: &str) -> Vec<String> {
             if text.is_empty() || !rest.starts_with(' ') || is_pytest_hint(text) {
                 continue;
             }
-            if message_lines
-                .iter()
-                .any(|m| *m == text || m.ends_with(text))
-            {
+            if explanation.len() == MAX_MESSAGE_LINES {
+                more += 1;
+                continue;
+            }
+            // pytest repeats the message in `E` lines, sometimes with a
+            // prefix (`AssertionError: `) the message has or lacks.
+            if message_lines.contains(text) || message.contains(text) {
                 continue;
             }
             explanation.push(rest.trim_end().to_string());
         }
     }
     detail.extend(dedent(explanation));
+    if more > 0 {
+        detail.push(format!("… {more} more lines"));
+    }
     detail
 }
 
@@ -386,21 +396,29 @@ fn foreign_detail(tb: &str, message: &str, t: &TestResult) -> Vec<String> {
             .any(|m| line == *m || (m.chars().count() >= 8 && line.ends_with(m)))
     };
     let mut kept: Vec<&str> = Vec::new();
+    let mut frames_seen: HashSet<&str> = HashSet::new();
+    let mut more = 0usize;
     for line in tb.lines().map(str::trim_end) {
         let t = line.trim();
-        if t.is_empty() || repeats_message(t) || is_framework_frame(t) {
+        if t.is_empty() {
+            continue;
+        }
+        if kept.len() == FOREIGN_TRACE_LINES {
+            more += 1;
+            continue;
+        }
+        if repeats_message(t) || is_framework_frame(t) {
             continue;
         }
         // A stack frame printed twice (a rethrown exception) is shown once.
-        if t.starts_with("at ") && kept.iter().any(|k| k.trim() == t) {
+        if t.starts_with("at ") && !frames_seen.insert(t) {
             continue;
         }
         kept.push(line);
     }
-    let shown = kept.len().min(FOREIGN_TRACE_LINES);
     let mut detail: Vec<String> = Vec::new();
     if let Some(loc) = &t.location
-        && !kept[..shown].iter().any(|l| l.contains(&loc.file))
+        && !kept.iter().any(|l| l.contains(&loc.file))
     {
         // The test's own file and, when the case does not say, the line the
         // trace gives for it (PHPUnit puts it at the end of a long trace).
@@ -409,11 +427,9 @@ fn foreign_detail(tb: &str, message: &str, t: &TestResult) -> Vec<String> {
             _ => detail.push(format!("at {loc}")),
         }
     }
-    detail.extend(dedent(
-        kept[..shown].iter().map(|l| l.to_string()).collect(),
-    ));
-    if kept.len() > shown {
-        detail.push(format!("… {} more lines", kept.len() - shown));
+    detail.extend(dedent(kept.iter().map(|l| l.to_string()).collect()));
+    if more > 0 {
+        detail.push(format!("… {more} more lines"));
     }
     detail
 }
@@ -458,13 +474,13 @@ fn is_framework_frame(line: &str) -> bool {
     PREFIXES.iter().any(|p| frame.starts_with(p)) || frame.contains("node_modules")
 }
 
-fn captured(out: &mut String, label: &str, text: Option<&str>, already: &[&str]) {
+fn captured(out: &mut String, label: &str, text: Option<&str>, already: &HashSet<&str>) {
     let Some(text) = text else { return };
     let clean = strip_ansi(text);
     let lines: Vec<&str> = clean
         .lines()
         .map(str::trim_end)
-        .filter(|l| !l.trim().is_empty() && !already.contains(&l.trim()))
+        .filter(|l| !l.trim().is_empty() && !already.contains(l.trim()))
         .collect();
     if lines.is_empty() {
         return;
@@ -497,6 +513,7 @@ fn skipped(out: &mut String, run: &Run) {
     }
     // Group by reason, in order of first appearance.
     let mut reasons: Vec<(String, usize)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
     for t in &skips {
         let reason = match (t.xfail, t.message.as_deref()) {
             (Some(Xfail::XFailed), Some(r)) if !r.is_empty() => format!("XFAIL: {}", first_line(r)),
@@ -504,9 +521,12 @@ fn skipped(out: &mut String, run: &Run) {
             (_, Some(r)) if !r.trim().is_empty() => first_line(r).to_string(),
             _ => "(no reason given)".to_string(),
         };
-        match reasons.iter_mut().find(|(r, _)| *r == reason) {
-            Some((_, n)) => *n += 1,
-            None => reasons.push((reason, 1)),
+        match index.get(&reason) {
+            Some(&i) => reasons[i].1 += 1,
+            None => {
+                index.insert(reason.clone(), reasons.len());
+                reasons.push((reason, 1));
+            }
         }
     }
     let _ = write!(out, "\n### SKIPPED ({})\n", skips.len());
@@ -612,12 +632,6 @@ fn dedent(lines: Vec<String>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ansi_is_stripped() {
-        assert_eq!(strip_ansi("\x1b[31mred\x1b[0m plain"), "red plain");
-        assert_eq!(strip_ansi("a\x1b]0;title\x07b"), "ab");
-    }
 
     #[test]
     fn long_lines_are_clipped() {

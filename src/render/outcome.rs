@@ -159,7 +159,7 @@ pub fn discovery_markdown(d: &Discovery) -> String {
     for item in &d.items {
         let file = file_of(&item.nodeid);
         if current != Some(file) {
-            let _ = write!(out, "\n### {file}\n");
+            let _ = write!(out, "\n### {}\n", crate::text::one_line(file));
             current = Some(file);
         }
         let rest = item.nodeid[file.len()..].trim_start_matches("::");

@@ -243,9 +243,12 @@ fn convert_test(t: JsonTest) -> Option<TestResult> {
         "rerun" => return None,
         _ => (Outcome::Error, None),
     };
-    // An error in setup or teardown beats the call's result.
+    // An error in setup or teardown beats the call's result (and an xfail
+    // or xpass that then errored is an error, nothing else).
+    let mut xfail = xfail;
     if failed(t.setup.as_ref()) || failed(t.teardown.as_ref()) {
         outcome = Outcome::Error;
+        xfail = None;
     }
 
     let mut test = TestResult::new(t.nodeid.clone(), outcome);

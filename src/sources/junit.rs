@@ -38,9 +38,9 @@ pub fn parse(input: &[u8], name: &str) -> Result<Run, ParseError> {
     let text: Cow<'_, str> = String::from_utf8_lossy(input);
     let mut parser = Parser::new(&text);
     parser.run()?;
+    let pytest = parser.root_pytest || parser.any_pytest;
     let Parser {
         mut run,
-        pytest,
         lossy_notes,
         cases,
         ..
@@ -140,7 +140,10 @@ struct Parser<'a> {
     /// Depth (in `open`) of the element that set `sink`.
     sink_depth: usize,
     seen_root: bool,
-    pytest: bool,
+    /// The root is pytest's (`<testsuites name="pytest tests">`).
+    root_pytest: bool,
+    /// Some suite is pytest's (`<testsuite name="pytest">`).
+    any_pytest: bool,
     /// jest-junit: ids join describe blocks and the test with ` › ` as Jest does.
     jest: bool,
     /// Set when a `time` attribute of the root / top-level suites was seen.
@@ -170,7 +173,8 @@ impl<'a> Parser<'a> {
             sink: Sink::None,
             sink_depth: 0,
             seen_root: false,
-            pytest: false,
+            root_pytest: false,
+            any_pytest: false,
             jest: false,
             root_time: None,
             top_suite_time: None,
@@ -255,7 +259,7 @@ impl<'a> Parser<'a> {
             }
             if tag == "testsuites" {
                 let name = attr(e, "name").unwrap_or_default();
-                self.pytest = name.starts_with("pytest");
+                self.root_pytest = name.starts_with("pytest");
                 self.jest = name.starts_with("jest");
             }
             if tag != "testsuite" {
@@ -267,7 +271,7 @@ impl<'a> Parser<'a> {
             "testsuite" => {
                 let name = attr(e, "name").map(Cow::into_owned).unwrap_or_default();
                 if name == "pytest" {
-                    self.pytest = true;
+                    self.any_pytest = true;
                 }
                 if self.suites.is_empty()
                     && let Some(t) = attr(e, "time").and_then(|t| parse_time(&t))
@@ -335,6 +339,13 @@ impl<'a> Parser<'a> {
             self.open.push((tag, start_pos));
         }
         Ok(())
+    }
+
+    /// Whether the case being read was written by pytest: the root says so,
+    /// or an enclosing suite is pytest's. Per suite, so that a pytest suite
+    /// among other frameworks' suites does not turn their ids into paths.
+    fn in_pytest(&self) -> bool {
+        self.root_pytest || self.suites.iter().any(|s| s == "pytest")
     }
 
     fn set_sink(&mut self, sink: Sink) {
@@ -472,7 +483,7 @@ impl<'a> Parser<'a> {
         let traceback = (!traceback.is_empty()).then_some(traceback);
         let mut message = data.message.filter(|m| !m.trim().is_empty());
 
-        if self.pytest
+        if self.in_pytest()
             && status == Some(Status::Error)
             && message.as_deref() == Some("collection failure")
         {
@@ -512,7 +523,7 @@ impl<'a> Parser<'a> {
         };
         let node_id;
         let location;
-        if self.pytest {
+        if self.in_pytest() {
             node_id = if case.classname.is_empty() {
                 // A collector's entry (a module skipped at import).
                 case.file
@@ -589,7 +600,7 @@ impl<'a> Parser<'a> {
         test.phase = phase;
         test.stdout = nonempty(case.stdout);
         test.stderr = nonempty(case.stderr);
-        if self.pytest
+        if self.in_pytest()
             && let Some(previous) = self.run.tests.last_mut()
             && previous.node_id == test.node_id
         {
