@@ -148,6 +148,33 @@ impl TestResult {
         }
     }
 
+    /// Records that another phase of this test failed too: its message goes
+    /// on a line of its own (`teardown also failed: ...`), its traceback
+    /// after a `[teardown]` line, which the Markdown renderer splits on.
+    pub fn add_phase_failure(
+        &mut self,
+        phase: Phase,
+        message: Option<&str>,
+        traceback: Option<&str>,
+    ) {
+        let note = format!(
+            "{} also failed: {}",
+            phase.as_str(),
+            message.unwrap_or("(no message)")
+        );
+        self.message = Some(match self.message.take() {
+            Some(m) => format!("{m}\n{note}"),
+            None => note,
+        });
+        if let Some(tb) = traceback.filter(|t| !t.trim().is_empty()) {
+            let tb = format!("[{}]\n{tb}", phase.as_str());
+            self.traceback = Some(match self.traceback.take() {
+                Some(existing) => format!("{existing}\n\n{tb}"),
+                None => tb,
+            });
+        }
+    }
+
     /// True for the outcomes a reader has to act on.
     pub fn is_problem(&self) -> bool {
         matches!(self.outcome, Outcome::Failed | Outcome::Error)

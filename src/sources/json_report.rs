@@ -108,14 +108,28 @@ struct JsonWarning {
 /// is kept in [`Run::json_report`].
 pub fn parse(input: &[u8], name: &str, keep_raw: bool) -> Result<Run, ParseError> {
     let text = std::str::from_utf8(input).map_err(|e| {
-        let (line, column) = position_of(input, e.valid_up_to());
-        ParseError {
-            line,
-            column,
-            message: "the JSON is not valid UTF-8".to_string(),
-        }
+        let valid = String::from_utf8_lossy(&input[..e.valid_up_to()]);
+        ParseError::at(&valid, valid.len(), "the JSON is not valid UTF-8")
     })?;
-    let report: Report = serde_json::from_str(text).map_err(|e| json_error(&e))?;
+    // With the raw document wanted, parse once into a value and read the
+    // typed view from it; otherwise straight into the typed view (faster).
+    let (report, raw): (Report, Option<serde_json::Value>) = if keep_raw {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| json_error(&e))?;
+        let report = Report::deserialize(&value).map_err(|_| {
+            // Read the text again for an error with line and column; only
+            // on this error path.
+            match serde_json::from_str::<Report>(text) {
+                Err(e) => json_error(&e),
+                Ok(_) => ParseError::whole("not a pytest-json-report document"),
+            }
+        })?;
+        (report, Some(value))
+    } else {
+        (
+            serde_json::from_str(text).map_err(|e| json_error(&e))?,
+            None,
+        )
+    };
     let Some(tests) = report.tests else {
         return Err(ParseError::whole(if report.summary.is_some() {
             "this pytest-json-report file has no \"tests\" list (was it written with --json-report-summary?); nothing to report per test"
@@ -183,9 +197,7 @@ pub fn parse(input: &[u8], name: &str, keep_raw: bool) -> Result<Run, ParseError
             }),
         });
     }
-    if keep_raw {
-        run.json_report = Some(serde_json::from_str(text).map_err(|e| json_error(&e))?);
-    }
+    run.json_report = raw;
     run.sources.push(SourceInfo {
         kind: SourceKind::JsonReport,
         name: name.to_string(),
@@ -213,16 +225,6 @@ fn json_error(e: &serde_json::Error) -> ParseError {
         column: e.column(),
         message,
     }
-}
-
-fn position_of(input: &[u8], offset: usize) -> (usize, usize) {
-    let before = &input[..offset.min(input.len())];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let line_start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    (line, offset - line_start + 1)
 }
 
 /// `None` for entries that are not a test's final result (reruns).
@@ -284,19 +286,11 @@ fn convert_test(t: JsonTest) -> Option<TestResult> {
                 test.message = stage_message(stage);
                 test.traceback = stage.longrepr.clone().filter(|l| !l.trim().is_empty());
                 for (other_phase, other) in failing.iter().filter(|(p, _)| p != phase) {
-                    let extra = stage_message(other).unwrap_or_default();
-                    let note = format!("{} also failed: {}", other_phase.as_str(), extra);
-                    test.message = Some(match test.message.take() {
-                        Some(m) => format!("{m}\n{note}"),
-                        None => note,
-                    });
-                    if let Some(tb) = other.longrepr.as_deref().filter(|l| !l.trim().is_empty()) {
-                        let tb = format!("[{}]\n{tb}", other_phase.as_str());
-                        test.traceback = Some(match test.traceback.take() {
-                            Some(existing) => format!("{existing}\n\n{tb}"),
-                            None => tb,
-                        });
-                    }
+                    test.add_phase_failure(
+                        *other_phase,
+                        stage_message(other).as_deref(),
+                        other.longrepr.as_deref(),
+                    );
                 }
             } else if outcome == Outcome::Error {
                 test.message = Some(format!("pytest reported outcome {:?}", t.outcome));

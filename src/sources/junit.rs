@@ -615,35 +615,18 @@ impl<'a> Parser<'a> {
 
 /// Folds a second JUnit report of the same pytest test into the first: the
 /// stronger outcome wins (error beats failure), the other's message is kept.
-fn fold_pytest_reports(kept: &mut TestResult, other: TestResult) {
-    let (mut strong, weak) = if other.outcome > kept.outcome {
-        (
-            other,
-            std::mem::replace(kept, TestResult::new("", Outcome::Passed)),
-        )
-    } else {
-        (
-            std::mem::replace(kept, TestResult::new("", Outcome::Passed)),
-            other,
-        )
-    };
+fn fold_pytest_reports(kept: &mut TestResult, mut other: TestResult) {
+    // Keep the stronger report in `kept`, the other in `other`.
+    if other.outcome > kept.outcome {
+        std::mem::swap(kept, &mut other);
+    }
+    let (strong, weak) = (kept, other);
     if weak.is_problem() {
-        let phase = weak.phase.map_or("call", Phase::as_str);
-        let note = format!(
-            "{phase} also failed: {}",
-            weak.message.as_deref().unwrap_or("(no message)")
+        strong.add_phase_failure(
+            weak.phase.unwrap_or(Phase::Call),
+            weak.message.as_deref(),
+            weak.traceback.as_deref(),
         );
-        strong.message = Some(match strong.message.take() {
-            Some(m) => format!("{m}\n{note}"),
-            None => note,
-        });
-        if let Some(tb) = weak.traceback {
-            let tb = format!("[{phase}]\n{tb}");
-            strong.traceback = Some(match strong.traceback.take() {
-                Some(existing) => format!("{existing}\n\n{tb}"),
-                None => tb,
-            });
-        }
     }
     strong.duration = match (strong.duration, weak.duration) {
         (Some(a), Some(b)) => Some(a + b),
@@ -652,7 +635,6 @@ fn fold_pytest_reports(kept: &mut TestResult, other: TestResult) {
     if strong.location.is_none() {
         strong.location = weak.location;
     }
-    *kept = strong;
 }
 
 /// The id a user of a non-pytest framework recognises: `Class#method` for
