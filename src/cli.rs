@@ -256,7 +256,12 @@ fn run_pytest(args: &RunArgs) -> u8 {
         Ok(p) => p,
         Err(e) => return refuse(project, &e),
     };
-    match execute::run_tests(&settings, &params, &CancelToken::new()) {
+    let mut progress = ProgressLine::new();
+    let outcome = execute::run_tests(&settings, &params, &CancelToken::new(), &mut |p| {
+        progress.show(p)
+    });
+    progress.clear();
+    match outcome {
         Ok(run) => {
             let status = run.exit_code().clamp(0, 255) as u8;
             finish(
@@ -272,6 +277,44 @@ fn run_pytest(args: &RunArgs) -> u8 {
                 &error_text(&e, project.format),
                 error_status(&e),
             )
+        }
+    }
+}
+
+/// A one-line progress display on stderr, only when stderr is a terminal
+/// (logs and pipes get no carriage returns).
+struct ProgressLine {
+    enabled: bool,
+    shown: bool,
+}
+
+impl ProgressLine {
+    fn new() -> Self {
+        use std::io::IsTerminal;
+        ProgressLine {
+            enabled: std::io::stderr().is_terminal(),
+            shown: false,
+        }
+    }
+
+    fn show(&mut self, p: &crate::sources::events::Progress) {
+        if !self.enabled {
+            return;
+        }
+        let total = p.total.map_or_else(|| "?".to_string(), |t| t.to_string());
+        let current = p.current.as_deref().unwrap_or("");
+        let line: String = format!("[{}/{total}] {current}", p.done)
+            .chars()
+            .take(100)
+            .collect();
+        eprint!("\r\x1b[K{line}");
+        self.shown = true;
+    }
+
+    fn clear(&mut self) {
+        if self.shown {
+            eprint!("\r\x1b[K");
+            self.shown = false;
         }
     }
 }

@@ -18,7 +18,7 @@ use crate::model::{CollectionError, Run};
 use crate::params::{DiscoverParams, Root, RunParams};
 use crate::process::{self, CancelToken, Ending, Finished};
 use crate::render::Format;
-use crate::sources::events::{EventLog, Item};
+use crate::sources::events::{EventLog, EventTail, Item, Progress};
 use crate::sources::{json_report, junit};
 
 /// Longest string kept inside the `json_report` value: a test that prints
@@ -131,13 +131,21 @@ pub struct Discovery {
     pub notes: Vec<String>,
 }
 
-/// Runs the tests `params` select.
+/// Runs the tests `params` select. `on_progress` hears, while pytest runs,
+/// how many tests finished of how many collected.
 pub fn run_tests(
     settings: &Settings,
     params: &RunParams,
     cancel: &CancelToken,
+    on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<Run, Box<ExecError>> {
-    let done = execute(settings, &Mode::Run(params), params.format, cancel)?;
+    let done = execute(
+        settings,
+        &Mode::Run(params),
+        params.format,
+        cancel,
+        on_progress,
+    )?;
     let mut run = done.run;
     if !params.show_capture {
         for t in &mut run.tests {
@@ -155,7 +163,13 @@ pub fn discover(
     params: &DiscoverParams,
     cancel: &CancelToken,
 ) -> Result<Discovery, Box<ExecError>> {
-    let done = execute(settings, &Mode::Discover(params), Format::Markdown, cancel)?;
+    let done = execute(
+        settings,
+        &Mode::Discover(params),
+        Format::Markdown,
+        cancel,
+        &mut |_| {},
+    )?;
     Ok(Discovery {
         items: done.events.items,
         collection_errors: done.run.collection_errors,
@@ -175,6 +189,7 @@ fn execute(
     mode: &Mode<'_>,
     format: Format,
     cancel: &CancelToken,
+    on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<Done, Box<ExecError>> {
     let python = command::find_python(settings.python.as_deref(), &settings.root);
     let shown = vec![
@@ -191,7 +206,13 @@ fn execute(
         )
     })?;
     let spec = command::build(&python, &settings.root, caps, &ws, mode);
-    let finished = process::run(&spec, cancel).map_err(|e| {
+    let mut tail = EventTail::new(ws.events());
+    let finished = process::run_watched(&spec, cancel, &mut || {
+        if let Some(progress) = tail.poll() {
+            on_progress(progress);
+        }
+    })
+    .map_err(|e| {
         ExecError::setup(
             format!("Failed to spawn pytest subprocess: {e}"),
             spec.argv(),

@@ -162,6 +162,16 @@ pub struct SpawnError {
 /// run; on time-out or cancellation the group gets SIGTERM, then SIGKILL
 /// after [`GRACE`].
 pub fn run(spec: &Spec, cancel: &CancelToken) -> Result<Finished, SpawnError> {
+    run_watched(spec, cancel, &mut || {})
+}
+
+/// [`run`], calling `on_tick` about ten times a second while the child runs
+/// (progress reporting reads the child's files from there).
+pub fn run_watched(
+    spec: &Spec,
+    cancel: &CancelToken,
+    on_tick: &mut dyn FnMut(),
+) -> Result<Finished, SpawnError> {
     let started = Instant::now();
     let mut command = Command::new(&spec.program);
     command
@@ -183,7 +193,7 @@ pub fn run(spec: &Spec, cancel: &CancelToken) -> Result<Finished, SpawnError> {
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
 
-    let ending = supervise(&mut child, group, spec.timeout, started, cancel);
+    let ending = supervise(&mut child, group, spec.timeout, started, cancel, on_tick);
     // Whatever the child left running in its group goes with it.
     let _ = killpg(group, Signal::SIGKILL);
     drop(guard);
@@ -203,7 +213,9 @@ fn supervise(
     timeout: Duration,
     started: Instant,
     cancel: &CancelToken,
+    on_tick: &mut dyn FnMut(),
 ) -> Ending {
+    let mut polls = 0u32;
     loop {
         match child.try_wait() {
             Ok(Some(status)) => return ending_of(status),
@@ -224,6 +236,10 @@ fn supervise(
         if let Some(reason) = reason {
             terminate(child, group);
             return reason;
+        }
+        polls = polls.wrapping_add(1);
+        if polls % 5 == 0 {
+            on_tick();
         }
         std::thread::sleep(POLL);
     }

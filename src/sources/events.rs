@@ -221,6 +221,68 @@ fn test_from_reports(id: &str, reports: &[Report]) -> TestResult {
     test
 }
 
+/// How far a run has got, read from the event log while it grows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Tests finished so far.
+    pub done: usize,
+    /// Tests collected, once collection finished.
+    pub total: Option<usize>,
+    /// The test running now.
+    pub current: Option<String>,
+}
+
+/// Follows an event log as pytest appends to it: each [`EventTail::poll`]
+/// reads only the new complete lines.
+#[derive(Debug)]
+pub struct EventTail {
+    path: std::path::PathBuf,
+    offset: u64,
+    partial: Vec<u8>,
+    progress: Progress,
+}
+
+impl EventTail {
+    pub fn new(path: std::path::PathBuf) -> Self {
+        EventTail {
+            path,
+            offset: 0,
+            partial: Vec::new(),
+            progress: Progress::default(),
+        }
+    }
+
+    /// Reads what was appended since the last call. Returns the progress
+    /// when it changed.
+    pub fn poll(&mut self) -> Option<&Progress> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut file = std::fs::File::open(&self.path).ok()?;
+        file.seek(SeekFrom::Start(self.offset)).ok()?;
+        let mut fresh = Vec::new();
+        let read = file.take(16 * 1024 * 1024).read_to_end(&mut fresh).ok()?;
+        if read == 0 {
+            return None;
+        }
+        self.offset += read as u64;
+        self.partial.extend_from_slice(&fresh);
+        let end = self.partial.iter().rposition(|&b| b == b'\n')?;
+        let complete: Vec<u8> = self.partial.drain(..=end).collect();
+        let before = self.progress.clone();
+        for line in String::from_utf8_lossy(&complete).lines() {
+            match serde_json::from_str::<Event>(line) {
+                Ok(Event::Collected { count }) => self.progress.total = Some(count),
+                Ok(Event::Start { nodeid }) => self.progress.current = Some(nodeid),
+                Ok(Event::Finish { .. }) => {
+                    self.progress.done += 1;
+                    self.progress.current = None;
+                }
+                _ => {}
+            }
+        }
+        (self.progress != before).then_some(&self.progress)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,6 +298,27 @@ mod tests {
 {"event": "finish", "nodeid": "t.py::b"}
 {"event": "start", "nodeid": "t.py::hangs"}
 {"event": "report", "nodeid": "t.py::hangs", "when": "setup", "outco"#;
+
+    #[test]
+    fn the_tail_follows_the_log_as_it_grows() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("events.jsonl");
+        let mut tail = EventTail::new(path.clone());
+        assert!(tail.poll().is_none());
+        let (first, rest) = LOG.split_at(
+            LOG.find("{\"event\": \"start\", \"nodeid\": \"t.py::b\"")
+                .unwrap(),
+        );
+        std::fs::write(&path, first).expect("write");
+        let p = tail.poll().expect("progress").clone();
+        assert_eq!((p.done, p.total), (1, Some(4)));
+        std::fs::write(&path, LOG).expect("write");
+        let p = tail.poll().expect("progress").clone();
+        assert_eq!(p.done, 2);
+        assert_eq!(p.current.as_deref(), Some("t.py::hangs"));
+        assert!(rest.len() > 10);
+        assert!(tail.poll().is_none());
+    }
 
     #[test]
     fn finished_tests_and_the_running_one() {
