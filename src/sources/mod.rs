@@ -6,6 +6,7 @@
 //! in the file (line and column) and what is wrong, so a user can open the
 //! file and look.
 
+pub mod console;
 pub mod events;
 pub mod json_report;
 pub mod junit;
