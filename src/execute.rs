@@ -264,16 +264,27 @@ fn gather(
         }
     }
     let events = EventLog::parse(&std::fs::read_to_string(ws.events()).unwrap_or_default());
-    let mut run = if runs.is_empty() {
-        notes.push(
-            "neither report file was written: results come from pytest-mcp's event log".to_string(),
-        );
-        events.to_run()
-    } else {
+    let mut run = if !runs.is_empty() {
         merge(runs)
+    } else {
+        let logged = events.to_run();
+        match crate::sources::console::parse(&finished.stdout.text()) {
+            Some(text_run) if logged.tests.is_empty() && logged.collection_errors.is_empty() => {
+                notes.push(
+                    "neither report file nor the event log was written: results come from pytest's console output"
+                        .to_string(),
+                );
+                text_run
+            }
+            _ => {
+                notes.push(
+                    "neither report file was written: results come from pytest-mcp's event log"
+                        .to_string(),
+                );
+                logged
+            }
+        }
     };
-    // Keep "not installed" and read failures, drop the routine ones when a
-    // result was read after all.
     run.notes.extend(notes);
     let mut text = finished.stdout.text();
     let stderr = finished.stderr.text();
