@@ -380,6 +380,12 @@ fn outcome(
             None,
         ),
     };
+    // Report files of an interrupted run may list the test that was cut off
+    // (pytest-json-report gives it a setup phase and "passed"): what
+    // finished is what the event log saw finish.
+    if events.saw_tests() {
+        run.tests.retain(|t| events.finished(&t.node_id));
+    }
     Err(Box::new(ExecError {
         kind,
         message,

@@ -421,7 +421,12 @@ fn check_expression(field: &str, value: String) -> Result<String, ValidationErro
     if value.trim().is_empty() {
         return Err(invalid(field, "must not be empty", value));
     }
-    check_text(field, value.trim_start())?;
+    // The rules apply to the expression without its leading blanks (pytest
+    // would not see them either); the error reports the value as received.
+    check_text(field, value.trim_start()).map_err(|e| ValidationError {
+        received_value: Value::String(value.clone()),
+        ..e
+    })?;
     Ok(value)
 }
 

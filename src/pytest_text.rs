@@ -72,7 +72,7 @@ fn split_classname<'a>(classname: &'a str, file: Option<&str>) -> (String, &'a s
 }
 
 /// `tests/test_x.py` -> `tests.test_x`, as pytest's JUnit writer does.
-fn path_to_module(path: &str) -> String {
+pub fn path_to_module(path: &str) -> String {
     let path = path.strip_suffix(".py").unwrap_or(path);
     path.replace(['/', '\\'], ".")
 }

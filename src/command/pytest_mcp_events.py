@@ -10,6 +10,7 @@ was running. With PYTEST_MCP_ITEMS set it also lists the collected items
 """
 
 import json
+import linecache
 import os
 
 _PATH = os.environ.get("PYTEST_MCP_EVENTS")
@@ -44,6 +45,21 @@ def pytest_collectreport(report):
         _emit({"event": "collecterror", "nodeid": report.nodeid, "longrepr": _text(report.longrepr)})
 
 
+def _def_line(item, line):
+    """The line of the `def` itself: pytest's location points at the first
+    decorator of a decorated test."""
+    path = str(getattr(item, "path", "") or getattr(item, "fspath", ""))
+    if not path or line is None:
+        return line
+    for n in range(line, line + 40):
+        text = linecache.getline(path, n).lstrip()
+        if text.startswith(("def ", "async def ")):
+            return n
+        if not text.startswith("@") and text and not text.startswith(("#", ")", "]", "}", ",")) and n == line:
+            return line
+    return line
+
+
 def pytest_collection_finish(session):
     _emit({"event": "collected", "count": len(session.items)})
     if not _ITEMS:
@@ -56,7 +72,7 @@ def pytest_collection_finish(session):
             "event": "item",
             "nodeid": item.nodeid,
             "file": path,
-            "line": None if lineno is None else lineno + 1,
+            "line": None if lineno is None else _def_line(item, lineno + 1),
             "module": getattr(module, "__name__", None),
             "class": getattr(cls, "__name__", None),
             "function": getattr(item, "originalname", None) or item.name,

@@ -195,7 +195,9 @@ pub fn discovery_value(d: &Discovery) -> Value {
     json!({
         "tests": d.items.iter().map(|i| json!({
             "node_id": i.nodeid,
-            "module": i.module,
+            // The style guide's dotted path from the root (`tests.test_x`);
+            // the imported name only when pytest gave no file.
+            "module": i.file.as_deref().map(crate::pytest_text::path_to_module).or_else(|| i.module.clone()),
             "class": i.class,
             "function": i.function,
             "file": i.file,

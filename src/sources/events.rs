@@ -110,6 +110,16 @@ impl EventLog {
         self.finished.len()
     }
 
+    /// Whether any test started (the log recorded the run at all).
+    pub fn saw_tests(&self) -> bool {
+        !self.started.is_empty()
+    }
+
+    /// Whether the log says this test finished.
+    pub fn finished(&self, id: &str) -> bool {
+        self.finished.contains(id)
+    }
+
     /// The test that had started and not finished when the log ends.
     pub fn running(&self) -> Option<&str> {
         self.started

@@ -111,6 +111,8 @@ pub fn parse(input: &[u8], name: &str, keep_raw: bool) -> Result<Run, ParseError
         let valid = String::from_utf8_lossy(&input[..e.valid_up_to()]);
         ParseError::at(&valid, valid.len(), "the JSON is not valid UTF-8")
     })?;
+    let text = replace_lone_surrogates(text);
+    let text: &str = &text;
     // With the raw document wanted, parse once into a value and read the
     // typed view from it; otherwise straight into the typed view (faster).
     let (report, raw): (Report, Option<serde_json::Value>) = if keep_raw {
@@ -204,6 +206,57 @@ pub fn parse(input: &[u8], name: &str, keep_raw: bool) -> Result<Run, ParseError
         entries,
     });
     Ok(run)
+}
+
+/// Python's `json` writes undecodable bytes (from `surrogateescape`) as
+/// unpaired surrogate escapes such as `\udce9`, which are not valid JSON
+/// text for serde_json. They become `\ufffd`, the replacement character,
+/// so the report is read rather than thrown away.
+fn replace_lone_surrogates(text: &str) -> std::borrow::Cow<'_, str> {
+    let lower = text.contains("\\ud") || text.contains("\\uD");
+    if !lower {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let bytes = text.as_bytes();
+    let hex_at = |i: usize| -> Option<u32> {
+        let digits = text.get(i..i + 4)?;
+        u32::from_str_radix(digits, 16).ok()
+    };
+    let escape_at = |i: usize| -> Option<u32> {
+        (bytes.get(i) == Some(&b'\\') && bytes.get(i + 1) == Some(&b'u'))
+            .then(|| hex_at(i + 2))
+            .flatten()
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut copied = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        match escape_at(i) {
+            Some(high @ 0xD800..=0xDBFF) if matches!(escape_at(i + 6), Some(0xDC00..=0xDFFF)) => {
+                let _ = high;
+                i += 12;
+            }
+            Some(0xD800..=0xDFFF) => {
+                out.push_str(&text[copied..i]);
+                out.push_str("\\ufffd");
+                i += 6;
+                copied = i;
+            }
+            Some(_) => i += 6,
+            // `\\`, `\"`, ...: skip the escaped character (whole, even if
+            // invalid JSON puts a multi-byte character there).
+            None => {
+                i += 1;
+                i += text[i..].chars().next().map_or(0, char::len_utf8);
+            }
+        }
+    }
+    out.push_str(&text[copied.min(text.len())..]);
+    std::borrow::Cow::Owned(out)
 }
 
 fn json_error(e: &serde_json::Error) -> ParseError {
@@ -367,4 +420,21 @@ fn relative_to<'p>(path: &'p str, root: &str) -> &'p str {
     path.strip_prefix(root)
         .and_then(|r| r.strip_prefix(['/', '\\']))
         .unwrap_or(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        let raw = r#"{"a": "x\udce9y", "b": "\ud83d\ude00", "c": "\\udce9"}"#;
+        // Invalid JSON with a multi-byte character after a backslash: no panic.
+        let _ = replace_lone_surrogates("\\é \\udce9");
+        let fixed = replace_lone_surrogates(raw);
+        let v: serde_json::Value = serde_json::from_str(&fixed).expect("valid now");
+        assert_eq!(v["a"], "x\u{fffd}y");
+        assert_eq!(v["b"], "\u{1f600}");
+        assert_eq!(v["c"], "\\udce9");
+    }
 }

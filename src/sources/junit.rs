@@ -509,6 +509,30 @@ impl<'a> Parser<'a> {
             });
             return;
         }
+        if self.in_pytest() && case.classname == "pytest" && case.name == "internal" {
+            // pytest's INTERNALERROR: not a test; kept as an error of the
+            // session so the reader sees it.
+            let (_, message, _) =
+                pytest_text::collection_error_summary(traceback.as_deref().unwrap_or_default(), "");
+            self.run.collection_errors.push(CollectionError {
+                file: "(pytest session)".to_string(),
+                error_type: Some("INTERNALERROR".to_string()),
+                message,
+                line: None,
+                traceback,
+            });
+            return;
+        }
+        if self.in_pytest() && case.classname.is_empty() && case.name.is_empty() && status.is_none()
+        {
+            // An interrupted run leaves an empty `<testcase/>` for the test
+            // that was running: it did not finish, so it is no result.
+            self.run.notes.push(
+                "an empty <testcase> (a test interrupted before it finished) was left out"
+                    .to_string(),
+            );
+            return;
+        }
 
         let outcome = match status {
             None | Some(Status::Flaky) => Outcome::Passed,
