@@ -1695,3 +1695,56 @@ fn discover_path_limits_to_one_file() {
     assert!(text.contains("### tests/test_isbn.py"), "{text}");
     check_markdown_groups(&text, &value);
 }
+
+// ---------------------------------------------------------------------------
+// The private temporary directory
+// ---------------------------------------------------------------------------
+
+/// Each run writes its result files into a private directory under TMPDIR
+/// and removes it afterwards, after a normal run and after a timeout alike.
+#[test]
+fn the_private_temporary_directory_is_removed() {
+    for (project, extra) in [
+        ("one_failure", vec![]),
+        ("runner_hang", vec!["--timeout", "2"]),
+    ] {
+        let project = Project::copy(project);
+        let tmp = tempfile::tempdir().expect("TMPDIR for the run");
+        let started = Instant::now();
+        let child = command(Path::new(BIN))
+            .env("TMPDIR", tmp.path())
+            .arg("run")
+            .arg("--root")
+            .arg(&project.root)
+            .arg("--python")
+            .arg(python())
+            .args(&extra)
+            .spawn()
+            .expect("start pytest-mcp");
+        // While it runs, the directory is there (so the check below can fail).
+        let mut seen = false;
+        let answer = wait(child, started, |_| {
+            seen = seen
+                || std::fs::read_dir(tmp.path()).is_ok_and(|mut d| {
+                    d.any(|e| {
+                        e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("pytest-mcp-"))
+                    })
+                });
+        });
+        assert!(
+            matches!(answer.status, Some(1) | Some(124)),
+            "{}",
+            answer.stderr
+        );
+        assert!(
+            seen,
+            "no pytest-mcp-* directory appeared in TMPDIR during the run"
+        );
+        let left: Vec<_> = std::fs::read_dir(tmp.path())
+            .expect("read TMPDIR")
+            .map(|e| e.expect("entry").file_name())
+            .filter(|n| n.to_string_lossy().starts_with("pytest-mcp-"))
+            .collect();
+        assert!(left.is_empty(), "left behind in TMPDIR: {left:?}");
+    }
+}
