@@ -83,6 +83,29 @@ Exit status: 0 tests found, 2 collection errors, 5 no tests, 4 refused parameter
 124 timeout, 127 pytest cannot be started."
     )]
     Discover(DiscoverArgs),
+    /// Serve execute_tests and discover_tests over MCP on stdin/stdout.
+    #[command(
+        long_about = "Serve the MCP tools execute_tests and discover_tests over \
+stdin/stdout for an AI agent's client (Claude Code, Claude Desktop, Cursor, VS Code; see the \
+README for their configuration). The project root is fixed at start; every test id and path \
+a request names must stay inside it. stdout carries only the protocol; logs go to stderr \
+(RUST_LOG sets their level). Runs in flight end when the client cancels them, closes \
+stdin, or the server gets SIGTERM/SIGINT."
+    )]
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// The project directory (default: the current directory).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+    /// The Python interpreter that has the project's pytest.
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+    /// Default time limit in seconds for a run, when a request sets none.
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_TIMEOUT_SECS)]
+    pub timeout: u64,
 }
 
 /// Options shared by `run` and `discover`.
@@ -164,6 +187,58 @@ pub fn main() -> ExitCode {
         Command::Report(args) => ExitCode::from(run_report(&args)),
         Command::Run(args) => ExitCode::from(run_pytest(&args)),
         Command::Discover(args) => ExitCode::from(run_discover(&args)),
+        Command::Serve(args) => ExitCode::from(run_serve(&args)),
+    }
+}
+
+fn run_serve(args: &ServeArgs) -> u8 {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,rmcp=error".into()),
+        )
+        .init();
+    if !(1..=crate::params::MAX_TIMEOUT_SECS).contains(&args.timeout) {
+        eprintln!(
+            "pytest-mcp: error: --timeout must be between 1 and {} seconds (received {})",
+            crate::params::MAX_TIMEOUT_SECS,
+            args.timeout
+        );
+        return EXIT_INVALID_PARAMS;
+    }
+    let root = match Root::new(&args.root) {
+        Ok(root) => root,
+        Err(e) => {
+            eprintln!("pytest-mcp: error: {e}");
+            return EXIT_INVALID_PARAMS;
+        }
+    };
+    let settings = Settings {
+        root,
+        python: args.python.clone(),
+        default_timeout: std::time::Duration::from_secs(args.timeout),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("pytest-mcp: error: cannot start the async runtime: {e}");
+            return 1;
+        }
+    };
+    let result = runtime.block_on(crate::server::serve(settings));
+    // Runs still finishing end quickly: their tokens were cancelled.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(10));
+    match result {
+        Ok(()) => EXIT_OK,
+        Err(e) => {
+            eprintln!("pytest-mcp: error: {e}");
+            1
+        }
     }
 }
 

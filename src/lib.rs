@@ -21,5 +21,6 @@ pub mod process;
 pub mod pytest_text;
 pub mod render;
 pub mod report;
+pub mod server;
 pub mod sources;
 pub mod text;

@@ -1,0 +1,437 @@
+//! The MCP server: `execute_tests` and `discover_tests` over stdio (rmcp).
+//!
+//! Arguments are taken raw and validated by `params` (SPEC.md: wrong types
+//! and unknown keys get our field/rule/value error, not rmcp's generic one).
+//! Errors follow the request's `format`: `json` gives JSON-RPC errors with
+//! ADR-007 codes and data; `markdown` (the default) gives tool results with
+//! `isError: true` whose text is the Markdown rendering, so every client
+//! shows them to the model. Each call runs pytest on a blocking thread with
+//! its own cancellation: `notifications/cancelled`, the client closing
+//! stdin, or SIGTERM/SIGINT to the server end that call's process group at
+//! once. stdout carries only the protocol; logs go to stderr.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorCode, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::{ErrorData, ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::execute::{self, ExecError, Settings};
+use crate::params::{DiscoverRequest, RunRequest, ValidationError};
+use crate::process::CancelToken;
+use crate::render::{self, Format};
+
+/// The server: settings fixed at start, nothing else shared between calls.
+#[derive(Clone)]
+pub struct Server {
+    settings: Arc<Settings>,
+    tools: Arc<Vec<Tool>>,
+}
+
+impl Server {
+    pub fn new(settings: Settings) -> Server {
+        Server {
+            settings: Arc::new(settings),
+            tools: Arc::new(tools()),
+        }
+    }
+}
+
+fn object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(map) => map,
+        _ => JsonObject::new(),
+    }
+}
+
+/// The two tools and their input schemas (the style guide's, plus `format`).
+pub fn tools() -> Vec<Tool> {
+    let format = json!({
+        "type": "string",
+        "enum": ["markdown", "json"],
+        "description": "Answer format. 'markdown' (default): token-lean text; errors come back as tool errors (isError) whose text says what happened. 'json': the full structured object; errors come back as JSON-RPC errors (-32000 execution failure, -32602 invalid params) with details in data."
+    });
+    let execute = Tool::new(
+        "execute_tests",
+        "Run pytest in the project and return the results. Test failures are a normal result, not an error. \
+The Markdown answer starts with 'Test SUCCESS|FAILURE|NO TESTS (<secs>s) — <n> run, <n> failed, ...' and has one \
+'### FAILED: <node_id>' (or '### ERROR at setup: <node_id>') section per problem with the message, 'at file:line' \
+frames and the failing source line; collection errors and skip reasons follow; passing tests are only counted. \
+The JSON answer has exit_code, summary, tests (node_id, outcome, duration, message, traceback), json_report, \
+text_output and collection_errors. A timeout or crash is an error that still lists the tests that finished and \
+names the test that was running. Node ids in answers can be passed back in node_ids.",
+        object(json!({
+            "type": "object",
+            "properties": {
+                "node_ids": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Tests to run, as pytest node ids relative to the project root: a test ('tests/test_user.py::test_login'), a class ('tests/test_user.py::TestAuth'), a file or a directory ('tests/unit'). Must stay inside the project root. Omit to run the whole suite."
+                },
+                "markers": {
+                    "type": "string",
+                    "description": "Pytest marker expression (pytest -m), e.g. 'not slow and integration'."
+                },
+                "keywords": {
+                    "type": "string",
+                    "description": "Keyword expression on test names (pytest -k), e.g. 'login and not admin'."
+                },
+                "verbosity": {
+                    "type": "integer",
+                    "minimum": -2,
+                    "maximum": 2,
+                    "description": "pytest verbosity, -2 (quietest) to 2 (most verbose); changes pytest's own output (text_output in JSON). Default 0."
+                },
+                "failfast": {
+                    "type": "boolean",
+                    "description": "Stop at the first failure (pytest -x). Do not combine with maxfail."
+                },
+                "maxfail": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "Stop after this many failures (pytest --maxfail)."
+                },
+                "show_capture": {
+                    "type": "boolean",
+                    "description": "Include captured stdout/stderr/log of failing tests. Default true."
+                },
+                "timeout": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": crate::params::MAX_TIMEOUT_SECS,
+                    "description": "Time limit in seconds for the whole run; default is the server's (300 unless configured). The run and every process it started are killed when it expires."
+                },
+                "format": format.clone()
+            },
+            "additionalProperties": false
+        })),
+    );
+    let discover = Tool::new(
+        "discover_tests",
+        "List the tests pytest would run, without running them (pytest --collect-only). The Markdown answer \
+groups tests by file ('### tests/test_x.py' then '- L<line> <name>' per test); the JSON answer has tests \
+(node_id, module, class, function, file, line), count and collection_errors (file, error_type, message, line, \
+traceback). Files that fail to import are reported as collection errors, not as a failure of the tool.",
+        object(json!({
+            "type": "object",
+            "properties": {
+                "path": {
+                    "type": "string",
+                    "description": "Directory or file to look in, relative to the project root (default: the whole project). Must stay inside the root."
+                },
+                "pattern": {
+                    "type": "string",
+                    "description": "Test file name glob replacing pytest's python_files, e.g. 'test_*.py' or '*_spec.py' (default: the project's setting, normally 'test_*.py' and '*_test.py')."
+                },
+                "format": format
+            },
+            "additionalProperties": false
+        })),
+    );
+    vec![execute, discover]
+}
+
+/// The request's format, read before validation so that even a refused
+/// request gets its error in the format it asked for (`markdown` when the
+/// value is missing or not a known format).
+fn requested_format(args: &JsonObject) -> Format {
+    match args.get("format") {
+        Some(Value::String(s)) if s == "json" => Format::Json,
+        _ => Format::Markdown,
+    }
+}
+
+fn text_result(text: String, is_error: bool) -> CallToolResponse {
+    let content = vec![ContentBlock::text(text)];
+    if is_error {
+        CallToolResult::error(content).into()
+    } else {
+        CallToolResult::success(content).into()
+    }
+}
+
+fn validation_response(e: &ValidationError, format: Format) -> Result<CallToolResponse, ErrorData> {
+    match format {
+        Format::Markdown => Ok(text_result(render::outcome::validation_markdown(e), true)),
+        Format::Json => {
+            let value = render::outcome::validation_value(e);
+            Err(ErrorData::invalid_params(
+                e.to_string(),
+                Some(value["error"]["data"].clone()),
+            ))
+        }
+    }
+}
+
+fn exec_error_response(e: &ExecError, format: Format) -> Result<CallToolResponse, ErrorData> {
+    match format {
+        Format::Markdown => Ok(text_result(render::outcome::error_markdown(e), true)),
+        Format::Json => {
+            let value = render::outcome::error_value(e);
+            Err(ErrorData::new(
+                ErrorCode(e.kind.code() as i32),
+                e.message.clone(),
+                Some(value["error"]["data"].clone()),
+            ))
+        }
+    }
+}
+
+fn internal(message: String) -> ErrorData {
+    ErrorData::internal_error(
+        format!("Internal server error: {message}"),
+        Some(json!({"detail": message})),
+    )
+}
+
+/// Ends `cancel` when the request's token fires, until dropped.
+struct Bridge(tokio::task::JoinHandle<()>);
+
+impl Bridge {
+    fn new(ct: CancellationToken, cancel: CancelToken) -> Bridge {
+        Bridge(tokio::spawn(async move {
+            ct.cancelled().await;
+            cancel.cancel();
+        }))
+    }
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+impl Server {
+    async fn execute_tests(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let format = requested_format(&args);
+        let params = match RunRequest::from_json(&Value::Object(args))
+            .and_then(|r| r.validate(&self.settings.root, self.settings.default_timeout))
+        {
+            Ok(p) => p,
+            Err(e) => return validation_response(&e, format),
+        };
+        let cancel = CancelToken::new();
+        let _bridge = Bridge::new(ctx.ct.clone(), cancel.clone());
+        let settings = self.settings.clone();
+        let token = ctx.meta.get_progress_token();
+        let peer = ctx.peer.clone();
+        let runtime = tokio::runtime::Handle::current();
+        let outcome = tokio::task::spawn_blocking(move || {
+            execute::run_tests(&settings, &params, &cancel, &mut |p| {
+                let Some(token) = token.clone() else { return };
+                let mut note = ProgressNotificationParam::new(token, p.done as f64);
+                if let Some(total) = p.total {
+                    note = note.with_total(total as f64);
+                }
+                if let Some(current) = &p.current {
+                    note = note.with_message(current.clone());
+                }
+                // A client that went away is not this run's problem.
+                let _ = runtime.block_on(peer.notify_progress(note));
+            })
+        })
+        .await
+        .map_err(|e| internal(format!("the test run's thread failed: {e}")))?;
+        match outcome {
+            Ok(run) => {
+                let text = match format {
+                    Format::Markdown => render::markdown::render(&run),
+                    Format::Json => render::json::render(&run, false),
+                };
+                Ok(text_result(text, false))
+            }
+            Err(e) => exec_error_response(&e, format),
+        }
+    }
+
+    async fn discover_tests(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let format = requested_format(&args);
+        let params = match DiscoverRequest::from_json(&Value::Object(args))
+            .and_then(|r| r.validate(&self.settings.root, self.settings.default_timeout))
+        {
+            Ok(p) => p,
+            Err(e) => return validation_response(&e, format),
+        };
+        let cancel = CancelToken::new();
+        let _bridge = Bridge::new(ctx.ct.clone(), cancel.clone());
+        let settings = self.settings.clone();
+        let outcome =
+            tokio::task::spawn_blocking(move || execute::discover(&settings, &params, &cancel))
+                .await
+                .map_err(|e| internal(format!("the discovery's thread failed: {e}")))?;
+        match outcome {
+            Ok(d) => {
+                let text = match format {
+                    Format::Markdown => render::outcome::discovery_markdown(&d),
+                    Format::Json => {
+                        let mut t = serde_json::to_string(&render::outcome::discovery_value(&d))
+                            .unwrap_or_default();
+                        t.push('\n');
+                        t
+                    }
+                };
+                Ok(text_result(text, false))
+            }
+            Err(e) => exec_error_response(&e, format),
+        }
+    }
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("pytest-mcp", env!("CARGO_PKG_VERSION")))
+            .with_instructions(format!(
+                "Runs pytest in the project at {} (fixed when the server started). Use discover_tests to list tests and execute_tests to run them; answers are Markdown unless format 'json' is asked for.",
+                self.settings.root.path().display()
+            ))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items((*self.tools).clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = request.arguments.unwrap_or_default();
+        match request.name.as_ref() {
+            "execute_tests" => self.execute_tests(args, ctx).await,
+            "discover_tests" => self.discover_tests(args, ctx).await,
+            other => Err(ErrorData::invalid_params(
+                format!(
+                    "Invalid params: name must be execute_tests or discover_tests (received \"{other}\")"
+                ),
+                Some(
+                    json!({"field": "name", "detail": "must be execute_tests or discover_tests", "received_value": other}),
+                ),
+            )),
+        }
+    }
+
+    /// A `tools/call` whose params rmcp cannot read (arguments that are not
+    /// an object, a missing name) lands here: refuse it as invalid params
+    /// naming what was wrong, instead of rmcp's "method not found".
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        if request.method == "tools/call" {
+            let params = request.params.clone().unwrap_or(Value::Null);
+            let (field, detail, received) = match params.get("arguments") {
+                Some(args) if !args.is_object() && !args.is_null() => {
+                    ("arguments", "must be a JSON object", args.clone())
+                }
+                _ => (
+                    "name",
+                    "must be the name of a tool (a string)",
+                    params.get("name").cloned().unwrap_or(Value::Null),
+                ),
+            };
+            return Err(ErrorData::invalid_params(
+                format!("Invalid params: {field} {detail} (received {received})"),
+                Some(json!({"field": field, "detail": detail, "received_value": received})),
+            ));
+        }
+        Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            request.method,
+            None,
+        ))
+    }
+}
+
+/// A transport that cancels `eof` when the client closes stdin, so every
+/// run in flight is ended at once (rmcp alone waits 5 s first).
+struct EofWatch<T> {
+    inner: T,
+    eof: CancellationToken,
+}
+
+impl<T: Transport<RoleServer>> Transport<RoleServer> for EofWatch<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        let message = self.inner.receive().await;
+        if message.is_none() {
+            self.eof.cancel();
+        }
+        message
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.inner.close().await
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client goes away or the server gets
+/// SIGTERM/SIGINT. Every run in flight is ended before this returns.
+pub async fn serve(settings: Settings) -> Result<(), String> {
+    let shutdown = CancellationToken::new();
+    let signals = shutdown.clone();
+    tokio::spawn(async move {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => return,
+            };
+        tokio::select! {
+            _ = term.recv() => tracing::info!("SIGTERM: ending every run"),
+            _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: ending every run"),
+            _ = signals.cancelled() => {}
+        }
+        signals.cancel();
+    });
+    let (stdin, stdout) = rmcp::transport::stdio_pipes();
+    let transport = EofWatch {
+        inner: AsyncRwTransport::<RoleServer, _, _>::new_server(stdin, stdout),
+        eof: shutdown.clone(),
+    };
+    let service = match Server::new(settings)
+        .serve_with_ct(transport, shutdown.clone())
+        .await
+    {
+        Ok(service) => service,
+        // The client left before initializing: nothing to serve.
+        Err(e) if shutdown.is_cancelled() => {
+            tracing::info!("client went away before initializing: {e}");
+            return Ok(());
+        }
+        Err(e) => return Err(format!("MCP handshake failed: {e}")),
+    };
+    let reason = service.waiting().await;
+    shutdown.cancel();
+    tracing::info!("server stopped: {reason:?}");
+    Ok(())
+}
