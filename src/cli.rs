@@ -242,12 +242,20 @@ fn run_serve(args: &ServeArgs) -> u8 {
     }
 }
 
-fn settings(project: &ProjectArgs) -> Result<Settings, String> {
-    Ok(Settings {
-        root: Root::new(&project.root)?,
-        python: project.python.clone(),
-        default_timeout: std::time::Duration::from_secs(DEFAULT_TIMEOUT_SECS),
-    })
+/// The settings of a `run` or `discover`; an unusable root is reported
+/// here and becomes exit status 4.
+fn settings(project: &ProjectArgs) -> Result<Settings, u8> {
+    match Root::new(&project.root) {
+        Ok(root) => Ok(Settings {
+            root,
+            python: project.python.clone(),
+            default_timeout: std::time::Duration::from_secs(DEFAULT_TIMEOUT_SECS),
+        }),
+        Err(e) => {
+            eprintln!("pytest-mcp: error: {e}");
+            Err(EXIT_INVALID_PARAMS)
+        }
+    }
 }
 
 /// Prints a refused parameter in the requested format; exit status 4.
@@ -304,10 +312,7 @@ fn run_pytest(args: &RunArgs) -> u8 {
     let project = &args.project;
     let settings = match settings(project) {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("pytest-mcp: error: {e}");
-            return EXIT_INVALID_PARAMS;
-        }
+        Err(status) => return status,
     };
     let request = RunRequest {
         node_ids: args.node_ids.clone(),
@@ -398,10 +403,7 @@ fn run_discover(args: &DiscoverArgs) -> u8 {
     let project = &args.project;
     let settings = match settings(project) {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("pytest-mcp: error: {e}");
-            return EXIT_INVALID_PARAMS;
-        }
+        Err(status) => return status,
     };
     let request = DiscoverRequest {
         path: args.path.clone(),

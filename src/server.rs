@@ -211,6 +211,22 @@ impl Drop for Bridge {
 }
 
 impl Server {
+    /// Runs blocking work (a pytest process) on its own thread with a
+    /// cancellation token that fires with the request's.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        what: &str,
+        work: impl FnOnce(&Settings, &CancelToken) -> T + Send + 'static,
+    ) -> Result<T, ErrorData> {
+        let cancel = CancelToken::new();
+        let _bridge = Bridge::new(ctx.ct.clone(), cancel.clone());
+        let settings = self.settings.clone();
+        tokio::task::spawn_blocking(move || work(&settings, &cancel))
+            .await
+            .map_err(|e| internal(format!("the {what}'s thread failed: {e}")))
+    }
+
     async fn execute_tests(
         &self,
         args: JsonObject,
@@ -223,28 +239,25 @@ impl Server {
             Ok(p) => p,
             Err(e) => return validation_response(&e, format),
         };
-        let cancel = CancelToken::new();
-        let _bridge = Bridge::new(ctx.ct.clone(), cancel.clone());
-        let settings = self.settings.clone();
         let token = ctx.meta.get_progress_token();
         let peer = ctx.peer.clone();
         let runtime = tokio::runtime::Handle::current();
-        let outcome = tokio::task::spawn_blocking(move || {
-            execute::run_tests(&settings, &params, &cancel, &mut |p| {
-                let Some(token) = token.clone() else { return };
-                let mut note = ProgressNotificationParam::new(token, p.done as f64);
-                if let Some(total) = p.total {
-                    note = note.with_total(total as f64);
-                }
-                if let Some(current) = &p.current {
-                    note = note.with_message(current.clone());
-                }
-                // A client that went away is not this run's problem.
-                let _ = runtime.block_on(peer.notify_progress(note));
+        let outcome = self
+            .blocking(&ctx, "test run", move |settings, cancel| {
+                execute::run_tests(settings, &params, cancel, &mut |p| {
+                    let Some(token) = token.clone() else { return };
+                    let mut note = ProgressNotificationParam::new(token, p.done as f64);
+                    if let Some(total) = p.total {
+                        note = note.with_total(total as f64);
+                    }
+                    if let Some(current) = &p.current {
+                        note = note.with_message(current.clone());
+                    }
+                    // A client that went away is not this run's problem.
+                    let _ = runtime.block_on(peer.notify_progress(note));
+                })
             })
-        })
-        .await
-        .map_err(|e| internal(format!("the test run's thread failed: {e}")))?;
+            .await?;
         match outcome {
             Ok(run) => {
                 let text = match format {
@@ -269,13 +282,11 @@ impl Server {
             Ok(p) => p,
             Err(e) => return validation_response(&e, format),
         };
-        let cancel = CancelToken::new();
-        let _bridge = Bridge::new(ctx.ct.clone(), cancel.clone());
-        let settings = self.settings.clone();
-        let outcome =
-            tokio::task::spawn_blocking(move || execute::discover(&settings, &params, &cancel))
-                .await
-                .map_err(|e| internal(format!("the discovery's thread failed: {e}")))?;
+        let outcome = self
+            .blocking(&ctx, "discovery", move |settings, cancel| {
+                execute::discover(settings, &params, cancel)
+            })
+            .await?;
         match outcome {
             Ok(d) => {
                 let text = match format {
