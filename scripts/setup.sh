@@ -7,6 +7,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Debian's Chromium renders the HTML report in tests/html.rs. Installed when
+# missing and we may (root with apt-get, as in CI); otherwise that test says
+# how to install it, or set PYTEST_MCP_SKIP_CHROMIUM=1.
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing Debian's chromium (for the HTML report test)" >&2
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+
 python=${PYTHON:-python3}
 stamp=.venv/.requirements-installed
 if [ -x .venv/bin/python ] && [ -f "$stamp" ] && cmp -s requirements-dev.txt "$stamp" \

@@ -49,8 +49,8 @@ Each FILE may be JUnit XML (any framework) or a pytest-json-report JSON file; th
 format is detected from the content. Files are merged by test id: the JSON report \
 and the JUnit file of the same pytest run give one result per test (the JSON report \
 wins, JUnit fills what it lacks), and shards of one run give their union.\n\n\
-Exit status: 0 when the report was written (whatever the test outcomes), 2 when a \
-file could not be read (every bad file is listed, with line and column for broken \
+Exit status: 0 when the report was written (whatever the test outcomes, unless \
+--fail-on says otherwise: then 1 when the results fail), 2 when a file could not be read (every bad file is listed, with line and column for broken \
 XML or JSON) or the output could not be written.",
         after_help = "Examples:\n  \
 pytest-mcp report junit.xml\n  \
@@ -178,6 +178,39 @@ pub struct ReportArgs {
     /// Write the report to this file instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Longest Markdown report in characters: the summary line and failing ids
+    /// are kept, detail is shortened first, and the report says what was cut.
+    /// 65536 fits a GitHub comment; a job summary takes 1048576.
+    #[arg(long, value_name = "N", default_value_t = report::DEFAULT_MAX_CHARS)]
+    pub max_chars: usize,
+    /// Exit with status 1 when the results contain failures (or errors, or
+    /// only errors), to gate a CI step; `never` (the default) exits 0
+    /// whatever the tests did.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = FailOn::Never)]
+    pub fail_on: FailOn,
+}
+
+/// When `report` exits non-zero because of the results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// Failed or erroring tests, or collection errors.
+    Failures,
+    /// Only erroring tests and collection errors.
+    Errors,
+    /// Never: the exit status says only whether the report was written.
+    Never,
+}
+
+/// Exit status of `report --fail-on` when the results call for it.
+pub const EXIT_TESTS_FAILED: u8 = 1;
+
+fn fails(run: &crate::model::Run, fail_on: FailOn) -> bool {
+    let c = run.counts();
+    match fail_on {
+        FailOn::Failures => c.failed + c.errors + c.collection_errors > 0,
+        FailOn::Errors => c.errors + c.collection_errors > 0,
+        FailOn::Never => false,
+    }
 }
 
 /// Runs the command line and returns the process exit status.
@@ -261,8 +294,11 @@ fn settings(project: &ProjectArgs) -> Result<Settings, u8> {
 /// Prints a refused parameter in the requested format; exit status 4.
 fn refuse(project: &ProjectArgs, e: &crate::params::ValidationError) -> u8 {
     let text = match project.format {
-        Format::Markdown => render::outcome::validation_markdown(e),
         Format::Json => json_text(&render::outcome::validation_value(e)),
+        other => other.markdown_page(
+            render::outcome::validation_markdown(e),
+            "pytest-mcp: invalid parameters",
+        ),
     };
     eprintln!("pytest-mcp: {e}");
     finish(project.output.as_ref(), &text, EXIT_INVALID_PARAMS)
@@ -303,8 +339,8 @@ fn error_status(e: &ExecError) -> u8 {
 
 fn error_text(e: &ExecError, format: Format) -> String {
     match format {
-        Format::Markdown => render::outcome::error_markdown(e),
         Format::Json => json_text(&render::outcome::error_value(e)),
+        other => other.markdown_page(render::outcome::error_markdown(e), "pytest-mcp: run failed"),
     }
 }
 
@@ -418,8 +454,9 @@ fn run_discover(args: &DiscoverArgs) -> u8 {
     match execute::discover(&settings, &params, &CancelToken::new()) {
         Ok(d) => {
             let text = match project.format {
-                Format::Markdown => render::outcome::discovery_markdown(&d),
                 Format::Json => json_text(&render::outcome::discovery_value(&d)),
+                other => other
+                    .markdown_page(render::outcome::discovery_markdown(&d), "pytest-mcp: tests"),
             };
             let status = if !d.collection_errors.is_empty() {
                 2
@@ -451,7 +488,14 @@ fn run_report(args: &ReportArgs) -> u8 {
         })
         .collect();
     let (text, status) = match report::build_run(&inputs, args.format) {
-        Ok(run) => (report::render(&run, args.format), EXIT_OK),
+        Ok(run) => (
+            report::render_within(&run, args.format, args.max_chars),
+            if fails(&run, args.fail_on) {
+                EXIT_TESTS_FAILED
+            } else {
+                EXIT_OK
+            },
+        ),
         Err(errors) => {
             for e in &errors {
                 eprintln!("pytest-mcp: error: {e}");

@@ -81,6 +81,22 @@ pub fn render(run: &Run, format: Format) -> String {
     match format {
         Format::Markdown => render::markdown::render(run),
         Format::Json => render::json::render(run, true),
+        Format::Html => render::html::render(&render::markdown::render(run), TITLE),
+        Format::Junit => render::junit::render(run),
+    }
+}
+
+/// The HTML page's title.
+const TITLE: &str = "pytest-mcp report";
+
+/// The default `--max-chars`: what a GitHub comment holds.
+pub const DEFAULT_MAX_CHARS: usize = 65_536;
+
+/// [`render`], with Markdown held to `max_chars` characters.
+pub fn render_within(run: &Run, format: Format, max_chars: usize) -> String {
+    match format {
+        Format::Markdown => render::markdown::render_within(run, max_chars),
+        _ => render(run, format),
     }
 }
 
@@ -98,12 +114,12 @@ pub fn render_errors(errors: &[InputError], total_inputs: usize, format: Format)
         )
     };
     match format {
-        Format::Markdown => {
+        Format::Markdown | Format::Html | Format::Junit => {
             let mut out = format!("Report ERROR — {headline}\n");
             for e in errors {
                 out.push_str(&format!("- {e}\n"));
             }
-            out
+            format.markdown_page(out, TITLE)
         }
         Format::Json => {
             let first = &errors[0];

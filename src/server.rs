@@ -160,7 +160,9 @@ fn text_result(text: String, is_error: bool) -> CallToolResponse {
 
 fn validation_response(e: &ValidationError, format: Format) -> Result<CallToolResponse, ErrorData> {
     match format {
-        Format::Markdown => Ok(text_result(render::outcome::validation_markdown(e), true)),
+        Format::Markdown | Format::Html | Format::Junit => {
+            Ok(text_result(render::outcome::validation_markdown(e), true))
+        }
         Format::Json => {
             let value = render::outcome::validation_value(e);
             Err(ErrorData::invalid_params(
@@ -173,7 +175,9 @@ fn validation_response(e: &ValidationError, format: Format) -> Result<CallToolRe
 
 fn exec_error_response(e: &ExecError, format: Format) -> Result<CallToolResponse, ErrorData> {
     match format {
-        Format::Markdown => Ok(text_result(render::outcome::error_markdown(e), true)),
+        Format::Markdown | Format::Html | Format::Junit => {
+            Ok(text_result(render::outcome::error_markdown(e), true))
+        }
         Format::Json => {
             let value = render::outcome::error_value(e);
             Err(ErrorData::new(
@@ -261,8 +265,8 @@ impl Server {
         match outcome {
             Ok(run) => {
                 let text = match format {
-                    Format::Markdown => render::markdown::render(&run),
                     Format::Json => render::json::render(&run, false),
+                    _ => render::markdown::render(&run),
                 };
                 Ok(text_result(text, false))
             }
@@ -290,7 +294,9 @@ impl Server {
         match outcome {
             Ok(d) => {
                 let text = match format {
-                    Format::Markdown => render::outcome::discovery_markdown(&d),
+                    Format::Markdown | Format::Html | Format::Junit => {
+                        render::outcome::discovery_markdown(&d)
+                    }
                     Format::Json => {
                         let mut t = serde_json::to_string(&render::outcome::discovery_value(&d))
                             .unwrap_or_default();

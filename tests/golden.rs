@@ -3,7 +3,10 @@
 //! Each scenario is a folder `golden/<scenario>/` holding `inputs` (one
 //! result file per line, relative to the repository root; `../shared/...`
 //! reaches the shared JUnit corpus) and the expected renderings
-//! `expected.md` and `expected.json`. A mismatch prints a unified diff.
+//! `expected.md`, `expected.json` and `expected.xml` (JUnit), plus
+//! `expected.html` where that file exists. An optional `max_chars` file
+//! holds a size budget for the Markdown (`report --max-chars`). A mismatch
+//! prints a unified diff.
 //!
 //! To accept new output after reviewing it:
 //!
@@ -47,11 +50,19 @@ fn inputs(scenario: &Path) -> Vec<Input> {
 }
 
 /// What `pytest-mcp report` prints for these inputs in this format.
-fn render(inputs: &[Input], format: Format) -> String {
+fn render(inputs: &[Input], format: Format, max_chars: usize) -> String {
     match report::build_run(inputs, format) {
-        Ok(run) => report::render(&run, format),
+        Ok(run) => report::render_within(&run, format, max_chars),
         Err(errors) => report::render_errors(&errors, inputs.len(), format),
     }
+}
+
+/// The scenario's Markdown budget: its `max_chars` file, else none.
+fn max_chars(scenario: &Path) -> usize {
+    std::fs::read_to_string(scenario.join("max_chars"))
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(usize::MAX)
 }
 
 /// Compares with the golden file, or rewrites it under `UPDATE_GOLDEN=1`.
@@ -87,11 +98,17 @@ fn golden_files() {
     for scenario in &scenarios {
         let inputs = inputs(scenario);
         assert!(!inputs.is_empty(), "{}: no inputs", scenario.display());
-        for (format, file) in [
+        let budget = max_chars(scenario);
+        let mut formats = vec![
             (Format::Markdown, "expected.md"),
             (Format::Json, "expected.json"),
-        ] {
-            let actual = render(&inputs, format);
+            (Format::Junit, "expected.xml"),
+        ];
+        if scenario.join("expected.html").exists() {
+            formats.push((Format::Html, "expected.html"));
+        }
+        for (format, file) in formats {
+            let actual = render(&inputs, format, budget);
             if let Some(diff) = check(&scenario.join(file), &actual) {
                 failures.push(diff);
             }

@@ -555,12 +555,16 @@ fn matches_pytest(name: &str, python: &Path, expected_exit: i32) -> (Value, Stri
     }
     for (id, outcome) in &pytest.outcomes {
         if *outcome == "failed" || *outcome == "error" {
-            assert!(
-                markdown
-                    .lines()
-                    .any(|l| l.starts_with("### ") && l.ends_with(&format!(": {id}"))),
-                "{name}: no section for {id}:\n{markdown}"
-            );
+            // Its own section, or named in the section of a failure it shares
+            // (same message and place: "Same failure in N more: ids").
+            let listed = markdown.lines().any(|l| {
+                (l.starts_with("### ") && l.ends_with(&format!(": {id}")))
+                    || (l.trim_start().starts_with("Same failure in ")
+                        && l.split(": ")
+                            .nth(1)
+                            .is_some_and(|ids| ids.split(", ").any(|i| i == id)))
+            });
+            assert!(listed, "{name}: no section for {id}:\n{markdown}");
         }
     }
     for file in &errors {

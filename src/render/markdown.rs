@@ -94,28 +94,216 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 
 /// Renders a run as Markdown.
 pub fn render(run: &Run) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Test {} ({:.1}s) — {}",
+    let mut out = header(run);
+    body_with(&mut out, run, Detail::Full);
+    notes(&mut out, run, &[]);
+    out
+}
+
+fn header(run: &Run) -> String {
+    format!(
+        "Test {} ({:.1}s) — {}\n",
         status_word(run),
         run.duration_secs(),
         counts_phrase(run)
-    );
-    body(&mut out, run);
-    notes(&mut out, run, &[]);
+    )
+}
+
+/// How much of each failure is shown. Lower levels exist to fit a size
+/// budget: every failing id is kept as long as possible, detail goes first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Detail {
+    /// Everything: message, frames, failing line, explanation, output.
+    Full,
+    /// Message (5 lines), 6 detail lines, the last 5 lines of output.
+    Reduced,
+    /// The message's first line and the first `at file:line`.
+    Brief,
+}
+
+impl Detail {
+    fn message_lines(self) -> usize {
+        match self {
+            Detail::Full => MAX_MESSAGE_LINES,
+            Detail::Reduced => 4,
+            Detail::Brief => 0,
+        }
+    }
+    fn detail_lines(self) -> usize {
+        match self {
+            Detail::Full => usize::MAX,
+            Detail::Reduced => 6,
+            Detail::Brief => 1,
+        }
+    }
+}
+
+/// Renders a run in at most `max_chars` characters (GitHub counts
+/// characters: 65,536 for a comment, 1 MiB for a job summary). The header
+/// and the failing ids are kept; detail is shortened first (see
+/// [`Detail`]), then failures become a one-line list, and only when even
+/// that does not fit is the list cut, saying how many ids were left out.
+pub fn render_within(run: &Run, max_chars: usize) -> String {
+    let full = render(run);
+    if full.chars().count() <= max_chars {
+        return full;
+    }
+    for detail in [Detail::Reduced, Detail::Brief] {
+        let mut out = header(run);
+        body_with(&mut out, run, detail);
+        let note = format!(
+            "Shortened to fit {max_chars} characters: failure detail cut to the {} level (the full report has {} characters)",
+            match detail {
+                Detail::Reduced => "reduced",
+                _ => "brief",
+            },
+            full.chars().count()
+        );
+        notes(&mut out, run, &[note]);
+        if out.chars().count() <= max_chars {
+            return out;
+        }
+    }
+    compact(run, max_chars, full.chars().count())
+}
+
+/// The last resort: header, one line per failing id, cut to fit.
+fn compact(run: &Run, max_chars: usize, full_chars: usize) -> String {
+    let head = header(run);
+    let problems: Vec<&TestResult> = run.tests.iter().filter(|t| t.is_problem()).collect();
+    let errors = &run.collection_errors;
+    let note_of = |shown: usize| {
+        let total = problems.len() + errors.len();
+        let mut note = format!(
+            "\n> Shortened to fit {max_chars} characters (the full report has {full_chars}): only failing ids (and first message lines when they fit) are kept"
+        );
+        if shown < total {
+            note.push_str(&format!(
+                "; {} of {total} failing ids are listed, {} left out",
+                shown,
+                total - shown
+            ));
+        }
+        note.push('\n');
+        note
+    };
+    // One line per failure, with its message's first line when all of them
+    // fit, else the ids alone: ids are dropped last.
+    let with_messages: Vec<String> = errors
+        .iter()
+        .map(|e| {
+            clip_to(
+                &format!(
+                    "- COLLECTION ERROR {} — {}",
+                    one_line(&e.file),
+                    first_line(&e.message)
+                ),
+                200,
+            )
+        })
+        .chain(problems.iter().map(|t| {
+            let message = t.message.as_deref().map(first_line).unwrap_or("");
+            clip_to(&format!("- {} — {}", one_line(&t.node_id), message), 200)
+        }))
+        .collect();
+    let ids_only: Vec<String> = errors
+        .iter()
+        .map(|e| format!("- COLLECTION ERROR {}", one_line(&e.file)))
+        .chain(
+            problems
+                .iter()
+                .map(|t| format!("- {}", one_line(&t.node_id))),
+        )
+        .collect();
+    // What the lines may take, leaving room for the worst-case note.
+    let budget = max_chars
+        .saturating_sub(head.chars().count())
+        .saturating_sub(note_of(0).chars().count() + 2 + "### FAILURES\n".len());
+    let cost = |lines: &[String]| lines.iter().map(|l| l.chars().count() + 1).sum::<usize>();
+    let lines = if cost(&with_messages) <= budget {
+        with_messages
+    } else {
+        ids_only
+    };
+    let mut used = 0;
+    let mut shown = 0;
+    for line in &lines {
+        let cost = line.chars().count() + 1;
+        if used + cost > budget {
+            break;
+        }
+        used += cost;
+        shown += 1;
+    }
+    let mut out = head;
+    if shown > 0 {
+        out.push_str("\n### FAILURES\n");
+        for line in &lines[..shown] {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out.push_str(&note_of(shown));
+    // A budget smaller than the header and the note themselves.
+    if out.chars().count() > max_chars {
+        out = clip_to(&out, max_chars.saturating_sub(2));
+        out.push('\n');
+    }
     out
+}
+
+fn clip_to(line: &str, max: usize) -> String {
+    match line.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_string(),
+    }
 }
 
 /// The sections under the header: collection errors, one section per
 /// failure or error, skips. Shared with the renderings of errors and
 /// discovery, which have headers of their own.
 pub fn body(out: &mut String, run: &Run) {
+    body_with(out, run, Detail::Full);
+}
+
+/// [`body`] at a chosen level of detail. Failures that share their message
+/// and failing place are shown once, naming the other tests they hit.
+pub fn body_with(out: &mut String, run: &Run, detail: Detail) {
     collection_errors(out, run);
-    for test in run.tests.iter().filter(|t| t.is_problem()) {
-        failure(out, test);
+    let problems: Vec<&TestResult> = run.tests.iter().filter(|t| t.is_problem()).collect();
+    let mut groups: Vec<Vec<&TestResult>> = Vec::new();
+    let mut index: HashMap<(String, String, String), usize> = HashMap::new();
+    for t in problems {
+        let Some(key) = root_cause(t) else {
+            groups.push(vec![t]);
+            continue;
+        };
+        match index.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => groups[*e.get()].push(t),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(groups.len());
+                groups.push(vec![t]);
+            }
+        }
+    }
+    for group in &groups {
+        failure(out, group[0], &group[1..], detail);
     }
     skipped(out, run);
+}
+
+/// What makes two failures the same: the heading, the message and the
+/// place it failed. Failures without a known place are never grouped (a
+/// bare "Failed" from two Go tests says nothing about a shared cause).
+fn root_cause(t: &TestResult) -> Option<(String, String, String)> {
+    let message = t.message.as_deref().unwrap_or("").to_string();
+    let place = t.traceback.as_deref().and_then(|tb| {
+        tb.lines()
+            .rev()
+            .find_map(pytest_text::frame_line)
+            .map(|f| format!("{}:{}", f.path, f.line))
+    })?;
+    Some((label(t).to_string(), message, place))
 }
 
 /// Indented lines, for blocks of output under a section.
@@ -184,22 +372,39 @@ fn collection_detail(traceback: &str, message: &str, file: &str) -> Vec<String> 
     dedent(detail)
 }
 
-fn failure(out: &mut String, t: &TestResult) {
-    let label = match (t.outcome, t.phase) {
+fn label(t: &TestResult) -> &'static str {
+    match (t.outcome, t.phase) {
         (Outcome::Error, Some(Phase::Setup)) => "ERROR at setup",
         (Outcome::Error, Some(Phase::Teardown)) => "ERROR at teardown",
         (Outcome::Error, _) => "ERROR",
         _ => "FAILED",
-    };
-    let _ = write!(out, "\n### {label}: {}\n", clip(&one_line(&t.node_id)));
+    }
+}
+
+/// One failure section; `same` are other tests that failed the same way.
+fn failure(out: &mut String, t: &TestResult, same: &[&TestResult], detail: Detail) {
+    let _ = write!(out, "\n### {}: {}\n", label(t), clip(&one_line(&t.node_id)));
     let message = t
         .message
         .clone()
         .or_else(|| t.traceback.as_deref().map(|tb| first_line(tb).to_string()))
         .unwrap_or_else(|| "(no message)".to_string());
-    message_lines(out, &message);
+    message_lines(out, &message, detail.message_lines());
+    if !same.is_empty() {
+        let ids: Vec<String> = same
+            .iter()
+            .map(|o| one_line(&o.node_id).into_owned())
+            .collect();
+        // Not clipped: every failing id stays in the report.
+        let _ = writeln!(
+            out,
+            "  Same failure in {} more: {}",
+            same.len(),
+            ids.join(", ")
+        );
+    }
 
-    let detail = match t.traceback.as_deref() {
+    let lines = match t.traceback.as_deref() {
         Some(tb) if has_pytest_frames(tb) => {
             let mut detail = Vec::new();
             for (label, section) in phase_sections(tb) {
@@ -217,9 +422,25 @@ fn failure(out: &mut String, t: &TestResult) {
             .map(|l| vec![format!("at {l}")])
             .unwrap_or_default(),
     };
-    for line in detail {
+    let lines: Vec<String> = match detail {
+        Detail::Brief => lines
+            .into_iter()
+            .filter(|l| l.starts_with("at "))
+            .take(1)
+            .collect(),
+        _ => lines.into_iter().take(detail.detail_lines()).collect(),
+    };
+    for line in lines {
         indent_line(out, &line);
     }
+    if detail == Detail::Brief {
+        return;
+    }
+    let tail = if detail == Detail::Reduced {
+        5
+    } else {
+        usize::MAX
+    };
     // Output that only repeats the failure (nextest copies the panic to
     // stderr) is not shown twice.
     let already: HashSet<&str> = [Some(message.as_str()), t.traceback.as_deref()]
@@ -229,16 +450,16 @@ fn failure(out: &mut String, t: &TestResult) {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    captured(out, "Captured stdout", t.stdout.as_deref(), &already);
-    captured(out, "Captured stderr", t.stderr.as_deref(), &already);
-    captured(out, "Captured log", t.log.as_deref(), &already);
+    captured(out, "Captured stdout", t.stdout.as_deref(), &already, tail);
+    captured(out, "Captured stderr", t.stderr.as_deref(), &already, tail);
+    captured(out, "Captured log", t.log.as_deref(), &already, tail);
 }
 
 /// The message: first line flush left, further lines indented two spaces
 /// (keeping their relative indentation). pytest's "use -v" hints and stack
 /// frames of test frameworks (some assertion libraries put a whole trace in
 /// the message) are left out; very long messages are cut, saying how much.
-fn message_lines(out: &mut String, message: &str) {
+fn message_lines(out: &mut String, message: &str, max_lines: usize) {
     let mut lines = message
         .lines()
         .map(str::trim_end)
@@ -253,7 +474,7 @@ fn message_lines(out: &mut String, message: &str) {
         .filter(|l| !is_pytest_hint(l.trim()) && !is_framework_frame(l.trim()))
         .map(str::to_string)
         .collect();
-    let shown = rest.len().min(MAX_MESSAGE_LINES);
+    let shown = rest.len().min(max_lines);
     let omitted = rest.len() - shown;
     for line in dedent(rest.into_iter().take(shown).collect()) {
         indent_line(out, &line);
@@ -474,7 +695,13 @@ fn is_framework_frame(line: &str) -> bool {
     PREFIXES.iter().any(|p| frame.starts_with(p)) || frame.contains("node_modules")
 }
 
-fn captured(out: &mut String, label: &str, text: Option<&str>, already: &HashSet<&str>) {
+fn captured(
+    out: &mut String,
+    label: &str,
+    text: Option<&str>,
+    already: &HashSet<&str>,
+    max_tail: usize,
+) {
     let Some(text) = text else { return };
     let clean = strip_ansi(text);
     let lines: Vec<&str> = clean
@@ -486,6 +713,13 @@ fn captured(out: &mut String, label: &str, text: Option<&str>, already: &HashSet
         return;
     }
     indent_line(out, &format!("{label}:"));
+    if lines.len() > max_tail {
+        indent_line(out, &format!("… {} earlier lines", lines.len() - max_tail));
+        for l in &lines[lines.len() - max_tail..] {
+            indent_line(out, l);
+        }
+        return;
+    }
     if lines.len() <= OUTPUT_HEAD + OUTPUT_TAIL {
         for l in &lines {
             indent_line(out, l);

@@ -324,7 +324,8 @@ pub fn known_places(t: &TestResult) -> Vec<String> {
 }
 
 /// Checks that the Markdown carries, for every failing or erroring test of
-/// the JSON, its node id (in a `### ` header), the first line of its message
+/// the JSON, its node id (in a `### ` header, or in the "Same failure in N
+/// more" line of the failure it shares), the first line of its message
 /// and at least one of its `file:line` places; for every collection error
 /// the file (in a header), `L<line>` and the first line of its message.
 pub fn check_coverage(json: &str, run: &Run, markdown: &str) -> Coverage {
@@ -343,9 +344,19 @@ pub fn check_coverage(json: &str, run: &Run, markdown: &str) -> Coverage {
         }
         cov.tests += 1;
         let id = test["node_id"].as_str().unwrap_or("");
+        // Its own section, or the section of the failure it shares (same
+        // message and place), which names it in "Same failure in N more:".
         let own: Vec<&str> = sections
             .iter()
-            .filter(|(h, _)| h.starts_with("### ") && h.ends_with(&format!(": {id}")))
+            .filter(|(h, section)| {
+                (h.starts_with("### ") && h.ends_with(&format!(": {id}")))
+                    || section.lines().any(|l| {
+                        l.trim_start().starts_with("Same failure in ")
+                            && l.split(": ")
+                                .nth(1)
+                                .is_some_and(|ids| ids.split(", ").any(|i| i == id))
+                    })
+            })
             .map(|(_, s)| *s)
             .collect();
         if own.is_empty() {
