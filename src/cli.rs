@@ -169,7 +169,9 @@ pub struct DiscoverArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
-    /// Result files: JUnit XML or pytest-json-report JSON (detected by content).
+    /// Result files: JUnit XML or pytest-json-report JSON (detected by
+    /// content); a directory means every .xml and .json file under it; a
+    /// quoted glob ('shards/*/junit.xml') is expanded.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Output format.
@@ -479,14 +481,7 @@ fn run_discover(args: &DiscoverArgs) -> u8 {
 }
 
 fn run_report(args: &ReportArgs) -> u8 {
-    let inputs: Vec<Input> = args
-        .files
-        .iter()
-        .map(|path| Input {
-            name: path.display().to_string(),
-            contents: read_input(path),
-        })
-        .collect();
+    let inputs: Vec<Input> = args.files.iter().flat_map(|arg| expand(arg)).collect();
     let (text, status) = match report::build_run(&inputs, args.format) {
         Ok(run) => (
             report::render_within(&run, args.format, args.max_chars),
@@ -515,11 +510,66 @@ fn run_report(args: &ReportArgs) -> u8 {
     }
 }
 
-fn read_input(path: &PathBuf) -> Result<Vec<u8>, String> {
-    if path.is_dir() {
-        return Err("is a directory; pass the result files inside it".to_string());
+/// One FILE argument as inputs: a file; every `.xml` and `.json` file
+/// under a directory (sorted, recursively); or the files a glob matches
+/// (`'reports/**/*.xml'`, quoted so the shell leaves it to us). A directory
+/// or glob that yields nothing is an input error, not silently nothing.
+fn expand(arg: &PathBuf) -> Vec<Input> {
+    let name = arg.display().to_string();
+    let error = |detail: String| {
+        vec![Input {
+            name: name.clone(),
+            contents: Err(detail),
+        }]
+    };
+    if arg.is_dir() {
+        let mut files = Vec::new();
+        collect_results(arg, &mut files);
+        if files.is_empty() {
+            return error("is a directory that holds no .xml or .json result files".to_string());
+        }
+        return files.iter().map(|p| read_input(p)).collect();
     }
-    std::fs::read(path).map_err(|e| format!("cannot read the file: {e}"))
+    let pattern = name.contains(['*', '?', '[']) && !arg.exists();
+    if pattern {
+        let matched: Vec<PathBuf> = match glob::glob(&name) {
+            Ok(paths) => paths.flatten().filter(|p| p.is_file()).collect(),
+            Err(e) => return error(format!("is not a valid glob pattern: {e}")),
+        };
+        if matched.is_empty() {
+            return error("matches no files".to_string());
+        }
+        return matched.iter().map(|p| read_input(p)).collect();
+    }
+    vec![read_input(arg)]
+}
+
+/// Result files under `dir`, sorted; hidden directories are skipped.
+fn collect_results(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths {
+        let hidden = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        if path.is_dir() {
+            if !hidden {
+                collect_results(&path, out);
+            }
+        } else if path.extension().is_some_and(|e| e == "xml" || e == "json") {
+            out.push(path);
+        }
+    }
+}
+
+fn read_input(path: &std::path::Path) -> Input {
+    Input {
+        name: path.display().to_string(),
+        contents: std::fs::read(path).map_err(|e| format!("cannot read the file: {e}")),
+    }
 }
 
 fn write_output(path: Option<&PathBuf>, text: &str) -> Result<(), String> {

@@ -65,7 +65,7 @@ fn every_bad_file_is_listed_and_json_errors_are_adr007() {
         "json",
         "tests/fixtures/broken/truncated-report.json",
         "no/such/file.xml",
-        "tests",
+        "src",
     ]);
     assert_eq!(out.status.code(), Some(2));
     let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
@@ -113,4 +113,51 @@ fn no_files_is_a_usage_error_with_help() {
     let out = report(&[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("FILE"));
+}
+
+#[test]
+fn directories_and_globs_expand_to_their_result_files() {
+    // A directory: every .xml and .json under it (here one project's report
+    // and its two JUnit files: the xunit2 run's tests add to the union).
+    let out = report(&["--format", "json", "tests/fixtures/pytest/one_failure"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(value["summary"]["total"].as_u64().unwrap() >= 5);
+    // A quoted glob over shards.
+    let out = report(&[
+        "--format",
+        "json",
+        "tests/fixtures/pytest/*/junit-xunit1.xml",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(value["summary"]["total"].as_u64().unwrap() > 100);
+    // A glob that matches nothing is an error naming it.
+    let out = report(&["tests/fixtures/pytest/*/nothing-*.xml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("matches no files"));
+}
+
+#[test]
+fn fail_on_gates_the_exit_status() {
+    let failing = "tests/fixtures/pytest/one_failure/junit-xunit1.xml";
+    let passing = "tests/fixtures/pytest/all_pass/junit-xunit1.xml";
+    assert_eq!(report(&[failing]).status.code(), Some(0));
+    assert_eq!(
+        report(&["--fail-on", "failures", failing]).status.code(),
+        Some(1)
+    );
+    assert_eq!(
+        report(&["--fail-on", "errors", failing]).status.code(),
+        Some(0)
+    );
+    assert_eq!(
+        report(&["--fail-on", "failures", passing]).status.code(),
+        Some(0)
+    );
+    let errors = "tests/fixtures/pytest/setup_teardown/junit-xunit1.xml";
+    assert_eq!(
+        report(&["--fail-on", "errors", errors]).status.code(),
+        Some(1)
+    );
 }
