@@ -481,7 +481,7 @@ fn run_discover(args: &DiscoverArgs) -> u8 {
 }
 
 fn run_report(args: &ReportArgs) -> u8 {
-    let inputs: Vec<Input> = args.files.iter().flat_map(|arg| expand(arg)).collect();
+    let inputs: Vec<Input> = args.files.iter().flat_map(expand).collect();
     let (text, status) = match report::build_run(&inputs, args.format) {
         Ok(run) => (
             report::render_within(&run, args.format, args.max_chars),
