@@ -481,7 +481,7 @@ fn run_discover(args: &DiscoverArgs) -> u8 {
 }
 
 fn run_report(args: &ReportArgs) -> u8 {
-    let inputs: Vec<Input> = args.files.iter().flat_map(expand).collect();
+    let inputs: Vec<Input> = args.files.iter().flat_map(|arg| expand(arg)).collect();
     let (text, status) = match report::build_run(&inputs, args.format) {
         Ok(run) => (
             report::render_within(&run, args.format, args.max_chars),
@@ -514,7 +514,7 @@ fn run_report(args: &ReportArgs) -> u8 {
 /// under a directory (sorted, recursively); or the files a glob matches
 /// (`'reports/**/*.xml'`, quoted so the shell leaves it to us). A directory
 /// or glob that yields nothing is an input error, not silently nothing.
-fn expand(arg: &PathBuf) -> Vec<Input> {
+fn expand(arg: &std::path::Path) -> Vec<Input> {
     let name = arg.display().to_string();
     let error = |detail: String| {
         vec![Input {
