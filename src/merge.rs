@@ -106,6 +106,9 @@ fn fill_test(kept: &mut TestResult, extra: TestResult) {
         fill(&mut kept.traceback, extra.traceback);
         fill(&mut kept.phase, extra.phase);
         fill(&mut kept.xfail, extra.xfail);
+        if kept.reruns.is_empty() {
+            kept.reruns = extra.reruns;
+        }
     }
     match (&mut kept.location, extra.location) {
         (None, loc) => kept.location = loc,
@@ -139,6 +142,7 @@ mod tests {
                 kind,
                 name: "x".into(),
                 entries: 0,
+                folded: 0,
             }],
             ..Run::default()
         }

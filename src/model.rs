@@ -128,6 +128,17 @@ pub struct TestResult {
     pub stderr: Option<String>,
     /// Captured log records, already formatted one per line.
     pub log: Option<String>,
+    /// Earlier attempts of this test that a rerun replaced (Surefire's
+    /// `flakyFailure`/`rerunFailure`, a retried case listed twice,
+    /// pytest-rerunfailures). A passed test with attempts is flaky.
+    pub reruns: Vec<Attempt>,
+}
+
+/// One earlier attempt of a rerun test.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attempt {
+    pub outcome: Outcome,
+    pub message: Option<String>,
 }
 
 impl TestResult {
@@ -145,7 +156,13 @@ impl TestResult {
             stdout: None,
             stderr: None,
             log: None,
+            reruns: Vec::new(),
         }
+    }
+
+    /// Passed, but only after failing attempts.
+    pub fn is_flaky(&self) -> bool {
+        self.outcome == Outcome::Passed && !self.reruns.is_empty()
     }
 
     /// Records that another phase of this test failed too: its message goes
@@ -236,10 +253,13 @@ pub struct SourceInfo {
     /// A file name, or a short label such as `stdout`.
     pub name: String,
     /// How many entries the source held: `<testcase>` elements for JUnit,
-    /// test and failed/skipped collector entries for a JSON report. Equal to
-    /// the tests plus collection errors read from it, unless the reader
-    /// folded entries that describe one test (see the readers).
+    /// test and failed/skipped collector entries for a JSON report.
     pub entries: usize,
+    /// Entries folded into another entry of the same test (a retried case
+    /// listed again, pytest's second case for a teardown error), so that
+    /// `entries == tests + collection errors + folded`, less entries that
+    /// are no result at all (noted in the run's notes).
+    pub folded: usize,
 }
 
 /// Counts over a run. `total == passed + failed + skipped + errors` always;
@@ -254,6 +274,8 @@ pub struct Counts {
     pub errors: usize,
     pub xfailed: usize,
     pub xpassed: usize,
+    /// Passed after failing attempts (a subset of `passed`).
+    pub flaky: usize,
     pub collection_errors: usize,
     pub warnings: usize,
 }
@@ -273,6 +295,9 @@ impl Run {
                 Outcome::Failed => c.failed += 1,
                 Outcome::Skipped => c.skipped += 1,
                 Outcome::Error => c.errors += 1,
+            }
+            if t.is_flaky() {
+                c.flaky += 1;
             }
             match t.xfail {
                 Some(Xfail::XFailed) => c.xfailed += 1,

@@ -137,6 +137,7 @@ fn read(path: &Path) -> (Vec<u8>, Result<Run, pytest_mcp::sources::ParseError>) 
 #[test]
 fn every_corpus_file_is_read_whole_or_refused_clearly() {
     let mut refused = Vec::new();
+    let mut retried = 0;
     let mut read_files = 0;
     let mut total_cases = 0;
     for path in corpus_files() {
@@ -155,11 +156,20 @@ fn every_corpus_file_is_read_whole_or_refused_clearly() {
                 // Collection errors that came from a suite-level <error> are not
                 // test cases; the rest came from pytest's collection-failure cases.
                 let from_cases = run.collection_errors.len() - scan.suite_level_errors;
+                // A case that repeats an earlier test's id is a retry: it is
+                // read, and kept as an earlier attempt of that test.
+                let folded = run.sources[0].folded;
                 assert_eq!(
-                    run.tests.len() + from_cases,
+                    run.tests.len() + from_cases + folded,
                     expected,
-                    "{name}: results read vs <testcase> elements"
+                    "{name}: results read (tests + collection errors + retries folded) vs <testcase> elements"
                 );
+                if folded > 0 {
+                    retried += 1;
+                    read_files += 1;
+                    total_cases += expected;
+                    continue;
+                }
                 let cases = scan.cases.iter().filter(|c| !c.pytest_collection_failure);
                 for (i, (test, case)) in run.tests.iter().zip(cases).enumerate() {
                     assert_eq!(
@@ -193,7 +203,7 @@ fn every_corpus_file_is_read_whole_or_refused_clearly() {
         );
     }
     println!(
-        "corpus: {read_files} files read ({total_cases} test cases), {} refused",
+        "corpus: {read_files} files read ({total_cases} test cases; {retried} files with retried cases folded into attempts), {} refused",
         refused.len()
     );
 }
@@ -250,6 +260,7 @@ fn collect_cases<'a>(
 #[test]
 fn our_reader_agrees_with_junit_parser() {
     let mut compared = 0;
+    let mut retried_files = Vec::new();
     let mut ranked_differently = 0;
     let mut parser_refused = Vec::new();
     for path in corpus_files() {
@@ -276,6 +287,12 @@ fn our_reader_agrees_with_junit_parser() {
             "{name}: number of cases"
         );
 
+        // Retried cases are one test with attempts for us, several cases
+        // for junit-parser: no case-by-case comparison there.
+        if ours.sources[0].folded > 0 {
+            retried_files.push(name);
+            continue;
+        }
         // Our outcomes, case by case, with the one documented difference
         // undone: where a case has several status elements we rank them
         // (error > failure > skipped), junit-parser keeps the last.
@@ -308,7 +325,8 @@ fn our_reader_agrees_with_junit_parser() {
         compared += 1;
     }
     println!(
-        "junit-parser: {compared} files compared ({ranked_differently} cases with several status elements ranked by our rule); it refused {} files we read: {parser_refused:?}",
+        "junit-parser: {compared} files compared ({} with retries not compared case by case: {retried_files:?}) ({ranked_differently} cases with several status elements ranked by our rule); it refused {} files we read: {parser_refused:?}",
+        retried_files.len(),
         parser_refused.len()
     );
     assert!(compared > 100, "only {compared} files compared");

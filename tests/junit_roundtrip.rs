@@ -430,6 +430,7 @@ fn pytest_id_shapes_round_trip() {
         kind: pytest_mcp::model::SourceKind::JsonReport,
         name: "report.json".into(),
         entries: run.tests.len(),
+        folded: 0,
     });
     let xml = round_trip(&run, "pytest id shapes");
     assert!(

@@ -27,6 +27,7 @@ pub fn to_value(run: &Run) -> Value {
             "duration": round_secs(run.duration_secs()),
             "xfailed": c.xfailed,
             "xpassed": c.xpassed,
+            "flaky": c.flaky,
         }),
     );
     root.insert(
@@ -86,6 +87,9 @@ fn test_value(t: &TestResult) -> Value {
 /// The test's message as ADR-006 and SPEC.md want it: `XFAIL: <reason>` for
 /// an xfailed test, `XPASS: <reason>` for a non-strict xpass.
 pub fn message(t: &TestResult) -> Option<String> {
+    if t.is_flaky() {
+        return Some(flaky_message(t));
+    }
     let prefix = match t.xfail {
         Some(Xfail::XFailed) => "XFAIL",
         Some(Xfail::XPassed) => "XPASS",
@@ -95,6 +99,23 @@ pub fn message(t: &TestResult) -> Option<String> {
         Some(reason) => format!("{prefix}: {reason}"),
         None => prefix.to_string(),
     })
+}
+
+/// `FLAKY: passed after 2 failed attempts (first: AssertionError: ...)`.
+pub fn flaky_message(t: &TestResult) -> String {
+    let n = t.reruns.len();
+    let attempts = if n == 1 { "attempt" } else { "attempts" };
+    let first = t.reruns.iter().find_map(|a| {
+        a.message
+            .as_deref()?
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+    });
+    match first {
+        Some(m) => format!("FLAKY: passed after {n} failed {attempts} (first: {m})"),
+        None => format!("FLAKY: passed after {n} failed {attempts}"),
+    }
 }
 
 /// Durations to the millisecond: more digits cost tokens and say nothing.

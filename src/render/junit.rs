@@ -61,9 +61,10 @@
 //! id, and the reader folds such neighbours.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::time::Duration;
 
-use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestRerun, TestSuite};
 
 use crate::model::{CollectionError, Outcome, Phase, Run, SourceKind, TestResult, Xfail};
 use crate::pytest_text;
@@ -181,11 +182,28 @@ fn build_report(run: &Run) -> Report {
     }
 
     let mut current: Option<(Dialect, String, Vec<TestCase>, Option<f64>)> = None;
+    // (suite, id) pairs written: our reader folds a repeated pair into one
+    // test's attempts, so two tests that share an id (from two suites of
+    // the input) go into suites of different names.
+    let mut written: HashSet<(String, String)> = HashSet::new();
     for (test, &dialect) in run.tests.iter().zip(&dialects) {
-        let key = match dialect {
+        let mut key = match dialect {
             Dialect::Pytest => pytest_file(&test.node_id).to_string(),
             Dialect::Other => other_suite_name(&test.node_id, root == Root::Jest),
         };
+        let suite_in_id = dialect == Dialect::Other
+            && other_names(&test.node_id, &key, root == Root::Jest)
+                .0
+                .is_none();
+        if dialect == Dialect::Other && !suite_in_id {
+            let base = key.clone();
+            let mut n = 1;
+            while written.contains(&(key.clone(), test.node_id.clone())) {
+                n += 1;
+                key = format!("{base} ({n})");
+            }
+        }
+        written.insert((key.clone(), test.node_id.clone()));
         let case = match dialect {
             Dialect::Pytest => pytest_case(test),
             Dialect::Other => other_case(test, &key, root == Root::Jest),
@@ -557,6 +575,20 @@ fn exception_type(traceback: &str) -> Option<&str> {
 
 /// Time and captured output, shared by both dialects.
 fn finish_case(case: &mut TestCase, test: &TestResult) {
+    // Earlier attempts: `<flakyFailure>` on a pass, `<rerunFailure>` on a
+    // failure, as Surefire writes them (quick-junit picks the element).
+    case.status.add_reruns(test.reruns.iter().map(|attempt| {
+        let kind = if attempt.outcome == Outcome::Error {
+            NonSuccessKind::Error
+        } else {
+            NonSuccessKind::Failure
+        };
+        let mut rerun = TestRerun::new(kind);
+        if let Some(message) = &attempt.message {
+            rerun.set_message(xml_text(message, Field::Attr));
+        }
+        rerun
+    }));
     if let Some(time) = test.duration.and_then(seconds) {
         case.set_time(time);
     }

@@ -75,6 +75,9 @@ pub fn counts_phrase(run: &Run) -> String {
     if c.xpassed > 0 {
         let _ = write!(s, ", {} xpassed", c.xpassed);
     }
+    if c.flaky > 0 {
+        let _ = write!(s, ", {} flaky", c.flaky);
+    }
     if c.collection_errors > 0 {
         let _ = write!(
             s,
@@ -289,7 +292,27 @@ pub fn body_with(out: &mut String, run: &Run, detail: Detail) {
     for group in &groups {
         failure(out, group[0], &group[1..], detail);
     }
+    flaky(out, run);
     skipped(out, run);
+}
+
+/// Tests that passed only after failing: listed, not counted as failures.
+/// Failed tests that were rerun say so in their section's message.
+fn flaky(out: &mut String, run: &Run) {
+    let flaky: Vec<&TestResult> = run.tests.iter().filter(|t| t.is_flaky()).collect();
+    if flaky.is_empty() {
+        return;
+    }
+    let _ = write!(out, "\n### FLAKY ({})\n", flaky.len());
+    for t in flaky {
+        let message = crate::render::json::flaky_message(t);
+        let detail = message.strip_prefix("FLAKY: ").unwrap_or(&message);
+        let _ = writeln!(
+            out,
+            "{}",
+            clip(&format!("- {} — {detail}", one_line(&t.node_id)))
+        );
+    }
 }
 
 /// What makes two failures the same: the heading, the message and the
@@ -390,6 +413,16 @@ fn failure(out: &mut String, t: &TestResult, same: &[&TestResult], detail: Detai
         .or_else(|| t.traceback.as_deref().map(|tb| first_line(tb).to_string()))
         .unwrap_or_else(|| "(no message)".to_string());
     message_lines(out, &message, detail.message_lines());
+    if !t.reruns.is_empty() {
+        let n = t.reruns.len();
+        indent_line(
+            out,
+            &format!(
+                "Rerun: {n} earlier attempt{} failed too",
+                if n == 1 { "" } else { "s" }
+            ),
+        );
+    }
     if !same.is_empty() {
         let ids: Vec<String> = same
             .iter()

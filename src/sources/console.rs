@@ -48,6 +48,7 @@ pub fn parse(stdout: &str) -> Option<Run> {
         kind: SourceKind::PytestText,
         name: "stdout".to_string(),
         entries: run.tests.len(),
+        folded: 0,
     });
     Some(run)
 }

@@ -152,6 +152,7 @@ impl EventLog {
             kind: SourceKind::PytestEvents,
             name: "event log".to_string(),
             entries: run.tests.len() + run.collection_errors.len(),
+            folded: 0,
         });
         run
     }

@@ -11,8 +11,8 @@ use serde::Deserialize;
 
 use super::ParseError;
 use crate::model::{
-    CollectionError, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult, Warning,
-    Xfail,
+    Attempt, CollectionError, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult,
+    Warning, Xfail,
 };
 use crate::pytest_text;
 
@@ -146,17 +146,27 @@ pub fn parse(input: &[u8], name: &str, keep_raw: bool) -> Result<Run, ParseError
         ..Run::default()
     };
     let mut entries = tests.len();
+    // pytest-rerunfailures records each failed attempt as an entry with
+    // outcome "rerun" before the test's final entry: they become the
+    // test's earlier attempts.
     let mut reruns = 0usize;
+    let mut attempts: std::collections::HashMap<String, Vec<Attempt>> =
+        std::collections::HashMap::new();
     for t in tests {
-        match convert_test(t) {
-            Some(test) => run.tests.push(test),
-            None => reruns += 1,
+        if t.outcome == "rerun" {
+            reruns += 1;
+            let stage = t.call.as_ref().or(t.setup.as_ref()).or(t.teardown.as_ref());
+            attempts.entry(t.nodeid).or_default().push(Attempt {
+                outcome: Outcome::Failed,
+                message: stage.and_then(stage_message),
+            });
+            continue;
         }
-    }
-    if reruns > 0 {
-        run.notes.push(format!(
-            "{name}: {reruns} rerun attempt(s) recorded by pytest-rerunfailures are not counted as tests"
-        ));
+        let mut test = convert_test(t);
+        if let Some(earlier) = attempts.remove(&test.node_id) {
+            test.reruns = earlier;
+        }
+        run.tests.push(test);
     }
     for c in report.collectors {
         match c.outcome.as_deref() {
@@ -204,6 +214,7 @@ pub fn parse(input: &[u8], name: &str, keep_raw: bool) -> Result<Run, ParseError
         kind: SourceKind::JsonReport,
         name: name.to_string(),
         entries,
+        folded: reruns,
     });
     Ok(run)
 }
@@ -280,8 +291,8 @@ fn json_error(e: &serde_json::Error) -> ParseError {
     }
 }
 
-/// `None` for entries that are not a test's final result (reruns).
-fn convert_test(t: JsonTest) -> Option<TestResult> {
+/// One test's final entry as a result.
+fn convert_test(t: JsonTest) -> TestResult {
     let stages = [
         (Phase::Setup, t.setup.as_ref()),
         (Phase::Call, t.call.as_ref()),
@@ -295,7 +306,6 @@ fn convert_test(t: JsonTest) -> Option<TestResult> {
         "skipped" => (Outcome::Skipped, None),
         "xfailed" => (Outcome::Skipped, Some(Xfail::XFailed)),
         "xpassed" => (Outcome::Passed, Some(Xfail::XPassed)),
-        "rerun" => return None,
         _ => (Outcome::Error, None),
     };
     // An error in setup or teardown beats the call's result (and an xfail
@@ -390,7 +400,7 @@ fn convert_test(t: JsonTest) -> Option<TestResult> {
     test.stdout = (!stdout.trim().is_empty()).then_some(stdout);
     test.stderr = (!stderr.trim().is_empty()).then_some(stderr);
     test.log = (!log.is_empty()).then_some(log);
-    Some(test)
+    test
 }
 
 fn stage_message(stage: &Stage) -> Option<String> {

@@ -27,7 +27,8 @@ use quick_xml::reader::Reader;
 
 use super::ParseError;
 use crate::model::{
-    CollectionError, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult, Xfail,
+    Attempt, CollectionError, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult,
+    Xfail,
 };
 use crate::pytest_text;
 
@@ -43,6 +44,7 @@ pub fn parse(input: &[u8], name: &str) -> Result<Run, ParseError> {
         mut run,
         lossy_notes,
         cases,
+        folded,
         ..
     } = parser;
     if matches!(text, Cow::Owned(_)) {
@@ -59,6 +61,7 @@ pub fn parse(input: &[u8], name: &str) -> Result<Run, ParseError> {
         },
         name: name.to_string(),
         entries: cases,
+        folded,
     });
     Ok(run)
 }
@@ -85,9 +88,21 @@ impl Status {
     }
 }
 
+/// The outcome of an earlier attempt that a rerun element records
+/// (`flakyFailure`, `rerunError`, ...), or `None` for other elements.
+fn attempt_outcome(tag: &str) -> Option<Outcome> {
+    match tag {
+        "flakyFailure" | "rerunFailure" => Some(Outcome::Failed),
+        "flakyError" | "rerunError" => Some(Outcome::Error),
+        _ => None,
+    }
+}
+
 /// What a status element said.
 #[derive(Debug, Default)]
 struct StatusData {
+    /// Set for rerun elements: the outcome of the attempt they record.
+    attempt: Option<Outcome>,
     message: Option<String>,
     kind: Option<String>,
     text: String,
@@ -109,6 +124,8 @@ struct CaseBuilder {
     /// Messages of weaker (or later, equally strong) failure/error elements
     /// on the same case: kept so that nothing a file says is dropped.
     extra: Vec<String>,
+    /// Earlier attempts recorded by rerun elements.
+    attempts: Vec<Attempt>,
 }
 
 /// Where text content is being collected.
@@ -152,6 +169,11 @@ struct Parser<'a> {
     lossy_notes: Vec<String>,
     /// `<testcase>` elements seen.
     cases: usize,
+    /// Cases folded into an earlier case of the same test.
+    folded: usize,
+    /// Suite and id of the last test read (other frameworks): a retry
+    /// repeats both, right after the first attempt.
+    last_key: Option<String>,
 }
 
 impl<'a> Parser<'a> {
@@ -180,6 +202,8 @@ impl<'a> Parser<'a> {
             top_suite_time: None,
             lossy_notes: Vec::new(),
             cases: 0,
+            folded: 0,
+            last_key: None,
         }
     }
 
@@ -306,7 +330,7 @@ impl<'a> Parser<'a> {
             _ if self.sink == Sink::None => {
                 let status = Status::from_tag(&tag);
                 if let (Some(status), true) = (status, self.case.is_some()) {
-                    let data = status_data(e);
+                    let data = status_data(e, &tag);
                     if empty {
                         self.add_status(status, data);
                     } else {
@@ -316,7 +340,7 @@ impl<'a> Parser<'a> {
                 } else if matches!(status, Some(Status::Failure | Status::Error))
                     && !self.suites.is_empty()
                 {
-                    let data = status_data(e);
+                    let data = status_data(e, &tag);
                     if empty {
                         self.add_suite_error(data);
                     } else {
@@ -426,8 +450,17 @@ impl<'a> Parser<'a> {
         let Some(case) = self.case.as_mut() else {
             return;
         };
+        // Surefire's flakyFailure/flakyError: a failed attempt before the
+        // pass this case records.
+        if status == Status::Flaky {
+            case.attempts.push(attempt_of(data));
+            return;
+        }
+        // At equal rank a plain element beats a rerun element: `<failure>`
+        // is the final attempt, `<rerunFailure>`s the earlier ones.
+        let rank = |s: Status, d: &StatusData| (s, d.attempt.is_none());
         let weaker = match case.status.take() {
-            Some((old, old_data)) if old >= status => {
+            Some((old, old_data)) if rank(old, &old_data) >= rank(status, &data) => {
                 case.status = Some((old, old_data));
                 (status, data)
             }
@@ -440,19 +473,23 @@ impl<'a> Parser<'a> {
                 return;
             }
         };
-        if let (kind @ (Status::Failure | Status::Error), data) = weaker {
-            let text = trim_block(&data.text);
-            let message = data
-                .message
-                .filter(|m| !m.trim().is_empty())
-                .or_else(|| first_line(&text))
-                .unwrap_or_else(|| "(no message)".to_string());
-            let word = if kind == Status::Error {
-                "error"
-            } else {
-                "failure"
-            };
-            case.extra.push(format!("also {word}: {message}"));
+        match weaker {
+            (_, data) if data.attempt.is_some() => case.attempts.push(attempt_of(data)),
+            (kind @ (Status::Failure | Status::Error), data) => {
+                let text = trim_block(&data.text);
+                let message = data
+                    .message
+                    .filter(|m| !m.trim().is_empty())
+                    .or_else(|| first_line(&text))
+                    .unwrap_or_else(|| "(no message)".to_string());
+                let word = if kind == Status::Error {
+                    "error"
+                } else {
+                    "failure"
+                };
+                case.extra.push(format!("also {word}: {message}"));
+            }
+            _ => {}
         }
     }
 
@@ -624,16 +661,83 @@ impl<'a> Parser<'a> {
         test.phase = phase;
         test.stdout = nonempty(case.stdout);
         test.stderr = nonempty(case.stderr);
-        if self.in_pytest()
-            && let Some(previous) = self.run.tests.last_mut()
-            && previous.node_id == test.node_id
-        {
-            // pytest writes a test that failed and then errored in teardown
-            // as two `<testcase>` elements with one id: one test.
-            fold_pytest_reports(previous, test);
-            return;
+        test.reruns = case.attempts;
+        if self.in_pytest() {
+            if let Some(previous) = self.run.tests.last_mut()
+                && previous.node_id == test.node_id
+            {
+                // pytest writes a test that failed and then errored in
+                // teardown as two `<testcase>` elements with one id: one test.
+                fold_pytest_reports(previous, test);
+                self.folded += 1;
+                return;
+            }
+        } else {
+            let key = retry_key(&self.suites, &test.node_id);
+            if self.last_key.as_deref() == Some(key.as_str())
+                && let Some(previous) = self.run.tests.last_mut()
+            {
+                // The same case again, right after itself: a retry (Surefire
+                // without rerun elements, TestNG's retry analyzer, `go test
+                // -count`, Gradle/Marathon retries). Two tests that merely
+                // share a name further apart stay two tests.
+                fold_retry(previous, test);
+                self.folded += 1;
+                return;
+            }
+            self.last_key = Some(key);
         }
         self.run.tests.push(test);
+    }
+}
+
+/// The key a retry repeats: the enclosing suites and the test's id.
+fn retry_key(suites: &[String], id: &str) -> String {
+    let mut key = suites.join("\u{1f}");
+    key.push('\u{1e}');
+    key.push_str(id);
+    key
+}
+
+/// Folds a retried case into the earlier one of the same id: a pass stands
+/// if there is one (the test is flaky), else the latest attempt; the other
+/// becomes an earlier attempt.
+fn fold_retry(kept: &mut TestResult, mut next: TestResult) {
+    let next_stands = next.outcome == Outcome::Passed || kept.outcome != Outcome::Passed;
+    if next_stands {
+        std::mem::swap(kept, &mut next);
+        // `kept` is now the later case; the earlier one's attempts came first.
+        let later = std::mem::take(&mut kept.reruns);
+        kept.reruns = std::mem::take(&mut next.reruns);
+        if next.outcome != Outcome::Passed {
+            kept.reruns.push(Attempt {
+                outcome: next.outcome,
+                message: next.message.clone(),
+            });
+        }
+        kept.reruns.extend(later);
+    } else {
+        kept.reruns.extend(std::mem::take(&mut next.reruns));
+        kept.reruns.push(Attempt {
+            outcome: next.outcome,
+            message: next.message.clone(),
+        });
+    }
+    kept.duration = match (kept.duration, next.duration) {
+        (Some(a), Some(b)) => Some(a + b),
+        (a, b) => a.or(b),
+    };
+}
+
+/// An attempt from a rerun element's data.
+fn attempt_of(data: StatusData) -> Attempt {
+    let text = trim_block(&data.text);
+    Attempt {
+        outcome: data.attempt.unwrap_or(Outcome::Failed),
+        message: data
+            .message
+            .filter(|m| !m.trim().is_empty())
+            .or_else(|| first_line(&text)),
     }
 }
 
@@ -689,10 +793,11 @@ fn foreign_id(suite: &str, classname: &str, name: &str, jest: bool) -> String {
     format!("{classname}#{name}")
 }
 
-fn status_data(e: &BytesStart<'_>) -> StatusData {
+fn status_data(e: &BytesStart<'_>, tag: &str) -> StatusData {
     let file = attr(e, "file").map(Cow::into_owned);
     let line = attr(e, "line").and_then(|l| l.trim().parse().ok());
     StatusData {
+        attempt: attempt_outcome(tag),
         message: attr(e, "message").map(Cow::into_owned),
         kind: attr(e, "type")
             .map(Cow::into_owned)
