@@ -180,6 +180,11 @@ pub struct ReportArgs {
     /// Write the report to this file instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Result files of an earlier run to compare with (directories and
+    /// globs as for FILE): new failures first, then fixed, still failing,
+    /// added and removed tests, and the change in duration.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub baseline: Vec<PathBuf>,
     /// Longest Markdown report in characters: the summary line and failing ids
     /// are kept, detail is shortened first, and the report says what was cut.
     /// 65536 fits a GitHub comment; a job summary takes 1048576.
@@ -482,9 +487,27 @@ fn run_discover(args: &DiscoverArgs) -> u8 {
 
 fn run_report(args: &ReportArgs) -> u8 {
     let inputs: Vec<Input> = args.files.iter().flat_map(|arg| expand(arg)).collect();
-    let (text, status) = match report::build_run(&inputs, args.format) {
-        Ok(run) => (
-            report::render_within(&run, args.format, args.max_chars),
+    let baseline_inputs: Vec<Input> = args.baseline.iter().flat_map(|arg| expand(arg)).collect();
+    let baseline = if baseline_inputs.is_empty() {
+        Ok(None)
+    } else {
+        report::build_run(&baseline_inputs, crate::render::Format::Markdown).map(Some)
+    };
+    let built = match (report::build_run(&inputs, args.format), baseline) {
+        (Ok(run), Ok(baseline)) => Ok((run, baseline)),
+        (Err(mut a), Err(b)) => {
+            a.extend(b);
+            Err(a)
+        }
+        (Err(e), _) | (_, Err(e)) => Err(e),
+    };
+    let total_inputs = inputs.len() + baseline_inputs.len();
+    let (text, status) = match built {
+        Ok((run, baseline)) => (
+            match &baseline {
+                Some(b) => report::render_compared(&run, b, args.format, args.max_chars),
+                None => report::render_within(&run, args.format, args.max_chars),
+            },
             if fails(&run, args.fail_on) {
                 EXIT_TESTS_FAILED
             } else {
@@ -496,7 +519,7 @@ fn run_report(args: &ReportArgs) -> u8 {
                 eprintln!("pytest-mcp: error: {e}");
             }
             (
-                report::render_errors(&errors, inputs.len(), args.format),
+                report::render_errors(&errors, total_inputs, args.format),
                 EXIT_INPUT_ERROR,
             )
         }

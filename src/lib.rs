@@ -11,6 +11,7 @@
 //! Everything before `cli` is a pure function of its input, tested with the
 //! golden files under `golden/`.
 
+pub mod baseline;
 pub mod cli;
 pub mod command;
 pub mod execute;

@@ -100,6 +100,38 @@ pub fn render_within(run: &Run, format: Format, max_chars: usize) -> String {
     }
 }
 
+/// [`render_within`] for a run compared with a baseline: Markdown and HTML
+/// open with the comparison (new failures first); JSON gets a `baseline`
+/// key beside ADR-006's; JUnit has no place for it.
+pub fn render_compared(run: &Run, baseline: &Run, format: Format, max_chars: usize) -> String {
+    let comparison = crate::baseline::compare(run, baseline);
+    match format {
+        Format::Markdown => render::markdown::render_within_after(
+            run,
+            max_chars,
+            &render::markdown::comparison_block(&comparison),
+        ),
+        Format::Html => render::html::render(
+            &render::markdown::render_within_after(
+                run,
+                usize::MAX,
+                &render::markdown::comparison_block(&comparison),
+            ),
+            TITLE,
+        ),
+        Format::Json => {
+            let mut value = render::json::to_value(run);
+            if let serde_json::Value::Object(map) = &mut value {
+                map.insert("baseline".into(), comparison.to_value());
+            }
+            let mut out = serde_json::to_string_pretty(&value).unwrap_or_default();
+            out.push('\n');
+            out
+        }
+        Format::Junit => render::junit::render(run),
+    }
+}
+
 /// Renders unreadable inputs: a Markdown `Report ERROR` block, or the
 /// ADR-007 invalid-params error object (`-32602`, naming the field, the
 /// rule and the value received).

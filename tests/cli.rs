@@ -161,3 +161,32 @@ fn fail_on_gates_the_exit_status() {
         Some(1)
     );
 }
+
+#[test]
+fn baseline_puts_new_failures_first() {
+    let out = report(&[
+        "tests/fixtures/baseline/after.xml",
+        "--baseline",
+        "tests/fixtures/baseline/before.xml",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let md = text(&out.stdout);
+    let second = md.lines().nth(1).unwrap_or("");
+    assert!(
+        second.starts_with("Compared with the baseline: 1 new failure, 1 fixed"),
+        "{md}"
+    );
+    let new = md
+        .find("### NEW FAILURES (1)")
+        .expect("new failures section");
+    let first_failure = md.find("### FAILED:").expect("failure sections");
+    assert!(new < first_failure, "new failures come first:\n{md}");
+    // A baseline that cannot be read is an input error like any other.
+    let out = report(&[
+        "tests/fixtures/baseline/after.xml",
+        "--baseline",
+        "no/such.xml",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no/such.xml"));
+}

@@ -5,8 +5,9 @@
 //! reaches the shared JUnit corpus) and the expected renderings
 //! `expected.md`, `expected.json` and `expected.xml` (JUnit), plus
 //! `expected.html` where that file exists. An optional `max_chars` file
-//! holds a size budget for the Markdown (`report --max-chars`). A mismatch
-//! prints a unified diff.
+//! holds a size budget for the Markdown (`report --max-chars`); an optional
+//! `baseline` file lists the result files of an earlier run to compare with
+//! (`report --baseline`). A mismatch prints a unified diff.
 //!
 //! To accept new output after reviewing it:
 //!
@@ -37,7 +38,21 @@ fn scenarios() -> Vec<PathBuf> {
 }
 
 fn inputs(scenario: &Path) -> Vec<Input> {
-    let list = std::fs::read_to_string(scenario.join("inputs")).expect("inputs file");
+    read_list(&scenario.join("inputs"))
+}
+
+/// The scenario's `baseline` file: result files of the run to compare with.
+fn baseline(scenario: &Path) -> Vec<Input> {
+    let path = scenario.join("baseline");
+    if path.exists() {
+        read_list(&path)
+    } else {
+        Vec::new()
+    }
+}
+
+fn read_list(path: &Path) -> Vec<Input> {
+    let list = std::fs::read_to_string(path).expect("list of inputs");
     list.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
@@ -49,11 +64,19 @@ fn inputs(scenario: &Path) -> Vec<Input> {
         .collect()
 }
 
-/// What `pytest-mcp report` prints for these inputs in this format.
-fn render(inputs: &[Input], format: Format, max_chars: usize) -> String {
-    match report::build_run(inputs, format) {
-        Ok(run) => report::render_within(&run, format, max_chars),
-        Err(errors) => report::render_errors(&errors, inputs.len(), format),
+/// What `pytest-mcp report` prints for these inputs in this format,
+/// compared with `baseline` when the scenario has one.
+fn render(inputs: &[Input], baseline: &[Input], format: Format, max_chars: usize) -> String {
+    let run = match report::build_run(inputs, format) {
+        Ok(run) => run,
+        Err(errors) => return report::render_errors(&errors, inputs.len(), format),
+    };
+    if baseline.is_empty() {
+        return report::render_within(&run, format, max_chars);
+    }
+    match report::build_run(baseline, Format::Markdown) {
+        Ok(base) => report::render_compared(&run, &base, format, max_chars),
+        Err(errors) => report::render_errors(&errors, baseline.len(), format),
     }
 }
 
@@ -99,6 +122,7 @@ fn golden_files() {
         let inputs = inputs(scenario);
         assert!(!inputs.is_empty(), "{}: no inputs", scenario.display());
         let budget = max_chars(scenario);
+        let baseline = baseline(scenario);
         let mut formats = vec![
             (Format::Markdown, "expected.md"),
             (Format::Json, "expected.json"),
@@ -108,7 +132,7 @@ fn golden_files() {
             formats.push((Format::Html, "expected.html"));
         }
         for (format, file) in formats {
-            let actual = render(&inputs, format, budget);
+            let actual = render(&inputs, &baseline, format, budget);
             if let Some(diff) = check(&scenario.join(file), &actual) {
                 failures.push(diff);
             }

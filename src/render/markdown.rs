@@ -147,12 +147,23 @@ impl Detail {
 /// [`Detail`]), then failures become a one-line list, and only when even
 /// that does not fit is the list cut, saying how many ids were left out.
 pub fn render_within(run: &Run, max_chars: usize) -> String {
-    let full = render(run);
+    render_within_after(run, max_chars, "")
+}
+
+/// [`render_within`] with `preface` (a comparison with a baseline, say)
+/// right under the header line; it is kept at every level of detail.
+pub fn render_within_after(run: &Run, max_chars: usize, preface: &str) -> String {
+    let full = {
+        let mut out = format!("{}{preface}", header(run));
+        body_with(&mut out, run, Detail::Full);
+        notes(&mut out, run, &[]);
+        out
+    };
     if full.chars().count() <= max_chars {
         return full;
     }
     for detail in [Detail::Reduced, Detail::Brief] {
-        let mut out = header(run);
+        let mut out = format!("{}{preface}", header(run));
         body_with(&mut out, run, detail);
         let note = format!(
             "Shortened to fit {max_chars} characters: failure detail cut to the {} level (the full report has {} characters)",
@@ -167,12 +178,33 @@ pub fn render_within(run: &Run, max_chars: usize) -> String {
             return out;
         }
     }
-    compact(run, max_chars, full.chars().count())
+    compact(run, max_chars, full.chars().count(), preface)
+}
+
+/// The comparison with a baseline, for [`render_within_after`]: one line,
+/// then the new failures (first: they are what a reviewer must look at) and
+/// the fixed tests by id.
+pub fn comparison_block(c: &crate::baseline::Comparison) -> String {
+    const LISTED: usize = 50;
+    let mut out = format!("Compared with the baseline: {}\n", c.phrase());
+    for (title, ids) in [("NEW FAILURES", &c.new_failures), ("FIXED", &c.fixed)] {
+        if ids.is_empty() {
+            continue;
+        }
+        let _ = write!(out, "\n### {title} ({})\n", ids.len());
+        for id in ids.iter().take(LISTED) {
+            let _ = writeln!(out, "- {}", one_line(id));
+        }
+        if ids.len() > LISTED {
+            let _ = writeln!(out, "- … {} more", ids.len() - LISTED);
+        }
+    }
+    out
 }
 
 /// The last resort: header, one line per failing id, cut to fit.
-fn compact(run: &Run, max_chars: usize, full_chars: usize) -> String {
-    let head = header(run);
+fn compact(run: &Run, max_chars: usize, full_chars: usize, preface: &str) -> String {
+    let head = format!("{}{preface}", header(run));
     let problems: Vec<&TestResult> = run.tests.iter().filter(|t| t.is_problem()).collect();
     let errors = &run.collection_errors;
     let note_of = |shown: usize| {

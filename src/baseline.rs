@@ -1,0 +1,161 @@
+//! Comparing a run with an earlier one (`report --baseline`): what broke,
+//! what was fixed, what still fails, which tests appeared or went away, and
+//! how the duration moved. Pure: two runs in, a comparison out.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Value, json};
+
+use crate::model::{Outcome, Run, TestResult};
+
+/// How a run differs from its baseline. Ids keep the current run's order
+/// (the baseline's for removed tests).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Comparison {
+    /// Failing or erroring now; passed, skipped or absent before.
+    pub new_failures: Vec<String>,
+    /// Failing or erroring before; passing now.
+    pub fixed: Vec<String>,
+    /// Failing or erroring in both.
+    pub still_failing: Vec<String>,
+    /// In this run only.
+    pub added: Vec<String>,
+    /// In the baseline only.
+    pub removed: Vec<String>,
+    /// Seconds: this run's duration minus the baseline's.
+    pub duration_change: f64,
+    pub baseline_duration: f64,
+}
+
+/// Compares `current` with `baseline` by test id.
+pub fn compare(current: &Run, baseline: &Run) -> Comparison {
+    let before: HashMap<&str, &TestResult> = baseline
+        .tests
+        .iter()
+        .map(|t| (t.node_id.as_str(), t))
+        .collect();
+    let now: HashSet<&str> = current.tests.iter().map(|t| t.node_id.as_str()).collect();
+    let mut c = Comparison {
+        baseline_duration: baseline.duration_secs(),
+        duration_change: current.duration_secs() - baseline.duration_secs(),
+        ..Comparison::default()
+    };
+    let mut seen: HashSet<&str> = HashSet::new();
+    for t in &current.tests {
+        if !seen.insert(t.node_id.as_str()) {
+            continue;
+        }
+        match before.get(t.node_id.as_str()) {
+            None => {
+                c.added.push(t.node_id.clone());
+                if t.is_problem() {
+                    c.new_failures.push(t.node_id.clone());
+                }
+            }
+            Some(old) => match (old.is_problem(), t.is_problem()) {
+                (false, true) => c.new_failures.push(t.node_id.clone()),
+                (true, true) => c.still_failing.push(t.node_id.clone()),
+                (true, false) if t.outcome == Outcome::Passed => c.fixed.push(t.node_id.clone()),
+                _ => {}
+            },
+        }
+    }
+    let mut gone: HashSet<&str> = HashSet::new();
+    for t in &baseline.tests {
+        if !now.contains(t.node_id.as_str()) && gone.insert(t.node_id.as_str()) {
+            c.removed.push(t.node_id.clone());
+        }
+    }
+    c
+}
+
+impl Comparison {
+    /// `1 new failure, 2 fixed, 1 still failing, 3 added, 1 removed, +0.4s (+8%)`
+    pub fn phrase(&self) -> String {
+        let n = |count: usize, one: &str, many: &str| {
+            format!("{count} {}", if count == 1 { one } else { many })
+        };
+        let mut parts = vec![
+            n(self.new_failures.len(), "new failure", "new failures"),
+            format!("{} fixed", self.fixed.len()),
+            format!("{} still failing", self.still_failing.len()),
+        ];
+        if !self.added.is_empty() {
+            parts.push(format!("{} added", self.added.len()));
+        }
+        if !self.removed.is_empty() {
+            parts.push(format!("{} removed", self.removed.len()));
+        }
+        let pct = if self.baseline_duration > 0.0 {
+            format!(
+                " ({:+.0}%)",
+                100.0 * self.duration_change / self.baseline_duration
+            )
+        } else {
+            String::new()
+        };
+        parts.push(format!("{:+.1}s{pct}", self.duration_change));
+        parts.join(", ")
+    }
+
+    /// The comparison as JSON (the `baseline` key of `report --format json`).
+    pub fn to_value(&self) -> Value {
+        json!({
+            "new_failures": self.new_failures,
+            "fixed": self.fixed,
+            "still_failing": self.still_failing,
+            "added": self.added,
+            "removed": self.removed,
+            "duration_change": (self.duration_change * 1000.0).round() / 1000.0,
+            "baseline_duration": (self.baseline_duration * 1000.0).round() / 1000.0,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(tests: &[(&str, Outcome)], duration: f64) -> Run {
+        Run {
+            tests: tests
+                .iter()
+                .map(|(id, o)| TestResult::new(*id, *o))
+                .collect(),
+            duration: Some(duration),
+            ..Run::default()
+        }
+    }
+
+    #[test]
+    fn every_kind_of_change() {
+        let before = run(
+            &[
+                ("a", Outcome::Passed),
+                ("b", Outcome::Failed),
+                ("c", Outcome::Failed),
+                ("gone", Outcome::Passed),
+            ],
+            10.0,
+        );
+        let after = run(
+            &[
+                ("a", Outcome::Failed),
+                ("b", Outcome::Passed),
+                ("c", Outcome::Error),
+                ("new", Outcome::Failed),
+            ],
+            12.0,
+        );
+        let c = compare(&after, &before);
+        assert_eq!(c.new_failures, ["a", "new"]);
+        assert_eq!(c.fixed, ["b"]);
+        assert_eq!(c.still_failing, ["c"]);
+        assert_eq!(c.added, ["new"]);
+        assert_eq!(c.removed, ["gone"]);
+        assert_eq!(
+            c.phrase(),
+            "2 new failures, 1 fixed, 1 still failing, 1 added, 1 removed, +2.0s (+20%)"
+        );
+    }
+}
