@@ -92,10 +92,12 @@ const TITLE: &str = "pytest-mcp report";
 /// The default `--max-chars`: what a GitHub comment holds.
 pub const DEFAULT_MAX_CHARS: usize = 65_536;
 
-/// [`render`], with Markdown held to `max_chars` characters.
+/// What `report` prints: [`render`], with Markdown held to `max_chars`
+/// characters and long failure detail folded into `<details>` (the report
+/// goes to PR comments and job summaries, where GitHub renders them).
 pub fn render_within(run: &Run, format: Format, max_chars: usize) -> String {
     match format {
-        Format::Markdown => render::markdown::render_within(run, max_chars),
+        Format::Markdown => render::markdown::render_within_after(run, max_chars, "", true),
         _ => render(run, format),
     }
 }
@@ -110,12 +112,14 @@ pub fn render_compared(run: &Run, baseline: &Run, format: Format, max_chars: usi
             run,
             max_chars,
             &render::markdown::comparison_block(&comparison),
+            true,
         ),
         Format::Html => render::html::render(
             &render::markdown::render_within_after(
                 run,
                 usize::MAX,
                 &render::markdown::comparison_block(&comparison),
+                false,
             ),
             TITLE,
         ),

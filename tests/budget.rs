@@ -121,3 +121,40 @@ fn even_a_tiny_budget_is_respected() {
         structure(&text);
     }
 }
+
+#[test]
+fn long_failures_fold_into_details_in_reports_only() {
+    let xml = junit_with_failures(3);
+    let run = junit::parse(xml.as_bytes(), "long.xml").expect("readable");
+    let report =
+        pytest_mcp::report::render_within(&run, pytest_mcp::render::Format::Markdown, 65_536);
+    let agent = markdown::render(&run);
+    assert!(!agent.contains("<details>"), "agents get no HTML");
+    assert_eq!(report.matches("<details><summary>").count(), 3, "{report}");
+    // Heading and message stay visible; the rest is a fenced block inside.
+    for t in run.tests.iter().filter(|t| t.is_problem()) {
+        let heading = format!("### FAILED: {}", t.node_id);
+        let at = report.find(&heading).expect("heading");
+        let next = &report[at + heading.len() + 1..];
+        assert!(next.starts_with("AssertionError: value"), "{next}");
+        assert!(
+            next.lines()
+                .nth(1)
+                .unwrap_or("")
+                .starts_with("<details><summary>")
+        );
+    }
+    // pulldown-cmark reads each fold as HTML around one closed code block.
+    let mut html_blocks = 0;
+    let mut open_code = 0i32;
+    for event in Parser::new(&report) {
+        match event {
+            Event::Html(h) if h.contains("<details>") => html_blocks += 1,
+            Event::Start(Tag::CodeBlock(_)) => open_code += 1,
+            Event::End(TagEnd::CodeBlock) => open_code -= 1,
+            _ => {}
+        }
+    }
+    assert_eq!(html_blocks, 3);
+    assert_eq!(open_code, 0);
+}

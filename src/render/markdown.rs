@@ -98,7 +98,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 /// Renders a run as Markdown.
 pub fn render(run: &Run) -> String {
     let mut out = header(run);
-    body_with(&mut out, run, Detail::Full);
+    body_with(&mut out, run, Detail::Full, false);
     notes(&mut out, run, &[]);
     out
 }
@@ -147,15 +147,17 @@ impl Detail {
 /// [`Detail`]), then failures become a one-line list, and only when even
 /// that does not fit is the list cut, saying how many ids were left out.
 pub fn render_within(run: &Run, max_chars: usize) -> String {
-    render_within_after(run, max_chars, "")
+    render_within_after(run, max_chars, "", false)
 }
 
 /// [`render_within`] with `preface` (a comparison with a baseline, say)
-/// right under the header line; it is kept at every level of detail.
-pub fn render_within_after(run: &Run, max_chars: usize, preface: &str) -> String {
+/// right under the header line; it is kept at every level of detail. With
+/// `collapse` (PR comments, job summaries) long failure sections fold their
+/// detail into `<details>` blocks.
+pub fn render_within_after(run: &Run, max_chars: usize, preface: &str, collapse: bool) -> String {
     let full = {
         let mut out = format!("{}{preface}", header(run));
-        body_with(&mut out, run, Detail::Full);
+        body_with(&mut out, run, Detail::Full, collapse);
         notes(&mut out, run, &[]);
         out
     };
@@ -164,7 +166,7 @@ pub fn render_within_after(run: &Run, max_chars: usize, preface: &str) -> String
     }
     for detail in [Detail::Reduced, Detail::Brief] {
         let mut out = format!("{}{preface}", header(run));
-        body_with(&mut out, run, detail);
+        body_with(&mut out, run, detail, collapse);
         let note = format!(
             "Shortened to fit {max_chars} characters: failure detail cut to the {} level (the full report has {} characters)",
             match detail {
@@ -298,12 +300,12 @@ fn clip_to(line: &str, max: usize) -> String {
 /// failure or error, skips. Shared with the renderings of errors and
 /// discovery, which have headers of their own.
 pub fn body(out: &mut String, run: &Run) {
-    body_with(out, run, Detail::Full);
+    body_with(out, run, Detail::Full, false);
 }
 
 /// [`body`] at a chosen level of detail. Failures that share their message
 /// and failing place are shown once, naming the other tests they hit.
-pub fn body_with(out: &mut String, run: &Run, detail: Detail) {
+pub fn body_with(out: &mut String, run: &Run, detail: Detail, collapse: bool) {
     collection_errors(out, run);
     let problems: Vec<&TestResult> = run.tests.iter().filter(|t| t.is_problem()).collect();
     let mut groups: Vec<Vec<&TestResult>> = Vec::new();
@@ -322,7 +324,7 @@ pub fn body_with(out: &mut String, run: &Run, detail: Detail) {
         }
     }
     for group in &groups {
-        failure(out, group[0], &group[1..], detail);
+        failure(out, group[0], &group[1..], detail, collapse);
     }
     flaky(out, run);
     skipped(out, run);
@@ -437,8 +439,64 @@ fn label(t: &TestResult) -> &'static str {
 }
 
 /// One failure section; `same` are other tests that failed the same way.
-fn failure(out: &mut String, t: &TestResult, same: &[&TestResult], detail: Detail) {
+/// Lines of a failure section shown before the rest folds into a
+/// `<details>` block (PR comments and job summaries only).
+const COLLAPSE_AFTER: usize = 12;
+
+fn failure(out: &mut String, t: &TestResult, same: &[&TestResult], detail: Detail, collapse: bool) {
     let _ = write!(out, "\n### {}: {}\n", label(t), clip(&one_line(&t.node_id)));
+    let mut section = String::new();
+    failure_body(&mut section, t, same, detail);
+    if collapse {
+        collapse_long(out, &section);
+    } else {
+        out.push_str(&section);
+    }
+}
+
+/// Writes a section, folding all but its first line (the message) and the
+/// lines naming other tests or reruns into `<details>` when it is long. The
+/// folded lines go in a code fence longer than any backtick run in them, so
+/// test output renders as written and cannot close it.
+fn collapse_long(out: &mut String, section: &str) {
+    let keep = |i: usize, l: &str| {
+        i == 0 || l.starts_with("  Same failure in ") || l.starts_with("  Rerun: ")
+    };
+    let hidden: Vec<&str> = section
+        .lines()
+        .enumerate()
+        .filter(|(i, l)| !keep(*i, l))
+        .map(|(_, l)| l)
+        .collect();
+    if hidden.len() <= COLLAPSE_AFTER {
+        out.push_str(section);
+        return;
+    }
+    for (i, l) in section.lines().enumerate() {
+        if keep(i, l) {
+            let _ = writeln!(out, "{l}");
+        }
+    }
+    let longest_ticks = hidden
+        .iter()
+        .flat_map(|l| l.split(|c| c != '`'))
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    let fence = "`".repeat((longest_ticks + 1).max(3));
+    let _ = write!(
+        out,
+        "<details><summary>{} more lines</summary>\n\n{fence}text\n",
+        hidden.len()
+    );
+    for l in &hidden {
+        let _ = writeln!(out, "{l}");
+    }
+    let _ = write!(out, "{fence}\n\n</details>\n");
+}
+
+/// Everything of a failure section under its heading.
+fn failure_body(out: &mut String, t: &TestResult, same: &[&TestResult], detail: Detail) {
     let message = t
         .message
         .clone()
