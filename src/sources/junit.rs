@@ -36,7 +36,11 @@ use crate::pytest_text;
 pub fn parse(input: &[u8], name: &str) -> Result<Run, ParseError> {
     // quick-xml wants UTF-8; a report with stray bytes (pytest writes test ids
     // with raw binary in them) is still worth reading, so decode lossily.
-    let text: Cow<'_, str> = String::from_utf8_lossy(input);
+    // Valid UTF-8 (the usual case) is checked fast and borrowed.
+    let text: Cow<'_, str> = match std::str::from_utf8(input) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(input),
+    };
     let mut parser = Parser::new(&text);
     parser.run()?;
     let pytest = parser.root_pytest || parser.any_pytest;
@@ -307,14 +311,13 @@ impl<'a> Parser<'a> {
                 }
             }
             "testcase" => {
+                let a = case_attrs(e);
                 let case = CaseBuilder {
-                    classname: attr(e, "classname")
-                        .map(Cow::into_owned)
-                        .unwrap_or_default(),
-                    name: attr(e, "name").map(Cow::into_owned).unwrap_or_default(),
-                    file: attr(e, "file").map(Cow::into_owned),
-                    line: attr(e, "line").map(Cow::into_owned),
-                    time: attr(e, "time").and_then(|t| parse_time(&t)),
+                    classname: a.classname.map(Cow::into_owned).unwrap_or_default(),
+                    name: a.name.map(Cow::into_owned).unwrap_or_default(),
+                    file: a.file.map(Cow::into_owned),
+                    line: a.line.map(Cow::into_owned),
+                    time: a.time.and_then(|t| parse_time(&t)),
                     ..CaseBuilder::default()
                 };
                 if let Some(open) = self.case.take() {
@@ -820,12 +823,45 @@ fn attr<'b>(e: &'b BytesStart<'_>, key: &str) -> Option<Cow<'b, str>> {
         .with_checks(false)
         .flatten()
         .find(|a: &Attribute<'_>| a.key.local_name().as_ref() == key)
-        .map(|a| {
-            match a.normalized_value_with(XmlVersion::Implicit1_0, 1, resolve_predefined_entity) {
-                Ok(v) => Cow::Owned(v.into_owned()),
-                Err(_) => Cow::Owned(a.value.into_owned()),
-            }
-        })
+        .map(attr_value)
+}
+
+/// An attribute's value with references resolved (no copy when it has
+/// none); a value that cannot be unescaped is returned as written.
+fn attr_value<'b>(a: Attribute<'b>) -> Cow<'b, str> {
+    match a.normalized_value_with(XmlVersion::Implicit1_0, 1, resolve_predefined_entity) {
+        Ok(Cow::Borrowed(v)) => Cow::Borrowed(v),
+        Ok(Cow::Owned(v)) => Cow::Owned(v),
+        Err(_) => a.value,
+    }
+}
+
+/// The attributes of a `<testcase>`, read in one pass over the element.
+#[derive(Default)]
+struct CaseAttrs<'b> {
+    classname: Option<Cow<'b, str>>,
+    name: Option<Cow<'b, str>>,
+    file: Option<Cow<'b, str>>,
+    line: Option<Cow<'b, str>>,
+    time: Option<Cow<'b, str>>,
+}
+
+fn case_attrs<'b>(e: &'b BytesStart<'_>) -> CaseAttrs<'b> {
+    let mut attrs = CaseAttrs::default();
+    for a in e.attributes().with_checks(false).flatten() {
+        let slot = match a.key.local_name().as_ref() {
+            "classname" => &mut attrs.classname,
+            "name" => &mut attrs.name,
+            "file" => &mut attrs.file,
+            "line" => &mut attrs.line,
+            "time" => &mut attrs.time,
+            _ => continue,
+        };
+        if slot.is_none() {
+            *slot = Some(attr_value(a));
+        }
+    }
+    attrs
 }
 
 /// Parses a `time` attribute (seconds). Tolerates a decimal comma.
