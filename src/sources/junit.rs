@@ -830,8 +830,7 @@ fn attr<'b>(e: &'b BytesStart<'_>, key: &str) -> Option<Cow<'b, str>> {
 /// none); a value that cannot be unescaped is returned as written.
 fn attr_value<'b>(a: Attribute<'b>) -> Cow<'b, str> {
     match a.normalized_value_with(XmlVersion::Implicit1_0, 1, resolve_predefined_entity) {
-        Ok(Cow::Borrowed(v)) => Cow::Borrowed(v),
-        Ok(Cow::Owned(v)) => Cow::Owned(v),
+        Ok(value) => value,
         Err(_) => a.value,
     }
 }
