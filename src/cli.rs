@@ -301,7 +301,7 @@ fn settings(project: &ProjectArgs) -> Result<Settings, u8> {
 /// Prints a refused parameter in the requested format; exit status 4.
 fn refuse(project: &ProjectArgs, e: &crate::params::ValidationError) -> u8 {
     let text = match project.format {
-        Format::Json => json_text(&render::outcome::validation_value(e)),
+        Format::Json => render::json::text(&render::outcome::validation_value(e), true),
         other => other.markdown_page(
             render::outcome::validation_markdown(e),
             "pytest-mcp: invalid parameters",
@@ -309,12 +309,6 @@ fn refuse(project: &ProjectArgs, e: &crate::params::ValidationError) -> u8 {
     };
     eprintln!("pytest-mcp: {e}");
     finish(project.output.as_ref(), &text, EXIT_INVALID_PARAMS)
-}
-
-fn json_text(value: &serde_json::Value) -> String {
-    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
-    text.push('\n');
-    text
 }
 
 fn finish(output: Option<&PathBuf>, text: &str, status: u8) -> u8 {
@@ -346,7 +340,7 @@ fn error_status(e: &ExecError) -> u8 {
 
 fn error_text(e: &ExecError, format: Format) -> String {
     match format {
-        Format::Json => json_text(&render::outcome::error_value(e)),
+        Format::Json => render::json::text(&render::outcome::error_value(e), true),
         other => other.markdown_page(render::outcome::error_markdown(e), "pytest-mcp: run failed"),
     }
 }
@@ -461,7 +455,7 @@ fn run_discover(args: &DiscoverArgs) -> u8 {
     match execute::discover(&settings, &params, &CancelToken::new()) {
         Ok(d) => {
             let text = match project.format {
-                Format::Json => json_text(&render::outcome::discovery_value(&d)),
+                Format::Json => render::json::text(&render::outcome::discovery_value(&d), true),
                 other => other
                     .markdown_page(render::outcome::discovery_markdown(&d), "pytest-mcp: tests"),
             };

@@ -128,9 +128,7 @@ pub fn render_compared(run: &Run, baseline: &Run, format: Format, max_chars: usi
             if let serde_json::Value::Object(map) = &mut value {
                 map.insert("baseline".into(), comparison.to_value());
             }
-            let mut out = serde_json::to_string_pretty(&value).unwrap_or_default();
-            out.push('\n');
-            out
+            render::json::text(&value, true)
         }
         Format::Junit => render::junit::render(run),
     }
@@ -176,9 +174,7 @@ pub fn render_errors(errors: &[InputError], total_inputs: usize, format: Format)
                     }
                 }
             });
-            let mut out = serde_json::to_string_pretty(&value).unwrap_or_default();
-            out.push('\n');
-            out
+            render::json::text(&value, true)
         }
     }
 }

@@ -298,10 +298,7 @@ impl Server {
                         render::outcome::discovery_markdown(&d)
                     }
                     Format::Json => {
-                        let mut t = serde_json::to_string(&render::outcome::discovery_value(&d))
-                            .unwrap_or_default();
-                        t.push('\n');
-                        t
+                        render::json::text(&render::outcome::discovery_value(&d), false)
                     }
                 };
                 Ok(text_result(text, false))

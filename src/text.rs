@@ -12,6 +12,14 @@ pub fn strip_ansi(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// The first non-blank line, trimmed ("" when there is none).
+pub fn first_line(text: &str) -> &str {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+}
+
 /// Text for a single line (a heading, a list item): line breaks and other
 /// control characters are written as escapes, so a test id cannot start a
 /// section or a note of its own.

@@ -62,11 +62,16 @@ pub fn to_value(run: &Run) -> Value {
 /// Renders the ADR-006 object as text: indented for people, compact for
 /// agents (fewer tokens).
 pub fn render(run: &Run, pretty: bool) -> String {
-    let value = to_value(run);
+    text(&to_value(run), pretty)
+}
+
+/// Any JSON answer as text ending in a newline: indented for people,
+/// compact for agents.
+pub fn text(value: &Value, pretty: bool) -> String {
     let mut out = if pretty {
-        serde_json::to_string_pretty(&value)
+        serde_json::to_string_pretty(value)
     } else {
-        serde_json::to_string(&value)
+        serde_json::to_string(value)
     }
     // Serializing a `Value` cannot fail: its keys are strings.
     .unwrap_or_default();

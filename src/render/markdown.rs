@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 
 use crate::model::{Outcome, Phase, Run, SourceKind, TestResult, Xfail};
 use crate::pytest_text::{self, FrameLine};
-use crate::text::{one_line, strip_ansi};
+use crate::text::{first_line, one_line, strip_ansi};
 
 /// Lines of captured output kept per stream: the head and the tail.
 const OUTPUT_HEAD: usize = 5;
@@ -418,10 +418,9 @@ fn collection_detail(traceback: &str, message: &str, file: &str) -> Vec<String> 
     }
     if detail.is_empty() {
         // Otherwise show the source line of the last frame in the file.
-        if let Some(i) = lines
-            .iter()
-            .rposition(|l| pytest_text::frame_line(l).is_some_and(|f| paths_match(f.path, file)))
-            && let Some(src) = lines.get(i + 1).filter(|l| !l.trim().is_empty())
+        if let Some(i) = lines.iter().rposition(|l| {
+            pytest_text::frame_line(l).is_some_and(|f| pytest_text::paths_match(f.path, file))
+        }) && let Some(src) = lines.get(i + 1).filter(|l| !l.trim().is_empty())
         {
             detail.push(format!("> {}", src.trim()));
         }
@@ -719,10 +718,6 @@ fn is_project_path(path: &str) -> bool {
         || path.contains(":\\"))
 }
 
-fn paths_match(path: &str, file: &str) -> bool {
-    pytest_text::paths_match(path, file)
-}
-
 /// A stack trace from another framework: its first lines, minus the lines
 /// the message already holds and frames inside test frameworks and runtimes.
 fn foreign_detail(tb: &str, message: &str, t: &TestResult) -> Vec<String> {
@@ -946,13 +941,6 @@ fn sources_note(run: &Run) -> String {
 
 fn indent_line(out: &mut String, line: &str) {
     let _ = writeln!(out, "  {}", clip(line));
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("")
 }
 
 /// Cuts a line longer than [`MAX_LINE_CHARS`], saying how much was cut.

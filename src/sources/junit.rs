@@ -902,10 +902,10 @@ fn trim_block(text: &str) -> String {
         .join("\n")
 }
 
+/// The first non-blank line, when there is one.
 fn first_line(text: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
+    Some(crate::text::first_line(text))
+        .filter(|l| !l.is_empty())
         .map(str::to_string)
 }
 
