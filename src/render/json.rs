@@ -7,62 +7,134 @@
 //! `error_type`, `message`, `line`, `traceback`) and are not tests: pytest's
 //! "N errors" equals `summary.errors + collection_errors.length`.
 
-use serde_json::{Map, Value, json};
+use std::borrow::Cow;
 
-use crate::model::{Run, TestResult, Xfail};
+use serde::Serialize;
+use serde::ser::{SerializeSeq, Serializer};
+use serde_json::Value;
 
-/// Builds the ADR-006 object for a run.
-pub fn to_value(run: &Run) -> Value {
+use crate::model::{CollectionError, Run, TestResult, Xfail};
+
+/// The ADR-006 object, borrowing from the run: serialized straight to text,
+/// so a run of 100,000 tests is never copied into a `Value` tree first.
+/// Field order is the key order of the answer.
+#[derive(Serialize)]
+struct Answer<'a> {
+    exit_code: i32,
+    summary: Summary,
+    tests: Tests<'a>,
+    json_report: Option<&'a Value>,
+    text_output: Option<&'a str>,
+    collection_errors: Vec<ErrorEntry<'a>>,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    total: usize,
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+    errors: usize,
+    duration: Option<f64>,
+    xfailed: usize,
+    xpassed: usize,
+    flaky: usize,
+}
+
+struct Tests<'a>(&'a [TestResult]);
+
+impl Serialize for Tests<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for t in self.0 {
+            seq.serialize_element(&TestEntry {
+                node_id: &t.node_id,
+                outcome: t.outcome.as_str(),
+                duration: t.duration.and_then(|d| finite(round_secs(d))),
+                message: message_cow(t),
+                traceback: t.traceback.as_deref(),
+            })?;
+        }
+        seq.end()
+    }
+}
+
+#[derive(Serialize)]
+struct TestEntry<'a> {
+    node_id: &'a str,
+    outcome: &'static str,
+    duration: Option<f64>,
+    message: Option<Cow<'a, str>>,
+    traceback: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct ErrorEntry<'a> {
+    file: &'a str,
+    error_type: Option<&'a str>,
+    message: &'a str,
+    line: Option<u32>,
+    traceback: Option<&'a str>,
+}
+
+impl<'a> ErrorEntry<'a> {
+    fn of(e: &'a CollectionError) -> Self {
+        ErrorEntry {
+            file: &e.file,
+            error_type: e.error_type.as_deref(),
+            message: &e.message,
+            line: e.line,
+            traceback: e.traceback.as_deref(),
+        }
+    }
+}
+
+fn answer(run: &Run) -> Answer<'_> {
     let c = run.counts();
-    let mut root = Map::new();
-    root.insert("exit_code".into(), json!(run.exit_code()));
-    root.insert(
-        "summary".into(),
-        json!({
-            "total": c.total,
-            "passed": c.passed,
-            "failed": c.failed,
-            "skipped": c.skipped,
-            "errors": c.errors,
-            "duration": round_secs(run.duration_secs()),
-            "xfailed": c.xfailed,
-            "xpassed": c.xpassed,
-            "flaky": c.flaky,
-        }),
-    );
-    root.insert(
-        "tests".into(),
-        Value::Array(run.tests.iter().map(test_value).collect()),
-    );
-    root.insert(
-        "json_report".into(),
-        run.json_report.clone().unwrap_or(Value::Null),
-    );
-    root.insert("text_output".into(), json!(run.text_output));
-    root.insert(
-        "collection_errors".into(),
-        Value::Array(
-            run.collection_errors
-                .iter()
-                .map(|e| {
-                    json!({
-                        "file": e.file,
-                        "error_type": e.error_type,
-                        "message": e.message,
-                        "line": e.line,
-                        "traceback": e.traceback,
-                    })
-                })
-                .collect(),
-        ),
-    );
-    Value::Object(root)
+    Answer {
+        exit_code: run.exit_code(),
+        summary: Summary {
+            total: c.total,
+            passed: c.passed,
+            failed: c.failed,
+            skipped: c.skipped,
+            errors: c.errors,
+            duration: finite(round_secs(run.duration_secs())),
+            xfailed: c.xfailed,
+            xpassed: c.xpassed,
+            flaky: c.flaky,
+        },
+        tests: Tests(&run.tests),
+        json_report: run.json_report.as_ref(),
+        text_output: run.text_output.as_deref(),
+        collection_errors: run.collection_errors.iter().map(ErrorEntry::of).collect(),
+    }
+}
+
+/// JSON has no NaN or infinity: such a number is `null`, as in a `Value`.
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+/// Builds the ADR-006 object for a run, for callers that add keys to it.
+pub fn to_value(run: &Run) -> Value {
+    // Serializing borrowed strings and numbers into a `Value` cannot fail.
+    serde_json::to_value(answer(run)).unwrap_or(Value::Null)
 }
 
 /// Renders the ADR-006 object as text: indented for people, compact for
 /// agents (fewer tokens).
 pub fn render(run: &Run, pretty: bool) -> String {
-    text(&to_value(run), pretty)
+    let answer = answer(run);
+    let mut out = if pretty {
+        serde_json::to_string_pretty(&answer)
+    } else {
+        serde_json::to_string(&answer)
+    }
+    // Every key is a string and every number finite: this cannot fail.
+    .unwrap_or_default();
+    out.push('\n');
+    out
 }
 
 /// Any JSON answer as text ending in a newline: indented for people,
@@ -79,31 +151,28 @@ pub fn text(value: &Value, pretty: bool) -> String {
     out
 }
 
-fn test_value(t: &TestResult) -> Value {
-    json!({
-        "node_id": t.node_id,
-        "outcome": t.outcome.as_str(),
-        "duration": t.duration.map(round_secs),
-        "message": message(t),
-        "traceback": t.traceback,
-    })
-}
-
 /// The test's message as ADR-006 and SPEC.md want it: `XFAIL: <reason>` for
 /// an xfailed test, `XPASS: <reason>` for a non-strict xpass.
 pub fn message(t: &TestResult) -> Option<String> {
+    message_cow(t).map(Cow::into_owned)
+}
+
+/// [`message`], borrowing the test's own message when it is used as is.
+fn message_cow(t: &TestResult) -> Option<Cow<'_, str>> {
     if t.is_flaky() {
-        return Some(flaky_message(t));
+        return Some(Cow::Owned(flaky_message(t)));
     }
     let prefix = match t.xfail {
         Some(Xfail::XFailed) => "XFAIL",
         Some(Xfail::XPassed) => "XPASS",
-        None => return t.message.clone(),
+        None => return t.message.as_deref().map(Cow::Borrowed),
     };
-    Some(match t.message.as_deref().filter(|m| !m.is_empty()) {
-        Some(reason) => format!("{prefix}: {reason}"),
-        None => prefix.to_string(),
-    })
+    Some(Cow::Owned(
+        match t.message.as_deref().filter(|m| !m.is_empty()) {
+            Some(reason) => format!("{prefix}: {reason}"),
+            None => prefix.to_string(),
+        },
+    ))
 }
 
 /// `FLAKY: passed after 2 failed attempts (first: AssertionError: ...)`.
