@@ -771,6 +771,86 @@ fn a_hang_times_out_names_the_test_and_kills_everything() {
     assert!(text.contains(HANGING), "{text}");
 }
 
+/// SIGTERM, SIGINT or SIGHUP to `pytest-mcp run` while a test hangs with a
+/// child that ignores SIGTERM: the CLI ends the whole pytest process group
+/// before it exits (dying at once used to leave that child running, as only
+/// pytest itself gets the parent-death signal), answers CANCELLED naming
+/// the running test, and exits 128+N. One run per signal, at once.
+#[test]
+fn a_signal_to_the_cli_ends_the_whole_run() {
+    let signals = [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP];
+    let projects: Vec<Project> = signals
+        .iter()
+        .map(|_| Project::copy("runner_hang"))
+        .collect();
+    // (answer, seconds from the signal to the exit)
+    let answers: Vec<(Answer, Option<f64>)> = std::thread::scope(|scope| {
+        let runs: Vec<_> = signals
+            .iter()
+            .zip(&projects)
+            .map(|(signal, project)| {
+                scope.spawn(move || {
+                    let started = Instant::now();
+                    let child = command(Path::new(BIN))
+                        .arg("run")
+                        .arg("--root")
+                        .arg(&project.root)
+                        .arg("--python")
+                        .arg(python())
+                        .args(["--timeout", "60"])
+                        .spawn()
+                        .expect("start pytest-mcp");
+                    let mut sent = None;
+                    let answer = wait(child, started, |pid| {
+                        if sent.is_none() && project.root.join("child.pid").exists() {
+                            let _ = kill(Pid::from_raw(pid as i32), *signal);
+                            sent = Some(Instant::now());
+                        }
+                    });
+                    let after =
+                        sent.map(|at| (answer.elapsed - at.duration_since(started)).as_secs_f64());
+                    (answer, after)
+                })
+            })
+            .collect();
+        runs.into_iter()
+            .map(|r| r.join().expect("a signalled run"))
+            .collect()
+    });
+    let left: Vec<_> = projects.iter().map(nothing_left).collect();
+    assert!(left.iter().all(Result::is_ok), "{left:#?}");
+    for (signal, (answer, after)) in signals.iter().zip(&answers) {
+        let exited_after = after.unwrap_or_else(|| {
+            panic!(
+                "{signal}: the hanging test never started: {}",
+                answer.stderr
+            )
+        });
+        println!(
+            "{signal} to pytest-mcp run: exit {:?} {exited_after:.2}s after the signal \
+             (pytest and its child ignore SIGTERM: SIGKILL after the {}s grace)",
+            answer.status,
+            GRACE.as_secs()
+        );
+        assert_eq!(
+            answer.status,
+            Some(128 + *signal as i32),
+            "{signal}: {}",
+            answer.stderr
+        );
+        assert!(
+            exited_after < (GRACE + Duration::from_secs(5)).as_secs_f64(),
+            "{signal}: exited {exited_after:.2}s after the signal"
+        );
+        let text = answer.text();
+        assert!(text.starts_with("Test CANCELLED ("), "{signal}: {text}");
+        assert!(
+            text.contains(&format!("Running at the end: {HANGING}")),
+            "{signal}: {text}"
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Crash: death by SIGSEGV
 // ---------------------------------------------------------------------------
