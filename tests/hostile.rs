@@ -708,7 +708,7 @@ fn write_huge(path: &Path, mb: u64) -> (u64, u64) {
     let mut written = 0u64;
     let mut cases = 0u64;
     let mut failures = 0u64;
-    let mut put = |out: &mut BufWriter<std::fs::File>, s: &str| {
+    let put = |out: &mut BufWriter<std::fs::File>, s: &str| {
         out.write_all(s.as_bytes()).expect("write");
         s.len() as u64
     };
