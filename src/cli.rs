@@ -334,6 +334,10 @@ fn error_status(e: &ExecError) -> u8 {
             (128 + number).clamp(0, 255) as u8
         }
         ErrorKind::Spawn => EXIT_SPAWN,
+        // Cancelled by a signal to us: the shell's 128+N.
+        ErrorKind::Cancelled => {
+            (128 + crate::process::stop_signal().unwrap_or(15)).clamp(0, 255) as u8
+        }
         _ => e.exit_code.map_or(1, |c| c.clamp(0, 255) as u8),
     }
 }
@@ -374,9 +378,9 @@ fn run_pytest(args: &RunArgs) -> u8 {
         Err(e) => return refuse(project, &e),
     };
     let mut progress = ProgressLine::new();
-    let outcome = execute::run_tests(&settings, &params, &CancelToken::new(), &mut |p| {
-        progress.show(p)
-    });
+    let cancel = CancelToken::new();
+    crate::process::cancel_on_signals(&cancel);
+    let outcome = execute::run_tests(&settings, &params, &cancel, &mut |p| progress.show(p));
     progress.clear();
     match outcome {
         Ok(run) => {
@@ -452,7 +456,9 @@ fn run_discover(args: &DiscoverArgs) -> u8 {
         Ok(p) => p,
         Err(e) => return refuse(project, &e),
     };
-    match execute::discover(&settings, &params, &CancelToken::new()) {
+    let cancel = CancelToken::new();
+    crate::process::cancel_on_signals(&cancel);
+    match execute::discover(&settings, &params, &cancel) {
         Ok(d) => {
             let text = match project.format {
                 Format::Json => render::json::text(&render::outcome::discovery_value(&d), true),

@@ -18,6 +18,9 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 300;
 /// Longest time limit a request may ask for (a day).
 pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 const MAX_NODE_IDS: usize = 10_000;
+/// Bytes all node ids may take together: they become pytest's command line,
+/// which the kernel limits (ARG_MAX, commonly 2 MiB with the environment).
+const MAX_NODE_IDS_BYTES: usize = 1024 * 1024;
 const MAX_TEXT_CHARS: usize = 4_096;
 
 /// A parameter that was refused: which, why, and what was received.
@@ -233,6 +236,16 @@ impl RunRequest {
                 "node_ids",
                 format!("must hold at most {MAX_NODE_IDS} ids"),
                 self.node_ids.len(),
+            ));
+        }
+        let total: usize = self.node_ids.iter().map(|id| id.len() + 1).sum();
+        if total > MAX_NODE_IDS_BYTES {
+            return Err(invalid(
+                "node_ids",
+                format!(
+                    "must total at most {MAX_NODE_IDS_BYTES} bytes, more than a command line can carry (select files or directories instead of many ids)"
+                ),
+                total,
             ));
         }
         for id in &self.node_ids {
@@ -535,6 +548,21 @@ mod tests {
             "existing file",
         );
         refused(json!({"node_ids": [""]}), "node_ids", "empty");
+        refused(
+            json!({"node_ids": vec!["tests/test_a.py"; 10_001]}),
+            "node_ids",
+            "at most 10000 ids",
+        );
+        refused(
+            json!({"node_ids": vec!["tests/test_a.py::".to_string() + &"a".repeat(4000); 300]}),
+            "node_ids",
+            "must total at most",
+        );
+        refused(
+            json!({"node_ids": ["tests/test_a.py::".to_string() + &"a".repeat(5000)]}),
+            "node_ids",
+            "at most 4096 characters",
+        );
         refused(json!({"markers": "-p evil"}), "markers", "start with '-'");
         refused(json!({"markers": "  --co"}), "markers", "start with '-'");
         refused(json!({"keywords": "a\nb"}), "keywords", "control");

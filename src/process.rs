@@ -12,11 +12,11 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::{Signal, killpg};
+use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, killpg, sigaction};
 use nix::unistd::Pid;
 
 /// Bytes kept from the start of each output stream.
@@ -63,6 +63,48 @@ impl CancelToken {
     }
     pub fn is_cancelled(&self) -> bool {
         self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// The signal that asked this process to stop (0: none yet), set by the
+/// handler [`cancel_on_signals`] installs.
+static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn note_stop_signal(signal: nix::libc::c_int) {
+    STOP_SIGNAL.store(signal, Ordering::SeqCst);
+}
+
+/// For a command-line run: SIGTERM, SIGINT or SIGHUP to this process cancel
+/// `token` instead of killing the process at once. The run then ends its
+/// pytest process group (SIGTERM, [`GRACE`], SIGKILL) before we exit;
+/// dying at once would leave pytest's own children (a server a test
+/// started, a child ignoring SIGTERM) running, as pytest is in a process
+/// group of its own and only pytest itself gets the parent-death signal.
+pub fn cancel_on_signals(token: &CancelToken) {
+    let action = SigAction::new(
+        SigHandler::Handler(note_stop_signal),
+        SaFlags::SA_RESTART,
+        SigSet::empty(),
+    );
+    for signal in [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP] {
+        // SAFETY: the handler only stores into an atomic integer, which is
+        // async-signal-safe. Children get default dispositions back at exec.
+        let _ = unsafe { sigaction(signal, &action) };
+    }
+    let token = token.clone();
+    std::thread::spawn(move || {
+        while STOP_SIGNAL.load(Ordering::SeqCst) == 0 {
+            std::thread::sleep(POLL);
+        }
+        token.cancel();
+    });
+}
+
+/// The signal number [`cancel_on_signals`] caught, if one came.
+pub fn stop_signal() -> Option<i32> {
+    match STOP_SIGNAL.load(Ordering::SeqCst) {
+        0 => None,
+        n => Some(n),
     }
 }
 

@@ -771,6 +771,86 @@ fn a_hang_times_out_names_the_test_and_kills_everything() {
     assert!(text.contains(HANGING), "{text}");
 }
 
+/// SIGTERM, SIGINT or SIGHUP to `pytest-mcp run` while a test hangs with a
+/// child that ignores SIGTERM: the CLI ends the whole pytest process group
+/// before it exits (dying at once used to leave that child running, as only
+/// pytest itself gets the parent-death signal), answers CANCELLED naming
+/// the running test, and exits 128+N. One run per signal, at once.
+#[test]
+fn a_signal_to_the_cli_ends_the_whole_run() {
+    let signals = [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP];
+    let projects: Vec<Project> = signals
+        .iter()
+        .map(|_| Project::copy("runner_hang"))
+        .collect();
+    // (answer, seconds from the signal to the exit)
+    let answers: Vec<(Answer, Option<f64>)> = std::thread::scope(|scope| {
+        let runs: Vec<_> = signals
+            .iter()
+            .zip(&projects)
+            .map(|(signal, project)| {
+                scope.spawn(move || {
+                    let started = Instant::now();
+                    let child = command(Path::new(BIN))
+                        .arg("run")
+                        .arg("--root")
+                        .arg(&project.root)
+                        .arg("--python")
+                        .arg(python())
+                        .args(["--timeout", "60"])
+                        .spawn()
+                        .expect("start pytest-mcp");
+                    let mut sent = None;
+                    let answer = wait(child, started, |pid| {
+                        if sent.is_none() && project.root.join("child.pid").exists() {
+                            let _ = kill(Pid::from_raw(pid as i32), *signal);
+                            sent = Some(Instant::now());
+                        }
+                    });
+                    let after =
+                        sent.map(|at| (answer.elapsed - at.duration_since(started)).as_secs_f64());
+                    (answer, after)
+                })
+            })
+            .collect();
+        runs.into_iter()
+            .map(|r| r.join().expect("a signalled run"))
+            .collect()
+    });
+    let left: Vec<_> = projects.iter().map(nothing_left).collect();
+    assert!(left.iter().all(Result::is_ok), "{left:#?}");
+    for (signal, (answer, after)) in signals.iter().zip(&answers) {
+        let exited_after = after.unwrap_or_else(|| {
+            panic!(
+                "{signal}: the hanging test never started: {}",
+                answer.stderr
+            )
+        });
+        println!(
+            "{signal} to pytest-mcp run: exit {:?} {exited_after:.2}s after the signal \
+             (pytest and its child ignore SIGTERM: SIGKILL after the {}s grace)",
+            answer.status,
+            GRACE.as_secs()
+        );
+        assert_eq!(
+            answer.status,
+            Some(128 + *signal as i32),
+            "{signal}: {}",
+            answer.stderr
+        );
+        assert!(
+            exited_after < (GRACE + Duration::from_secs(5)).as_secs_f64(),
+            "{signal}: exited {exited_after:.2}s after the signal"
+        );
+        let text = answer.text();
+        assert!(text.starts_with("Test CANCELLED ("), "{signal}: {text}");
+        assert!(
+            text.contains(&format!("Running at the end: {HANGING}")),
+            "{signal}: {text}"
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Crash: death by SIGSEGV
 // ---------------------------------------------------------------------------
@@ -819,6 +899,159 @@ fn segfault_markdown_is_a_crash_with_sigsegv_and_the_test() {
     assert!(text.starts_with("Test CRASH ("), "{text}");
     assert!(text.contains("SIGSEGV"), "{text}");
     assert!(text.contains(SEGFAULTING), "{text}");
+}
+
+// ---------------------------------------------------------------------------
+// A child left running by a test that passed, or that crashed
+// ---------------------------------------------------------------------------
+
+/// pytest exits (normally, or by SIGSEGV) while a child it started, which
+/// ignores SIGTERM, still runs: the group is killed after pytest ends, so
+/// the child is gone by the time the answer is out.
+#[test]
+fn a_child_left_behind_by_a_test_does_not_outlive_the_run() {
+    for (test, status, header) in [
+        (
+            "tests/test_orphan.py::test_passes_and_leaves_a_child",
+            0,
+            "Test SUCCESS (",
+        ),
+        (
+            "tests/test_orphan.py::test_segfaults_and_leaves_a_child",
+            139,
+            "Test CRASH (",
+        ),
+    ] {
+        let project = Project::copy("runner_orphan");
+        let (answer, text) = run_markdown(&project, &python(), &[test]);
+        let left = nothing_left(&project);
+        assert!(left.is_ok(), "{test}: {left:?}");
+        assert_eq!(answer.status, Some(status), "{test}: {text}");
+        assert!(text.starts_with(header), "{test}: {text}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Faults before pytest starts: no pytest, no interpreter, no TMPDIR
+// ---------------------------------------------------------------------------
+
+/// A fresh virtual environment without pip or pytest, in `dir`.
+fn python_without_pytest(dir: &Path) -> PathBuf {
+    let venv = dir.join("venv-no-pytest");
+    let status = command(&python())
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .status()
+        .expect("python -m venv");
+    assert!(status.success(), "creating {} failed", venv.display());
+    let python = venv.join("bin/python");
+    let probe = command(&python)
+        .args(["-c", "import pytest"])
+        .status()
+        .expect("probe");
+    assert!(!probe.success(), "the fresh venv has pytest after all");
+    python
+}
+
+#[test]
+fn no_pytest_or_no_interpreter_is_a_clear_error_with_exit_127() {
+    let project = tripwire_project();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let no_pytest = python_without_pytest(dir.path());
+    let missing = dir.path().join("no/such/python");
+    let mut problems = Vec::new();
+    for (interpreter, words) in [
+        (
+            &no_pytest,
+            ["pytest is not installed", "-m pip install pytest"],
+        ),
+        (
+            &missing,
+            ["cannot start the Python interpreter", "--python"],
+        ),
+    ] {
+        for (sub, format) in [
+            ("run", "json"),
+            ("run", "markdown"),
+            ("discover", "json"),
+            ("discover", "markdown"),
+        ] {
+            let answer = pytest_mcp(&[
+                OsString::from(sub),
+                "--root".into(),
+                project.root.clone().into(),
+                "--python".into(),
+                interpreter.into(),
+                "--format".into(),
+                format.into(),
+            ]);
+            let text = answer.text();
+            let what = format!("{sub} {format} with {}", interpreter.display());
+            if answer.status != Some(127) {
+                problems.push(format!("{what}: exit {:?}", answer.status));
+            }
+            let message = if format == "json" {
+                let value = answer.json();
+                if value["error"]["code"] != -32000
+                    || value["error"]["data"]["error_type"] != "spawn"
+                {
+                    problems.push(format!("{what}: {value}"));
+                }
+                value["error"]["message"].as_str().unwrap_or("").to_string()
+            } else {
+                if !text.starts_with("Test ERROR (") && !text.starts_with("Discover ERROR (") {
+                    problems.push(format!("{what}: {text}"));
+                }
+                text
+            };
+            for word in words {
+                if !message.contains(word) || !message.contains(&interpreter.display().to_string())
+                {
+                    problems.push(format!("{what}: {word:?} or the path missing in {message}"));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+    assert!(!project.root.join(TRIPWIRE).exists(), "pytest started");
+    assert!(processes_in(&project.root).is_empty());
+}
+
+/// TMPDIR below a regular file or missing (not chmod: tests may run as
+/// root): the answer names the path and TMPDIR; pytest never starts.
+#[test]
+fn an_unusable_tmpdir_is_a_clear_error() {
+    let project = tripwire_project();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let regular = dir.path().join("a-file");
+    std::fs::write(&regular, "not a directory\n").expect("write");
+    for tmpdir in [regular.join("sub"), dir.path().join("missing")] {
+        for sub in ["run", "discover"] {
+            let started = Instant::now();
+            let child = command(Path::new(BIN))
+                .env("TMPDIR", &tmpdir)
+                .arg(sub)
+                .arg("--root")
+                .arg(&project.root)
+                .arg("--python")
+                .arg(python())
+                .args(["--format", "json"])
+                .spawn()
+                .expect("start pytest-mcp");
+            let answer = wait(child, started, |_| {});
+            let value = answer.json();
+            assert_eq!(answer.status, Some(127), "{value}");
+            let message = value["error"]["message"].as_str().unwrap_or("");
+            assert!(
+                message.contains("cannot create a private temporary directory")
+                    && message.contains(&tmpdir.display().to_string())
+                    && message.contains("TMPDIR"),
+                "{sub}: {message}"
+            );
+            assert_eq!(value["error"]["data"]["error_type"], "spawn");
+        }
+    }
+    assert!(!project.root.join(TRIPWIRE).exists(), "pytest started");
 }
 
 // ---------------------------------------------------------------------------
@@ -1243,6 +1476,12 @@ fn tripwire_project() -> Project {
     std::fs::write(outside.join("test_out.py"), "def test_out():\n    pass\n")
         .expect("write outside test");
     std::os::unix::fs::symlink(&outside, project.root.join("link")).expect("symlink");
+    std::os::unix::fs::symlink(
+        outside.join("test_out.py"),
+        project.root.join("link_file.py"),
+    )
+    .expect("file symlink");
+    std::os::unix::fs::symlink("loop", project.root.join("loop")).expect("symlink loop");
     project
 }
 
@@ -1291,6 +1530,8 @@ fn every_invalid_parameter_is_refused_before_pytest_starts() {
     let outside = outside_file.display().to_string();
     let s = |v: &str| Some(Value::from(v));
     let n = |v: i64| Some(Value::from(v));
+    let long_id = format!("tests/test_a.py::test_{}", "a".repeat(5000));
+    let long_text = "x".repeat(5000);
     let cases = refusals! {
         "run" ["--verbosity", "5"]            "verbosity" "between -2 and 2" n(5);
         "run" ["--verbosity=-3"]              "verbosity" "between -2 and 2" n(-3);
@@ -1320,6 +1561,21 @@ fn every_invalid_parameter_is_refused_before_pytest_starts() {
         "discover" ["--pattern", "a/test_*.py"] "pattern" "without directories" s("a/test_*.py");
         "discover" ["--pattern=--co"]         "pattern"   "start with '-'" s("--co");
         "discover" ["--timeout", "0"]         "timeout"   "between 1 and" n(0);
+        // Symlinks: a file out of the root, a loop.
+        "run" ["link_file.py::test_out"]      "node_ids"  "inside the project root"
+            s("link_file.py::test_out");
+        "run" ["loop/test_a.py"]              "node_ids"  "existing" s("loop/test_a.py");
+        // Options hidden in values (NUL cannot be passed in argv at all:
+        // the MCP tests cover it).
+        "run" ["--", "--rootdir=/"]           "node_ids"  "start with '-'" s("--rootdir=/");
+        "run" ["-m=--rootdir=/"]              "markers"   "start with '-'" s("--rootdir=/");
+        "run" ["-k=-p evil"]                  "keywords"  "start with '-'" s("-p evil");
+        "run" ["-k", "a\u{1b}[31mb"]          "keywords"  "control" s("a\u{1b}[31mb");
+        "discover" ["--pattern", "test_\u{7f}.py"] "pattern" "control" s("test_\u{7f}.py");
+        // Very long values.
+        "run" [&long_id]                      "node_ids"  "at most 4096 characters" s(&long_id);
+        "run" ["-k", &long_text]              "keywords"  "at most 4096 characters" s(&long_text);
+        "discover" ["--path", &long_text]     "path"      "at most 4096 characters" s(&long_text);
     };
     let mut problems = Vec::new();
     for case in &cases {

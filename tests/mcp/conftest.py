@@ -231,15 +231,19 @@ async def serve(
     log: Path,
     protocol: str = HANDSHAKE,
     timeout: int | None = None,
+    python: Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[Connection]:
     """Starts `pytest-mcp serve --root <root>` through the SDK's stdio client
-    and yields an initialized session. The server's stderr goes to `log`."""
-    args = ["serve", "--root", str(root), "--python", str(PYTHON)]
+    and yields an initialized session. The server's stderr goes to `log`.
+    `python` replaces the test interpreter; `env` is added to the SDK's
+    default environment of the server."""
+    args = ["serve", "--root", str(root), "--python", str(python or PYTHON)]
     if timeout is not None:
         args += ["--timeout", str(timeout)]
     # Started from the repository, not the project: the root comes from
     # --root alone, as with a real client.
-    params = StdioServerParameters(command=str(BIN), args=args, cwd=str(REPO))
+    params = StdioServerParameters(command=str(BIN), args=args, cwd=str(REPO), env=env)
     with open(log, "a") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):
             process = _SPAWNED.pop(str(root))

@@ -442,6 +442,19 @@ INVALID = [
     ("discover_tests", {"pattern": "--co"}, "pattern", "--co"),
     ("discover_tests", {"pattern": " "}, "pattern", " "),
     ("discover_tests", {"timeout": 5}, "timeout", 5),
+    # Options hidden in values, control characters, very long values
+    # (issue 7; more in test_reliability.py).
+    ("execute_tests", {"node_ids": ["--rootdir=/"]}, "node_ids", "--rootdir=/"),
+    ("execute_tests", {"markers": "--rootdir=/"}, "markers", "--rootdir=/"),
+    ("execute_tests", {"keywords": "-p evil"}, "keywords", "-p evil"),
+    ("execute_tests", {"keywords": "a\u001b[31mb"}, "keywords", "a\u001b[31mb"),
+    ("execute_tests", {"node_ids": ["tests/test_a.py::" + "a" * 5000]}, "node_ids", "tests/test_a.py::" + "a" * 5000),
+    ("execute_tests", {"keywords": "x" * 5000}, "keywords", "x" * 5000),
+    ("execute_tests", {"node_ids": ["tests/test_a.py"] * 10_001}, "node_ids", 10_001),
+    ("discover_tests", {"path": "tests\u0000"}, "path", "tests\u0000"),
+    ("discover_tests", {"path": "x" * 5000}, "path", "x" * 5000),
+    ("discover_tests", {"pattern": "test_\u007f.py"}, "pattern", "test_\u007f.py"),
+    ("discover_tests", {"path": "link_file.py"}, "path", "link_file.py"),
 ]
 
 
@@ -458,6 +471,7 @@ async def test_invalid_params_in_both_formats(project, connect, tmp_path, case):
     outside.parent.mkdir()
     outside.write_text("def test_outside(): pass\n")
     (root / "link").symlink_to(outside.parent)
+    (root / "link_file.py").symlink_to(outside)
 
     def fill(value: Any) -> Any:
         if value == OUTSIDE:
