@@ -67,8 +67,9 @@ in its own process group, with a time limit that ends the whole group. Results c
 from pytest-json-report when the project has it, and from JUnit XML always; after a \
 timeout or a crash the answer still says which tests finished and which was running.\n\n\
 Exit status: pytest's own (0 passed, 1 tests failed, 2 interrupted, 3 internal \
-error, 4 usage error, 5 no tests); 124 on timeout; 128+N when pytest died of signal N; \
-4 when a parameter is refused; 127 when pytest cannot be started.",
+error, 4 usage error, 5 no tests); 124 on timeout; 128+N when pytest died of signal N \
+or pytest-mcp got SIGTERM/SIGINT/SIGHUP (the whole run is ended first); 4 when a parameter \
+is refused; 127 when pytest cannot be started.",
         after_help = "Examples:\n  \
 pytest-mcp run\n  \
 pytest-mcp run tests/test_api.py::test_login -x\n  \
