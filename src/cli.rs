@@ -507,6 +507,26 @@ fn run_report(args: &ReportArgs) -> u8 {
     drop(inputs);
     drop(baseline_inputs);
     let (text, status) = match built {
+        Ok((run, None)) if args.format == crate::render::Format::Json => {
+            // Written as it is serialized (the ADR-006 JSON of a large run
+            // is several times the size of the Markdown).
+            let status = if fails(&run, args.fail_on) {
+                EXIT_TESTS_FAILED
+            } else {
+                EXIT_OK
+            };
+            let written = write_output_with(args.output.as_ref(), |out| {
+                crate::render::json::write_pretty(&run, out)
+            });
+            std::mem::forget(run);
+            return match written {
+                Ok(()) => status,
+                Err(e) => {
+                    eprintln!("pytest-mcp: error: {e}");
+                    EXIT_INPUT_ERROR
+                }
+            };
+        }
         Ok((run, baseline)) => {
             let text = match &baseline {
                 Some(b) => report::render_compared(&run, b, args.format, args.max_chars),
@@ -605,16 +625,27 @@ fn read_input(path: &std::path::Path) -> Input {
 }
 
 fn write_output(path: Option<&PathBuf>, text: &str) -> Result<(), String> {
+    write_output_with(path, |out| out.write_all(text.as_bytes()))
+}
+
+/// Runs `write` on the output file (created or truncated) or on standard
+/// output, buffered, and flushes.
+fn write_output_with(
+    path: Option<&PathBuf>,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), String> {
     match path {
         Some(path) => {
-            std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+            let written = std::fs::File::create(path).and_then(|file| {
+                let mut out = std::io::BufWriter::new(file);
+                write(&mut out)?;
+                out.flush()
+            });
+            written.map_err(|e| format!("cannot write {}: {e}", path.display()))
         }
         None => {
-            let mut stdout = std::io::stdout().lock();
-            match stdout
-                .write_all(text.as_bytes())
-                .and_then(|()| stdout.flush())
-            {
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            match write(&mut stdout).and_then(|()| stdout.flush()) {
                 Ok(()) => Ok(()),
                 // A closed pipe (`| head`) is the reader's choice, not an error.
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),

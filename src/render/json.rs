@@ -122,6 +122,13 @@ pub fn to_value(run: &Run) -> Value {
     serde_json::to_value(answer(run)).unwrap_or(Value::Null)
 }
 
+/// Writes the ADR-006 object (indented, then a newline) to `out` as it is
+/// serialized: a report of 100,000 tests is never held as text in memory.
+pub fn write_pretty(run: &Run, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &answer(run))?;
+    out.write_all(b"\n")
+}
+
 /// Renders the ADR-006 object as text: indented for people, compact for
 /// agents (fewer tokens).
 pub fn render(run: &Run, pretty: bool) -> String {
