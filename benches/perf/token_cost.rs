@@ -31,9 +31,12 @@ fn stdout_of(cmd: &mut Command) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Writes one scenario's project into the directory.
+type MakeProject = Box<dyn Fn(&Path)>;
+
 pub fn run(env: &Env) {
     let base = env.inputs.join("tokens");
-    let scenarios: Vec<(&str, bool, Box<dyn Fn(&Path)>)> = vec![
+    let scenarios: Vec<(&str, bool, MakeProject)> = vec![
         (
             "all pass (100 tests)",
             false,
@@ -52,7 +55,7 @@ pub fn run(env: &Env) {
         (
             "collection errors (3 modules)",
             true,
-            Box::new(|d| inputs::collection_error_project(d)),
+            Box::new(inputs::collection_error_project),
         ),
         (
             "1,000 failures (2,000 tests)",
