@@ -10,8 +10,9 @@ With PYTEST_MCP_ITEMS set it also lists the collected items (for discovery).
 Cost matters (it runs once per test, see BENCHMARKS.md): each test costs two
 unbuffered writes on an O_APPEND descriptor, its "start" line (on disk at
 once, so a hang or a crash still names the running test) and, when it
-finishes, its phase reports and its "finish" line together. A test whose
-phases all passed gets one summary report line instead of three.
+finishes, its phase reports and its "finish" line together. The phases that
+passed (most of them) are one "passed" line with their summed duration; the
+others are recorded in full.
 
 With PYTEST_MCP_JSON_REPORT set, pytest-mcp runs pytest-json-report with
 `--json-report-file=none --json-report-omit collectors keywords traceback`
@@ -123,6 +124,16 @@ def pytest_runtest_logstart(nodeid, location):
 def pytest_runtest_logreport(report):
     if not _PATH:
         return
+    pending = _pending.get(report.nodeid)
+    if pending is None:
+        # [seconds of the phases that passed, records of the others]
+        pending = _pending[report.nodeid] = [0.0, []]
+    if report.passed and not hasattr(report, "wasxfail"):
+        # Most phases: nothing to keep but the time.
+        duration = getattr(report, "duration", None)
+        if isinstance(duration, (int, float)):
+            pending[0] += duration
+        return
     record = {
         "event": "report",
         "nodeid": report.nodeid,
@@ -137,23 +148,21 @@ def pytest_runtest_logreport(report):
         crash = getattr(report.longrepr, "reprcrash", None)
         if crash is not None:
             record["message"] = _text(crash.message)
-    _pending.setdefault(report.nodeid, []).append(record)
+    pending[1].append(record)
 
 
 def pytest_runtest_logfinish(nodeid, location):
     if not _PATH:
         return
-    records = _pending.pop(nodeid, [])
-    if all(r["outcome"] == "passed" and "wasxfail" not in r for r in records):
-        durations = [r["duration"] for r in records if isinstance(r["duration"], (int, float))]
-        records = [{
-            "event": "report",
-            "nodeid": nodeid,
-            "when": "call",
-            "outcome": "passed",
-            "duration": sum(durations) if durations else None,
-        }] if records else []
-    _write("".join(_line(r) for r in records) + '{"event": "finish", "nodeid": %s}\n' % json.dumps(nodeid, ensure_ascii=False))
+    passed, records = _pending.pop(nodeid, (None, []))
+    lines = "".join(_line(r) for r in records)
+    if passed is not None:
+        # The phases that passed: one line with their time.
+        lines += '{"event": "report", "nodeid": %s, "when": "call", "outcome": "passed", "duration": %r}\n' % (
+            json.dumps(nodeid, ensure_ascii=False),
+            passed,
+        )
+    _write(lines + '{"event": "finish", "nodeid": %s}\n' % json.dumps(nodeid, ensure_ascii=False))
 
 
 @pytest.hookimpl(optionalhook=True, trylast=True)
