@@ -197,7 +197,7 @@ fn execute(
         "-m".into(),
         "pytest".into(),
     ];
-    let caps = command::probe(&python, &settings.root)
+    let caps = command::probe_cached(&python, &settings.root)
         .map_err(|e| ExecError::setup(e.0, shown.clone()))?;
     let ws = Workspace::new().map_err(|e| {
         ExecError::setup(
@@ -219,7 +219,14 @@ fn execute(
         )
     })?;
     let (run, events) = gather(&ws, caps, &python, format, &finished);
-    outcome(run, events, finished, spec.argv(), spec.timeout)
+    let done = outcome(run, events, finished, spec.argv(), spec.timeout);
+    if let Err(e) = &done
+        && matches!(e.kind, ErrorKind::UsageError | ErrorKind::Spawn)
+    {
+        // pytest refusing its arguments may mean the plugin went away.
+        command::forget_probe(&python);
+    }
+    done
 }
 
 /// Reads the sources in SPEC.md's order of trust.

@@ -88,15 +88,16 @@ pub struct Capabilities {
 #[error("{0}")]
 pub struct SetupError(pub String);
 
-/// Asks the interpreter whether pytest and pytest-json-report are
+/// The probe's Python: whether pytest and pytest-json-report are
 /// importable, without importing them (fast, no side effects).
+pub const PROBE_SCRIPT: &str = "import importlib.util as u; print('pytest', bool(u.find_spec('pytest')), 'json', bool(u.find_spec('pytest_jsonreport')))";
+
+/// Asks the interpreter whether pytest and pytest-json-report are
+/// importable ([`PROBE_SCRIPT`]).
 pub fn probe(python: &Python, root: &Root) -> Result<Capabilities, SetupError> {
     let spec = Spec {
         program: python.path.clone(),
-        args: vec![
-            "-c".into(),
-            "import importlib.util as u; print('pytest', bool(u.find_spec('pytest')), 'json', bool(u.find_spec('pytest_jsonreport')))".into(),
-        ],
+        args: vec!["-c".into(), PROBE_SCRIPT.into()],
         cwd: root.path().to_path_buf(),
         env: Vec::new(),
         timeout: Duration::from_secs(60),
@@ -126,6 +127,36 @@ pub fn probe(python: &Python, root: &Root) -> Result<Capabilities, SetupError> {
     Ok(Capabilities {
         json_report: out.contains("json True"),
     })
+}
+
+/// Interpreters known to have pytest and pytest-json-report, so that a
+/// long-lived server probes each once (an extra Python start, ~20-30 ms,
+/// per call otherwise). Only that answer is kept: an interpreter without
+/// the plugin is asked again each time, so installing it takes effect at
+/// once; [`forget_probe`] drops an answer a failed run casts doubt on.
+static PROBED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// [`probe`], remembering interpreters that have everything.
+pub fn probe_cached(python: &Python, root: &Root) -> Result<Capabilities, SetupError> {
+    let known = |list: &Vec<PathBuf>| list.contains(&python.path);
+    if PROBED.lock().map(|l| known(&l)).unwrap_or(false) {
+        return Ok(Capabilities { json_report: true });
+    }
+    let caps = probe(python, root)?;
+    if caps.json_report
+        && let Ok(mut list) = PROBED.lock()
+        && !known(&list)
+    {
+        list.push(python.path.clone());
+    }
+    Ok(caps)
+}
+
+/// Forgets what [`probe_cached`] remembered about `python`.
+pub fn forget_probe(python: &Python) {
+    if let Ok(mut list) = PROBED.lock() {
+        list.retain(|p| p != &python.path);
+    }
 }
 
 /// The files one run writes, inside its private temporary directory.
@@ -178,16 +209,13 @@ pub fn build(
         "-p".into(),
         EVENTS_MODULE.into(),
     ];
-    let mut arg = |s: &str| args.push(s.into());
-    let junit = format!("--junitxml={}", ws.junit().display());
-    arg(&junit);
-    arg("-o");
-    arg("junit_family=xunit1");
+    // pytest-json-report first: `--json-report-omit` takes every value up
+    // to the next option, and the next one is always `--junitxml=`.
     if caps.json_report {
-        arg("--json-report");
-        let file = format!("--json-report-file={}", ws.json_report().display());
-        arg(&file);
+        args.extend(json_report_args());
     }
+    args.extend(junit_args(ws));
+    let mut arg = |s: &str| args.push(s.into());
     let (timeout, targets): (Duration, Vec<String>) = match mode {
         Mode::Run(p) => {
             match p.verbosity {
@@ -242,6 +270,12 @@ pub fn build(
     if matches!(mode, Mode::Discover(_)) {
         env.push(("PYTEST_MCP_ITEMS".into(), "1".into()));
     }
+    if caps.json_report {
+        env.push((
+            "PYTEST_MCP_JSON_REPORT".into(),
+            ws.json_report().into_os_string(),
+        ));
+    }
     Spec {
         program: python.path.clone(),
         args,
@@ -249,6 +283,36 @@ pub fn build(
         env,
         timeout,
     }
+}
+
+/// The JUnit XML source: `xunit1` keeps `file` and `line`.
+pub fn junit_args(ws: &Workspace) -> Vec<OsString> {
+    vec![
+        format!("--junitxml={}", ws.junit().display()).into(),
+        "-o".into(),
+        "junit_family=xunit1".into(),
+    ]
+}
+
+/// The pytest-json-report source, at its cheapest (BENCHMARKS.md): the
+/// event-log plugin writes the file (to [`Workspace::json_report`], named
+/// by `PYTEST_MCP_JSON_REPORT`) with Python's C JSON encoder, and puts back
+/// the collectors pytest-mcp reads (failed and skipped). Omitted: the
+/// passing collectors, each test's keywords and the structured traceback
+/// (nothing reads them; `longrepr` and `crash` stay). Captured output and
+/// log records stay: failures show them.
+pub fn json_report_args() -> Vec<OsString> {
+    [
+        "--json-report",
+        "--json-report-file=none",
+        "--json-report-omit",
+        "collectors",
+        "keywords",
+        "traceback",
+    ]
+    .into_iter()
+    .map(OsString::from)
+    .collect()
 }
 
 /// Our directory first, then whatever PYTHONPATH the user has.

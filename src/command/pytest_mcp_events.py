@@ -1,35 +1,64 @@
 """pytest-mcp's event log: a pytest plugin loaded from pytest-mcp's private
 temporary directory for one run (`-p pytest_mcp_events`); nothing is installed.
 
-It appends one JSON object per line to the file named by PYTEST_MCP_EVENTS and
-flushes each line, so that progress can be reported while tests run, and so
-that after a timeout or a crash (when neither the JUnit XML nor the JSON report
-was written) pytest-mcp still knows which tests finished, how, and which test
-was running. With PYTEST_MCP_ITEMS set it also lists the collected items
-(for discovery).
+It appends JSON objects, one per line, to the file named by PYTEST_MCP_EVENTS,
+so that progress can be reported while tests run, and so that after a timeout
+or a crash (when neither the JUnit XML nor the JSON report was written)
+pytest-mcp still knows which tests finished, how, and which test was running.
+With PYTEST_MCP_ITEMS set it also lists the collected items (for discovery).
+
+Cost matters (it runs once per test, see BENCHMARKS.md): each test costs two
+unbuffered writes on an O_APPEND descriptor, its "start" line (on disk at
+once, so a hang or a crash still names the running test) and, when it
+finishes, its phase reports and its "finish" line together. The phases that
+passed (most of them) are one "passed" line with their summed duration; the
+others are recorded in full.
+
+With PYTEST_MCP_JSON_REPORT set, pytest-mcp runs pytest-json-report with
+`--json-report-file=none --json-report-omit collectors keywords traceback`
+and this plugin writes the report to that path itself, in
+pytest_json_modifyreport (the plugin's documented hook), with json.dumps
+(the C encoder; pytest-json-report's json.dump runs the pure-Python one).
+The collectors pytest-mcp reads, the failed and skipped ones, are put back.
 """
 
 import json
 import linecache
 import os
 
+import pytest
+
 _PATH = os.environ.get("PYTEST_MCP_EVENTS")
 _ITEMS = bool(os.environ.get("PYTEST_MCP_ITEMS"))
+_JSON_REPORT = os.environ.get("PYTEST_MCP_JSON_REPORT")
 _MAX_TEXT = 20000
-_file = None
+_fd = None
+# Phase reports of the tests running now, written when each finishes.
+_pending = {}
+# Failed and skipped collectors, in pytest-json-report's shape.
+_collectors = []
 
 
-def _emit(record):
-    global _file
+def _write(text):
+    global _fd
     if not _PATH:
         return
     try:
-        if _file is None:
-            _file = open(_PATH, "a", encoding="utf-8", errors="replace")
-        _file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-        _file.flush()
+        if _fd is None:
+            _fd = os.open(_PATH, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        data = text.encode("utf-8", "replace")
+        while data:
+            data = data[os.write(_fd, data):]
     except OSError:
         pass
+
+
+def _line(record):
+    return json.dumps(record, ensure_ascii=False, default=str) + "\n"
+
+
+def _emit(record):
+    _write(_line(record))
 
 
 def _text(value):
@@ -43,6 +72,11 @@ def _text(value):
 def pytest_collectreport(report):
     if report.failed:
         _emit({"event": "collecterror", "nodeid": report.nodeid, "longrepr": _text(report.longrepr)})
+    if _JSON_REPORT and (report.failed or report.skipped):
+        collector = {"nodeid": report.nodeid, "outcome": report.outcome, "result": []}
+        if report.longrepr:
+            collector["longrepr"] = str(report.longrepr)
+        _collectors.append(collector)
 
 
 def _def_line(item, line):
@@ -64,11 +98,12 @@ def pytest_collection_finish(session):
     _emit({"event": "collected", "count": len(session.items)})
     if not _ITEMS:
         return
+    lines = []
     for item in session.items:
         path, lineno, _ = item.location
         module = getattr(item, "module", None)
         cls = getattr(item, "cls", None)
-        _emit({
+        lines.append(_line({
             "event": "item",
             "nodeid": item.nodeid,
             "file": path,
@@ -76,14 +111,29 @@ def pytest_collection_finish(session):
             "module": getattr(module, "__name__", None),
             "class": getattr(cls, "__name__", None),
             "function": getattr(item, "originalname", None) or item.name,
-        })
+        }))
+    _write("".join(lines))
 
 
 def pytest_runtest_logstart(nodeid, location):
-    _emit({"event": "start", "nodeid": nodeid})
+    if not _PATH:
+        return
+    _write('{"event": "start", "nodeid": %s}\n' % json.dumps(nodeid, ensure_ascii=False))
 
 
 def pytest_runtest_logreport(report):
+    if not _PATH:
+        return
+    pending = _pending.get(report.nodeid)
+    if pending is None:
+        # [seconds of the phases that passed, records of the others]
+        pending = _pending[report.nodeid] = [0.0, []]
+    if report.passed and not hasattr(report, "wasxfail"):
+        # Most phases: nothing to keep but the time.
+        duration = getattr(report, "duration", None)
+        if isinstance(duration, (int, float)):
+            pending[0] += duration
+        return
     record = {
         "event": "report",
         "nodeid": report.nodeid,
@@ -98,8 +148,32 @@ def pytest_runtest_logreport(report):
         crash = getattr(report.longrepr, "reprcrash", None)
         if crash is not None:
             record["message"] = _text(crash.message)
-    _emit(record)
+    pending[1].append(record)
 
 
 def pytest_runtest_logfinish(nodeid, location):
-    _emit({"event": "finish", "nodeid": nodeid})
+    if not _PATH:
+        return
+    passed, records = _pending.pop(nodeid, (None, []))
+    lines = "".join(_line(r) for r in records)
+    if passed is not None:
+        # The phases that passed: one line with their time.
+        lines += '{"event": "report", "nodeid": %s, "when": "call", "outcome": "passed", "duration": %r}\n' % (
+            json.dumps(nodeid, ensure_ascii=False),
+            passed,
+        )
+    _write(lines + '{"event": "finish", "nodeid": %s}\n' % json.dumps(nodeid, ensure_ascii=False))
+
+
+@pytest.hookimpl(optionalhook=True, trylast=True)
+def pytest_json_modifyreport(json_report):
+    if not _JSON_REPORT:
+        return
+    if _collectors:
+        json_report["collectors"] = _collectors
+    try:
+        text = json.dumps(json_report, default=str)
+        with open(_JSON_REPORT, "w", encoding="utf-8") as f:
+            f.write(text)
+    except (OSError, TypeError, ValueError):
+        pass

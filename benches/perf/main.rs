@@ -1,0 +1,178 @@
+//! pytest-mcp's benchmarks (issue 6). Prints figures; nothing here is a
+//! timed test, and `cargo test` does not run it.
+//!
+//! ```text
+//! bash benches/run.sh                      # everything (what BENCHMARKS.md shows)
+//! bash benches/run.sh --only report,tokens # some sections
+//! bash benches/run.sh --rounds 9           # more samples per command
+//! ```
+//!
+//! Sections, each one table:
+//! - `overhead`: `pytest-mcp run` against `python -m pytest -q` on a
+//!   generated 5,000-test suite, and what each result source costs inside
+//!   pytest (JUnit XML, pytest-json-report, the event log), plus
+//!   pytest-mcp's own fixed costs (the interpreter probe).
+//! - `report`: `pytest-mcp report` on a 100,000-case JUnit XML and its
+//!   pytest-json-report twin, against a bare quick-xml event scan (the
+//!   limit), the junit-parser crate and Python's junitparser.
+//! - `tokens`: o200k_base tokens of the Markdown, the ADR-006 JSON and
+//!   pytest's own `-q` output for the same runs.
+//! - `server`: a `discover_tests` round trip through `pytest-mcp serve`
+//!   against `pytest --collect-only -q`.
+//!
+//! The machine is shared and noisy: commands compared are run in
+//! alternating order, each round rotating which goes first, and figures are
+//! medians (ratios: the median of the per-round ratios).
+//!
+//! The harness also runs itself as a subprocess in two internal modes, so
+//! that the reference readers pay a process start like `pytest-mcp report`
+//! does: `--scan FILE` (quick-xml event count) and `--junit-parser FILE`;
+//! and a third, `--generate-reports DIR CASES`, so that the big inputs are
+//! built in a process of their own: Linux counts the spawning process's
+//! peak RSS in a child's `ru_maxrss` (the memory it had before `exec`), so
+//! the harness must stay small for the peak RSS figures to be the child's.
+
+mod inputs;
+mod overhead;
+mod proc;
+mod server;
+mod throughput;
+mod token_cost;
+
+use std::path::{Path, PathBuf};
+
+/// Where everything the harness needs lives.
+pub struct Env {
+    /// The release `pytest-mcp` binary cargo built for this bench.
+    pub bin: PathBuf,
+    /// This harness's own executable (for `--scan` / `--junit-parser`).
+    pub me: PathBuf,
+    /// `.venv/bin/python` (pytest 9.2.0, pytest-json-report, the MCP SDK).
+    pub python: PathBuf,
+    /// `.venv-bench/bin/python` with junitparser, when set up.
+    pub bench_python: Option<PathBuf>,
+    /// `target/bench-inputs/`: generated inputs, rewritten each run.
+    pub inputs: PathBuf,
+    pub manifest: PathBuf,
+    /// Samples per command.
+    pub rounds: usize,
+}
+
+const SECTIONS: &[&str] = &["overhead", "report", "tokens", "server"];
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("--scan") => return throughput::scan_main(Path::new(&args[1])),
+        Some("--junit-parser") => return throughput::junit_parser_main(Path::new(&args[1])),
+        Some("--generate-reports") => {
+            inputs::big_reports(Path::new(&args[1]), args[2].parse().expect("a case count"));
+            return;
+        }
+        _ => {}
+    }
+    let mut rounds = 5;
+    let mut only: Vec<String> = SECTIONS.iter().map(|s| s.to_string()).collect();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--rounds" => {
+                rounds = it
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .filter(|&n: &usize| n >= 1)
+                    .expect("--rounds takes a number >= 1")
+            }
+            "--only" => {
+                only = it
+                    .next()
+                    .expect("--only takes a comma-separated list")
+                    .split(',')
+                    .map(str::to_string)
+                    .collect();
+                for s in &only {
+                    assert!(
+                        SECTIONS.contains(&s.as_str()),
+                        "unknown section {s}; known: {SECTIONS:?}"
+                    );
+                }
+            }
+            // cargo bench passes --bench to harness=false targets.
+            "--bench" => {}
+            other => panic!("unknown argument {other}; see benches/perf/main.rs"),
+        }
+    }
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let python = manifest.join(".venv/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run `bash scripts/setup.sh` (or `bash benches/run.sh`, which does)",
+        python.display()
+    );
+    let bench_python = Some(manifest.join(".venv-bench/bin/python")).filter(|p| p.exists());
+    let env = Env {
+        bin: PathBuf::from(env!("CARGO_BIN_EXE_pytest-mcp")),
+        me: std::env::current_exe().expect("own path"),
+        python,
+        bench_python,
+        inputs: manifest.join("target/bench-inputs"),
+        manifest,
+        rounds,
+    };
+    std::fs::create_dir_all(&env.inputs).expect("create target/bench-inputs");
+    println!("# pytest-mcp benchmarks\n");
+    println!("{}\n", machine());
+    for section in SECTIONS.iter().filter(|s| only.iter().any(|o| o == *s)) {
+        match *section {
+            "overhead" => overhead::run(&env),
+            "report" => throughput::run(&env),
+            "tokens" => token_cost::run(&env),
+            "server" => server::run(&env),
+            _ => unreachable!(),
+        }
+    }
+}
+
+/// One line saying what ran where.
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let mem_gb = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .next()
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<f64>().ok())
+        })
+        .map(|kb| kb / 1024.0 / 1024.0)
+        .unwrap_or(0.0);
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let load: Vec<&str> = load.split_whitespace().take(3).collect();
+    format!(
+        "Machine: {cores} cores, {cpu}, {mem_gb:.1} GiB RAM; load average at start {}",
+        load.join(" ")
+    )
+}
+
+/// Seconds as the table shows them.
+pub fn secs(s: f64) -> String {
+    if s < 1.0 {
+        format!("{:.1} ms", s * 1000.0)
+    } else {
+        format!("{s:.2} s")
+    }
+}
+
+/// Rotates `0..n` by `round`: each command goes first in some round.
+pub fn order(n: usize, round: usize) -> Vec<usize> {
+    (0..n).map(|i| (i + round) % n).collect()
+}

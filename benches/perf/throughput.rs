@@ -1,0 +1,230 @@
+//! Report throughput: `pytest-mcp report` on a 100,000-case pytest JUnit
+//! XML (1% failing with real-looking tracebacks, 1% skipped) and on its
+//! pytest-json-report twin, against
+//! - a bare quick-xml event scan of the same XML (the limit: reading the
+//!   file and tokenizing it, nothing else),
+//! - the junit-parser crate (a typed document in memory),
+//! - Python's junitparser (the ratio to beat),
+//!
+//! each as its own process, wall time from spawn to exit, peak RSS.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::overhead::verdict;
+use crate::proc::{Sample, median, timed};
+use crate::{Env, order, secs};
+
+/// Test cases in the generated file.
+const CASES: usize = 100_000;
+
+/// `--scan FILE`: reads the file and counts quick-xml events, the way the
+/// crate's reader does (`Reader::from_reader` on the bytes, no trimming,
+/// no tree), and prints the count.
+pub fn scan_main(path: &Path) {
+    let bytes = std::fs::read(path).expect("read the XML");
+    let mut reader = quick_xml::Reader::from_reader(bytes.as_slice());
+    let mut buf = Vec::new();
+    let (mut events, mut starts) = (0u64, 0u64);
+    loop {
+        match reader.read_event_into(&mut buf) {
+            Ok(quick_xml::events::Event::Eof) => break,
+            Ok(quick_xml::events::Event::Start(_) | quick_xml::events::Event::Empty(_)) => {
+                starts += 1;
+                events += 1
+            }
+            Ok(_) => events += 1,
+            Err(e) => panic!("scan: {e}"),
+        }
+        buf.clear();
+    }
+    println!("{events} events, {starts} elements");
+}
+
+/// `--junit-parser FILE`: the junit-parser crate reads the whole document;
+/// prints the number of cases.
+pub fn junit_parser_main(path: &Path) {
+    let file = std::io::BufReader::new(std::fs::File::open(path).expect("open the XML"));
+    let suites = junit_parser::from_reader(file).expect("junit-parser reads it");
+    let cases: usize = suites.suites.iter().map(|s| s.cases.len()).sum();
+    println!("{cases} cases");
+}
+
+struct Cmd {
+    name: String,
+    file_bytes: u64,
+    build: Box<dyn Fn() -> Command>,
+}
+
+pub fn run(env: &Env) {
+    let dir = env.inputs.join("report");
+    eprintln!("generating the {CASES}-case JUnit XML and its JSON twin ...");
+    let status = Command::new(&env.me)
+        .arg("--generate-reports")
+        .arg(&dir)
+        .arg(CASES.to_string())
+        .status()
+        .expect("run the generator");
+    assert!(status.success(), "generating the inputs failed");
+    let (xml, json) = (
+        dir.join(format!("junit-{CASES}.xml")),
+        dir.join(format!("report-{CASES}.json")),
+    );
+    let xml_len = std::fs::metadata(&xml).expect("xml").len();
+    let json_len = std::fs::metadata(&json).expect("json").len();
+    let mut cmds: Vec<Cmd> = Vec::new();
+    let me = env.me.clone();
+    let x = xml.clone();
+    cmds.push(Cmd {
+        name: "quick-xml event scan (the limit)".into(),
+        file_bytes: xml_len,
+        build: Box::new(move || {
+            let mut c = Command::new(&me);
+            c.arg("--scan").arg(&x);
+            c
+        }),
+    });
+    for (file, len, label) in [
+        (&xml, xml_len, "JUnit XML"),
+        (&json, json_len, "JSON report"),
+    ] {
+        for format in ["markdown", "json"] {
+            let (bin, f) = (env.bin.clone(), file.clone());
+            cmds.push(Cmd {
+                name: format!("pytest-mcp report {label} --format {format}"),
+                file_bytes: len,
+                build: Box::new(move || {
+                    let mut c = Command::new(&bin);
+                    c.arg("report").arg(&f).args(["--format", format]);
+                    c
+                }),
+            });
+        }
+    }
+    let (me, x) = (env.me.clone(), xml.clone());
+    cmds.push(Cmd {
+        name: "junit-parser crate (reference)".into(),
+        file_bytes: xml_len,
+        build: Box::new(move || {
+            let mut c = Command::new(&me);
+            c.arg("--junit-parser").arg(&x);
+            c
+        }),
+    });
+    if let Some(py) = &env.bench_python {
+        let (py, x) = (py.clone(), xml.clone());
+        let script = env.manifest.join("benches/junitparser_bench.py");
+        cmds.push(Cmd {
+            name: "Python junitparser (to beat)".into(),
+            file_bytes: xml_len,
+            build: Box::new(move || {
+                let mut c = Command::new(&py);
+                c.arg(&script).arg(&x);
+                c
+            }),
+        });
+    }
+
+    let out = dir.join("out");
+    let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); cmds.len()];
+    let mut outputs: Vec<u64> = vec![0; cmds.len()];
+    let rounds = env.rounds.max(5);
+    for round in 0..rounds {
+        for i in order(cmds.len(), round) {
+            let mut c = (cmds[i].build)();
+            // Output goes to a file, as `report ... > comment.md` would.
+            let sink = std::fs::File::create(&out).expect("output file");
+            c.stdin(Stdio::null()).stdout(sink).stderr(Stdio::inherit());
+            let s = timed(&mut c);
+            assert_eq!(s.status, 0, "{} exited {}", cmds[i].name, s.status);
+            outputs[i] = std::fs::metadata(&out).map_or(0, |m| m.len());
+            samples[i].push(s);
+            eprint!(".");
+        }
+    }
+    eprintln!();
+    println!(
+        "## 2. Report throughput: {CASES} test cases, 1% failing; JUnit XML {:.1} MB, JSON report {:.1} MB; {rounds} rounds\n",
+        mb(xml_len),
+        mb(json_len)
+    );
+    println!(
+        "| command | wall (median) | MB/s | peak RSS | RSS / file | output | vs scan | junitparser / this |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    let wall = |i: usize| median(&samples[i].iter().map(|s| s.wall).collect::<Vec<_>>());
+    let rss = |i: usize| {
+        median(
+            &samples[i]
+                .iter()
+                .map(|s| s.max_rss as f64)
+                .collect::<Vec<_>>(),
+        )
+    };
+    let scan = wall(0);
+    let junitparser = env.bench_python.as_ref().map(|_| wall(cmds.len() - 1));
+    for (i, c) in cmds.iter().enumerate() {
+        let w = wall(i);
+        println!(
+            "| {} | {} | {:.0} | {:.1} MB | {:.2}x | {:.1} KB | {:.2}x | {} |",
+            c.name,
+            secs(w),
+            mb(c.file_bytes) / w,
+            mb(rss(i) as u64),
+            rss(i) / c.file_bytes as f64,
+            outputs[i] as f64 / 1024.0,
+            w / scan,
+            junitparser.map_or("-".into(), |j| format!("{:.1}x", j / w)),
+        );
+    }
+    let md = wall(1);
+    let js = wall(2);
+    println!(
+        "\n(peak RSS includes the harness's own peak before exec, a floor of {:.1} MB; output: what was written to stdout)",
+        mb(own_peak_rss())
+    );
+    println!("\nTargets (JUnit XML):");
+    println!(
+        "- markdown ≤ 3x the scan: {:.2}x {}",
+        md / scan,
+        verdict(md <= 3.0 * scan)
+    );
+    println!("- json < 0.15 s: {} {}", secs(js), verdict(js < 0.15));
+    match junitparser {
+        Some(j) => println!(
+            "- ≥ 20x faster than junitparser: markdown {:.1}x, json {:.1}x {}",
+            j / md,
+            j / js,
+            verdict(j / md >= 20.0 && j / js >= 20.0)
+        ),
+        None => println!("- junitparser: not measured (.venv-bench missing: run benches/run.sh)"),
+    }
+    let ratios: Vec<String> = (1..5)
+        .map(|i| format!("{:.2}x", rss(i) / cmds[i].file_bytes as f64))
+        .collect();
+    let worst_rss = (1..5)
+        .map(|i| rss(i) / cmds[i].file_bytes as f64)
+        .fold(0.0, f64::max);
+    println!(
+        "- peak RSS < 3x the file size (XML markdown, XML json, JSON markdown, JSON json): {} {}\n",
+        ratios.join(", "),
+        verdict(worst_rss < 3.0)
+    );
+}
+
+fn mb(bytes: u64) -> f64 {
+    bytes as f64 / 1_000_000.0
+}
+
+/// This process's peak RSS (`VmHWM`), in bytes.
+fn own_peak_rss() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}

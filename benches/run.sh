@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The benchmark command (issue 6, BENCHMARKS.md): sets up the Python
+# environments, builds pytest-mcp in release mode and runs benches/perf,
+# which generates its inputs under target/bench-inputs/ and prints the
+# tables. Arguments go to the harness: --rounds N (default 5),
+# --only overhead,report,tokens,server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh
+# junitparser, the Python reference of the report throughput table, lives
+# in its own venv so the test environment stays exactly requirements-dev.txt.
+stamp=.venv-bench/.requirements-installed
+if ! { [ -x .venv-bench/bin/python ] && cmp -s requirements-bench.txt "$stamp"; }; then
+    echo "bench: creating .venv-bench with requirements-bench.txt" >&2
+    "${PYTHON:-python3}" -m venv .venv-bench
+    .venv-bench/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt
+    cp requirements-bench.txt "$stamp"
+fi
+
+# `cargo bench` builds the bench profile (release settings) of both the
+# harness and the pytest-mcp binary it measures.
+exec cargo bench --bench perf -- "$@"
