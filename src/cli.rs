@@ -496,18 +496,26 @@ fn run_report(args: &ReportArgs) -> u8 {
         (Err(e), _) | (_, Err(e)) => Err(e),
     };
     let total_inputs = inputs.len() + baseline_inputs.len();
+    // The files' bytes are not needed once read: free them before rendering.
+    drop(inputs);
+    drop(baseline_inputs);
     let (text, status) = match built {
-        Ok((run, baseline)) => (
-            match &baseline {
+        Ok((run, baseline)) => {
+            let text = match &baseline {
                 Some(b) => report::render_compared(&run, b, args.format, args.max_chars),
                 None => report::render_within(&run, args.format, args.max_chars),
-            },
-            if fails(&run, args.fail_on) {
+            };
+            let status = if fails(&run, args.fail_on) {
                 EXIT_TESTS_FAILED
             } else {
                 EXIT_OK
-            },
-        ),
+            };
+            // The process ends right after printing: freeing a run of
+            // 100,000 tests one string at a time would only cost time.
+            std::mem::forget(run);
+            std::mem::forget(baseline);
+            (text, status)
+        }
         Err(errors) => {
             for e in &errors {
                 eprintln!("pytest-mcp: error: {e}");

@@ -14,7 +14,14 @@ use crate::model::{CollectionError, Run, SourceKind, TestResult};
 
 /// Merges runs into one. The order of `runs` is the order of the inputs; JSON
 /// reports are merged first whatever their position, so they win.
-pub fn merge(runs: Vec<Run>) -> Run {
+pub fn merge(mut runs: Vec<Run>) -> Run {
+    if runs.len() == 1
+        && let Some(run) = runs.pop()
+    {
+        // Nothing to fold: returning the run as it is spares a copy of every
+        // test (a second vector of them at once, for a large report).
+        return run;
+    }
     let (json, other): (Vec<Run>, Vec<Run>) = runs
         .into_iter()
         .partition(|r| r.sources.iter().any(|s| s.kind == SourceKind::JsonReport));
@@ -27,6 +34,9 @@ pub fn merge(runs: Vec<Run>) -> Run {
     let exit_code = first_code.filter(|c| codes.all(|other| other == *c));
 
     let mut merged = Run::default();
+    merged
+        .tests
+        .reserve(json.iter().chain(&other).map(|r| r.tests.len()).sum());
     let mut raw_reports = Vec::new();
     // Ids of tests that came from JSON reports, and collection errors by
     // collector, from earlier runs only.

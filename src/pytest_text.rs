@@ -14,20 +14,33 @@ use crate::model::Phase;
 /// starts with an upper-case letter is taken as the first class, which is
 /// what pytest's default `python_classes = Test*` produces.
 pub fn node_id(classname: &str, name: &str, file: Option<&str>) -> String {
+    let mut id = node_id_prefix(classname, file);
+    push_test_name(&mut id, name);
+    id
+}
+
+/// The part of a node id before the test's name: the path and any classes
+/// (`tests/test_x.py::TestA`). Consecutive test cases usually share it, so
+/// the JUnit reader computes it once per class.
+pub fn node_id_prefix(classname: &str, file: Option<&str>) -> String {
     let (path, classes) = split_classname(classname, file);
-    let mut id = String::with_capacity(path.len() + classes.len() + name.len() + 4);
+    let mut id = String::with_capacity(path.len() + classes.len() + 4);
     id.push_str(&path);
     for class in classes.split('.').filter(|c| !c.is_empty()) {
         id.push_str("::");
         id.push_str(class);
     }
+    id
+}
+
+/// Appends a test's name to a [`node_id_prefix`].
+pub fn push_test_name(id: &mut String, name: &str) {
     if !name.is_empty() {
         if !id.is_empty() {
             id.push_str("::");
         }
         id.push_str(name);
     }
-    id
 }
 
 /// Splits `classname` into (file path, dotted class names).

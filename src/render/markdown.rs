@@ -155,32 +155,36 @@ pub fn render_within(run: &Run, max_chars: usize) -> String {
 /// `collapse` (PR comments, job summaries) long failure sections fold their
 /// detail into `<details>` blocks.
 pub fn render_within_after(run: &Run, max_chars: usize, preface: &str, collapse: bool) -> String {
+    let head = format!("{}{preface}", header(run));
     let full = {
-        let mut out = format!("{}{preface}", header(run));
+        let mut out = head.clone();
         body_with(&mut out, run, Detail::Full, collapse);
         notes(&mut out, run, &[]);
         out
     };
-    if full.chars().count() <= max_chars {
+    let full_chars = full.chars().count();
+    if full_chars <= max_chars {
         return full;
     }
     for detail in [Detail::Reduced, Detail::Brief] {
-        let mut out = format!("{}{preface}", header(run));
-        body_with(&mut out, run, detail, collapse);
+        let mut out = head.clone();
+        if !body_until(&mut out, run, detail, collapse, max_chars) {
+            // Already too long: no need to render the rest of this level.
+            continue;
+        }
         let note = format!(
-            "Shortened to fit {max_chars} characters: failure detail cut to the {} level (the full report has {} characters)",
+            "Shortened to fit {max_chars} characters: failure detail cut to the {} level (the full report has {full_chars} characters)",
             match detail {
                 Detail::Reduced => "reduced",
                 _ => "brief",
             },
-            full.chars().count()
         );
         notes(&mut out, run, &[note]);
         if out.chars().count() <= max_chars {
             return out;
         }
     }
-    compact(run, max_chars, full.chars().count(), preface)
+    compact(run, max_chars, full_chars, &head)
 }
 
 /// The comparison with a baseline, for [`render_within_after`]: one line,
@@ -205,8 +209,8 @@ pub fn comparison_block(c: &crate::baseline::Comparison) -> String {
 }
 
 /// The last resort: header, one line per failing id, cut to fit.
-fn compact(run: &Run, max_chars: usize, full_chars: usize, preface: &str) -> String {
-    let head = format!("{}{preface}", header(run));
+/// `head` is the header line with any preface.
+fn compact(run: &Run, max_chars: usize, full_chars: usize, head: &str) -> String {
     let problems: Vec<&TestResult> = run.tests.iter().filter(|t| t.is_problem()).collect();
     let errors = &run.collection_errors;
     let note_of = |shown: usize| {
@@ -272,7 +276,7 @@ fn compact(run: &Run, max_chars: usize, full_chars: usize, preface: &str) -> Str
         used += cost;
         shown += 1;
     }
-    let mut out = head;
+    let mut out = head.to_string();
     if shown > 0 {
         out.push_str("\n### FAILURES\n");
         for line in &lines[..shown] {
@@ -306,7 +310,29 @@ pub fn body(out: &mut String, run: &Run) {
 /// [`body`] at a chosen level of detail. Failures that share their message
 /// and failing place are shown once, naming the other tests they hit.
 pub fn body_with(out: &mut String, run: &Run, detail: Detail, collapse: bool) {
+    body_until(out, run, detail, collapse, usize::MAX);
+}
+
+/// [`body_with`], giving up (and returning `false`) as soon as `out` holds
+/// more than `max_chars` characters: a level of detail that cannot fit a
+/// budget need not be rendered to the end to know it.
+fn body_until(
+    out: &mut String,
+    run: &Run,
+    detail: Detail,
+    collapse: bool,
+    max_chars: usize,
+) -> bool {
+    let mut chars = out.chars().count();
+    let mut fits = |out: &String, from: usize| {
+        chars += out[from..].chars().count();
+        chars <= max_chars
+    };
+    let from = out.len();
     collection_errors(out, run);
+    if !fits(out, from) {
+        return false;
+    }
     let problems: Vec<&TestResult> = run.tests.iter().filter(|t| t.is_problem()).collect();
     let mut groups: Vec<Vec<&TestResult>> = Vec::new();
     let mut index: HashMap<(String, String, String), usize> = HashMap::new();
@@ -324,10 +350,16 @@ pub fn body_with(out: &mut String, run: &Run, detail: Detail, collapse: bool) {
         }
     }
     for group in &groups {
+        let from = out.len();
         failure(out, group[0], &group[1..], detail, collapse);
+        if !fits(out, from) {
+            return false;
+        }
     }
+    let from = out.len();
     flaky(out, run);
     skipped(out, run);
+    fits(out, from)
 }
 
 /// Tests that passed only after failing: listed, not counted as failures.

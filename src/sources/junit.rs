@@ -42,6 +42,10 @@ pub fn parse(input: &[u8], name: &str) -> Result<Run, ParseError> {
         Err(_) => String::from_utf8_lossy(input),
     };
     let mut parser = Parser::new(&text);
+    // One result per `<testcase>` at most: sized once, the vector of a
+    // large report is never copied while it grows.
+    let cases = memchr::memmem::find_iter(text.as_bytes(), b"<testcase").count();
+    parser.run.tests.reserve_exact(cases);
     parser.run()?;
     let pytest = parser.root_pytest || parser.any_pytest;
     let Parser {
@@ -113,13 +117,15 @@ struct StatusData {
     location: Option<Location>,
 }
 
-/// A `<testcase>` being read.
+/// A `<testcase>` being read. Its attributes borrow from the element while
+/// an empty `<testcase/>` (most of a large report) is turned into a result;
+/// a case with children owns them until its end tag.
 #[derive(Debug, Default)]
-struct CaseBuilder {
-    classname: String,
-    name: String,
-    file: Option<String>,
-    line: Option<String>,
+struct CaseBuilder<'c> {
+    classname: Cow<'c, str>,
+    name: Cow<'c, str>,
+    file: Option<Cow<'c, str>>,
+    line: Option<Cow<'c, str>>,
     time: Option<f64>,
     /// The strongest status seen so far and its data.
     status: Option<(Status, StatusData)>,
@@ -152,7 +158,7 @@ struct Parser<'a> {
     suites: Vec<String>,
     /// Open elements, with the byte offset where each started.
     open: Vec<(String, u64)>,
-    case: Option<CaseBuilder>,
+    case: Option<CaseBuilder<'static>>,
     /// The status element being read inside the case.
     pending: Option<(Status, StatusData)>,
     /// A status element directly under a suite.
@@ -178,6 +184,9 @@ struct Parser<'a> {
     /// Suite and id of the last test read (other frameworks): a retry
     /// repeats both, right after the first attempt.
     last_key: Option<String>,
+    /// The node id prefix (`path::Class`) of the last pytest case, with the
+    /// `classname` and `file` it was computed from.
+    last_prefix: Option<(String, Option<String>, String)>,
 }
 
 impl<'a> Parser<'a> {
@@ -208,6 +217,7 @@ impl<'a> Parser<'a> {
             cases: 0,
             folded: 0,
             last_key: None,
+            last_prefix: None,
         }
     }
 
@@ -268,11 +278,12 @@ impl<'a> Parser<'a> {
     }
 
     fn start(&mut self, e: &BytesStart<'_>, end_pos: u64, empty: bool) -> Result<(), ParseError> {
-        let tag = local(e);
+        let name = e.local_name();
+        let tag: &str = name.as_ref();
         if !self.seen_root {
             self.seen_root = true;
-            if !matches!(tag.as_str(), "testsuites" | "testsuite" | "testrun") {
-                let hint = match tag.as_str() {
+            if !matches!(tag, "testsuites" | "testsuite" | "testrun") {
+                let hint = match tag {
                     "test-run" | "test-results" => " (this looks like NUnit XML)",
                     "assemblies" => " (this looks like xUnit.net XML)",
                     "html" => " (this is an HTML page)",
@@ -295,7 +306,7 @@ impl<'a> Parser<'a> {
             }
         }
         let start_pos = end_pos.saturating_sub(1);
-        match tag.as_str() {
+        match tag {
             "testsuite" => {
                 let name = attr(e, "name").map(Cow::into_owned).unwrap_or_default();
                 if name == "pytest" {
@@ -313,10 +324,10 @@ impl<'a> Parser<'a> {
             "testcase" => {
                 let a = case_attrs(e);
                 let case = CaseBuilder {
-                    classname: a.classname.map(Cow::into_owned).unwrap_or_default(),
-                    name: a.name.map(Cow::into_owned).unwrap_or_default(),
-                    file: a.file.map(Cow::into_owned),
-                    line: a.line.map(Cow::into_owned),
+                    classname: a.classname.unwrap_or_default(),
+                    name: a.name.unwrap_or_default(),
+                    file: a.file,
+                    line: a.line,
                     time: a.time.and_then(|t| parse_time(&t)),
                     ..CaseBuilder::default()
                 };
@@ -327,13 +338,22 @@ impl<'a> Parser<'a> {
                 if empty {
                     self.finish_case(case);
                 } else {
-                    self.case = Some(case);
+                    self.case = Some(CaseBuilder {
+                        classname: Cow::Owned(case.classname.into_owned()),
+                        name: Cow::Owned(case.name.into_owned()),
+                        file: case.file.map(|f| Cow::Owned(f.into_owned())),
+                        line: case.line.map(|l| Cow::Owned(l.into_owned())),
+                        ..CaseBuilder::default()
+                    });
+                    if let Some(c) = self.case.as_mut() {
+                        c.time = case.time;
+                    }
                 }
             }
             _ if self.sink == Sink::None => {
-                let status = Status::from_tag(&tag);
+                let status = Status::from_tag(tag);
                 if let (Some(status), true) = (status, self.case.is_some()) {
-                    let data = status_data(e, &tag);
+                    let data = status_data(e, tag);
                     if empty {
                         self.add_status(status, data);
                     } else {
@@ -343,7 +363,7 @@ impl<'a> Parser<'a> {
                 } else if matches!(status, Some(Status::Failure | Status::Error))
                     && !self.suites.is_empty()
                 {
-                    let data = status_data(e, &tag);
+                    let data = status_data(e, tag);
                     if empty {
                         self.add_suite_error(data);
                     } else {
@@ -351,7 +371,7 @@ impl<'a> Parser<'a> {
                         self.set_sink(Sink::SuiteStatus);
                     }
                 } else if self.case.is_some() && !empty {
-                    match tag.as_str() {
+                    match tag {
                         "system-out" => self.set_sink(Sink::Stdout),
                         "system-err" => self.set_sink(Sink::Stderr),
                         _ => {}
@@ -363,7 +383,7 @@ impl<'a> Parser<'a> {
             _ => {}
         }
         if !empty {
-            self.open.push((tag, start_pos));
+            self.open.push((tag.to_string(), start_pos));
         }
         Ok(())
     }
@@ -513,7 +533,7 @@ impl<'a> Parser<'a> {
         });
     }
 
-    fn finish_case(&mut self, case: CaseBuilder) {
+    fn finish_case(&mut self, case: CaseBuilder<'_>) {
         self.cases += 1;
         let (status, data) = match case.status {
             Some((s, d)) => (Some(s), d),
@@ -531,8 +551,8 @@ impl<'a> Parser<'a> {
             // below it, as the JSON report names it.
             let file = if case.classname.is_empty() {
                 case.file
-                    .clone()
-                    .unwrap_or_else(|| pytest_text::module_to_path(&case.name))
+                    .as_deref()
+                    .map_or_else(|| pytest_text::module_to_path(&case.name), str::to_string)
             } else {
                 pytest_text::node_id(&case.classname, &case.name, case.file.as_deref())
             };
@@ -591,14 +611,14 @@ impl<'a> Parser<'a> {
             node_id = if case.classname.is_empty() {
                 // A collector's entry (a module skipped at import).
                 case.file
-                    .clone()
-                    .unwrap_or_else(|| pytest_text::module_to_path(&case.name))
+                    .as_deref()
+                    .map_or_else(|| pytest_text::module_to_path(&case.name), str::to_string)
             } else {
-                pytest_text::node_id(&case.classname, &case.name, case.file.as_deref())
+                self.pytest_node_id(&case.classname, &case.name, case.file.as_deref())
             };
             // pytest's `line` attribute is 0-based.
-            location = case.file.clone().map(|file| Location {
-                file,
+            location = case.file.as_deref().map(|file| Location {
+                file: file.to_string(),
                 line: case
                     .line
                     .as_deref()
@@ -629,9 +649,9 @@ impl<'a> Parser<'a> {
             node_id = foreign_id(suite, &case.classname, &case.name, self.jest);
             location = case
                 .file
-                .clone()
+                .as_deref()
                 .map(|file| Location {
-                    file,
+                    file: file.to_string(),
                     line: case.line.as_deref().and_then(|l| l.trim().parse().ok()),
                 })
                 .or(data.location);
@@ -691,6 +711,33 @@ impl<'a> Parser<'a> {
             self.last_key = Some(key);
         }
         self.run.tests.push(test);
+    }
+}
+
+impl Parser<'_> {
+    /// pytest's node id for a case, reusing the `path::Class` prefix of the
+    /// previous case when it has the same `classname` and `file`.
+    fn pytest_node_id(&mut self, classname: &str, name: &str, file: Option<&str>) -> String {
+        let cached = self
+            .last_prefix
+            .as_ref()
+            .filter(|(c, f, _)| c == classname && f.as_deref() == file);
+        let prefix = match cached {
+            Some((_, _, prefix)) => prefix,
+            None => {
+                let prefix = pytest_text::node_id_prefix(classname, file);
+                let entry = self.last_prefix.insert((
+                    classname.to_string(),
+                    file.map(str::to_string),
+                    prefix,
+                ));
+                &entry.2
+            }
+        };
+        let mut id = String::with_capacity(prefix.len() + name.len() + 2);
+        id.push_str(prefix);
+        pytest_text::push_test_name(&mut id, name);
+        id
     }
 }
 
@@ -810,12 +857,6 @@ fn status_data(e: &BytesStart<'_>, tag: &str) -> StatusData {
     }
 }
 
-/// The element's name without a namespace prefix.
-fn local(e: &BytesStart<'_>) -> String {
-    let name = e.local_name();
-    name.as_ref().to_string()
-}
-
 /// An attribute's value with references resolved; an attribute whose value
 /// cannot be unescaped is returned as written rather than dropped.
 fn attr<'b>(e: &'b BytesStart<'_>, key: &str) -> Option<Cow<'b, str>> {
@@ -847,25 +888,122 @@ struct CaseAttrs<'b> {
 
 fn case_attrs<'b>(e: &'b BytesStart<'_>) -> CaseAttrs<'b> {
     let mut attrs = CaseAttrs::default();
-    for a in e.attributes().with_checks(false).flatten() {
-        let slot = match a.key.local_name().as_ref() {
+    let mut keep = |key: &str, value: Cow<'b, str>| {
+        let slot = match key {
             "classname" => &mut attrs.classname,
             "name" => &mut attrs.name,
             "file" => &mut attrs.file,
             "line" => &mut attrs.line,
             "time" => &mut attrs.time,
-            _ => continue,
+            _ => return,
         };
         if slot.is_none() {
-            *slot = Some(attr_value(a));
+            *slot = Some(value);
+        }
+    };
+    let scanned = scan_attributes(e.attributes_raw(), |key, value, plain| {
+        keep(
+            key,
+            if plain {
+                Cow::Borrowed(value)
+            } else {
+                attr_text(key, value)
+            },
+        )
+    });
+    if !scanned {
+        // Only slots still empty are filled, so what the scan read first
+        // stays first.
+        for a in e.attributes().with_checks(false).flatten() {
+            let key = a.key.local_name();
+            let key: &str = key.as_ref();
+            keep(key, attr_value(a));
         }
     }
     attrs
 }
 
+/// Splits well-formed attributes (`key="value"`, `key = 'value'`) into
+/// local names and raw values, borrowing both, and hands each to `found`
+/// with whether the value is plain (no reference, no tab or line break, so
+/// it needs no unescaping or normalising). This is most of the work of
+/// reading a large report, so it is one pass over the bytes; anything it
+/// does not recognise returns `false` and the caller falls back to
+/// quick-xml's attribute iterator, which copes with every malformed shape.
+fn scan_attributes<'b>(raw: &'b str, mut found: impl FnMut(&'b str, &'b str, bool)) -> bool {
+    let b = raw.as_bytes();
+    let n = b.len();
+    let skip_space = |mut i: usize| {
+        while i < n && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        i
+    };
+    // Usually no value has a reference or a tab or line break in it; one
+    // vectorised look at the whole element tells.
+    let all_plain =
+        memchr::memchr3(b'&', b'\t', b'\n', b).is_none() && memchr::memchr(b'\r', b).is_none();
+    let mut i = 0;
+    loop {
+        i = skip_space(i);
+        if i >= n || (b[i] == b'/' && i + 1 == n) {
+            return true;
+        }
+        let key_start = i;
+        let mut colon = None;
+        while i < n && !matches!(b[i], b'=' | b'"' | b'\'' | b'<' | b'>' | b'/') {
+            if b[i].is_ascii_whitespace() {
+                break;
+            }
+            if b[i] == b':' {
+                colon = Some(i);
+            }
+            i += 1;
+        }
+        let key_end = i;
+        i = skip_space(i);
+        if key_end == key_start || i >= n || b[i] != b'=' {
+            return false;
+        }
+        i = skip_space(i + 1);
+        let quote = match b.get(i) {
+            Some(&q @ (b'"' | b'\'')) => q,
+            _ => return false,
+        };
+        let value_start = i + 1;
+        let Some(len) = memchr::memchr(quote, &b[value_start..]) else {
+            return false;
+        };
+        let value_end = value_start + len;
+        let plain = all_plain
+            || !b[value_start..value_end]
+                .iter()
+                .any(|&c| c == b'&' || c < 0x20);
+        i = value_end + 1;
+        // The next attribute must be separated by whitespace.
+        if i < n && !b[i].is_ascii_whitespace() && b[i] != b'/' {
+            return false;
+        }
+        let key = &raw[colon.map_or(key_start, |c| c + 1)..key_end];
+        found(key, &raw[value_start..value_end], plain);
+    }
+}
+
+/// A raw attribute value with references resolved and whitespace
+/// normalised as XML says.
+fn attr_text<'b>(key: &'b str, value: &'b str) -> Cow<'b, str> {
+    attr_value(Attribute {
+        key: quick_xml::name::QName(key),
+        value: Cow::Borrowed(value),
+    })
+}
+
 /// Parses a `time` attribute (seconds). Tolerates a decimal comma.
 fn parse_time(t: &str) -> Option<f64> {
     let t = t.trim();
+    if let Some(v) = plain_decimal(t) {
+        return Some(v);
+    }
     let v = t
         .parse::<f64>()
         .ok()
@@ -873,9 +1011,38 @@ fn parse_time(t: &str) -> Option<f64> {
     (v.is_finite() && v >= 0.0).then_some(v)
 }
 
+/// `digits[.digits]` with at most 15 digits, the shape of nearly every
+/// `time` attribute, read without the general float parser (a tenth of a
+/// large report's reading time went there). Exact: the digits as an integer
+/// and the power of ten are both exactly representable, and one IEEE
+/// division rounds correctly, so the result equals `str::parse`'s.
+fn plain_decimal(t: &str) -> Option<f64> {
+    const POW10: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    let (int, frac) = match t.bytes().position(|b| b == b'.') {
+        Some(dot) => (&t[..dot], &t[dot + 1..]),
+        None => (t, ""),
+    };
+    if int.is_empty() || int.len() + frac.len() > 15 {
+        return None;
+    }
+    let mut mantissa: u64 = 0;
+    for b in int.bytes().chain(frac.bytes()) {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        mantissa = mantissa * 10 + u64::from(b - b'0');
+    }
+    Some(mantissa as f64 / POW10[frac.len()])
+}
+
 /// Trims blank lines and trailing whitespace around a block of text while
 /// keeping the indentation of its lines.
 fn trim_block(text: &str) -> String {
+    if text.is_empty() {
+        return String::new();
+    }
     let trimmed = text.trim_end();
     let start = trimmed
         .char_indices()
@@ -912,4 +1079,86 @@ fn first_line(text: &str) -> Option<String> {
 fn nonempty(s: String) -> Option<String> {
     let t = trim_block(&s);
     (!t.is_empty()).then_some(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_decimals_read_exactly_as_the_float_parser_does() {
+        let mut cases: Vec<String> = [
+            "0",
+            "0.001",
+            "1",
+            "12.5",
+            "0.1",
+            "0.3",
+            "123456789.012345",
+            "999999999999999",
+            "00.000",
+            "5.",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        // A spread of millisecond and microsecond timings.
+        let mut x: u64 = 12345;
+        for _ in 0..20_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let digits = (x >> 33) % 10_000_000;
+            let scale = ((x >> 20) % 8) as usize;
+            let s = format!("{digits:0>width$}", width = scale + 1);
+            let (a, b) = s.split_at(s.len() - scale);
+            cases.push(format!("{a}.{b}"));
+        }
+        for case in &cases {
+            assert_eq!(plain_decimal(case), case.parse::<f64>().ok(), "{case}");
+        }
+        for not_plain in [
+            "",
+            ".5",
+            "1e3",
+            "-1",
+            "1,5",
+            "1.2.3",
+            "0.0000000000000001",
+            " 1",
+        ] {
+            assert_eq!(plain_decimal(not_plain), None, "{not_plain:?}");
+        }
+        assert_eq!(parse_time("1,5"), Some(1.5));
+        assert_eq!(parse_time(" 2.25 "), Some(2.25));
+        assert_eq!(parse_time("-1"), None);
+    }
+
+    #[test]
+    fn attribute_scan_reads_keys_and_raw_values_or_gives_up() {
+        let mut seen = Vec::new();
+        assert!(scan_attributes(
+            r#" classname="a.b" ns:name = 'x "y"'	time="0.1"/"#,
+            |k, v, _| seen.push((k, v))
+        ));
+        assert_eq!(
+            seen,
+            [("classname", "a.b"), ("name", r#"x "y""#), ("time", "0.1")]
+        );
+        let mut plain = Vec::new();
+        assert!(scan_attributes(
+            " a=\"x\" b=\"1 &amp; 2\" c=\"tab\there\"",
+            |_, _, p| plain.push(p)
+        ));
+        assert_eq!(plain, [true, false, false]);
+        for malformed in [
+            r#" a="1"b="2""#,
+            r#" a=1"#,
+            r#" a="1"#,
+            r#" ="1""#,
+            r#" a b="1""#,
+        ] {
+            assert!(!scan_attributes(malformed, |_, _, _| {}), "{malformed}");
+        }
+    }
 }
