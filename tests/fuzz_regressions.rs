@@ -84,8 +84,8 @@ fn a_duplicate_key_reads_the_same_for_every_format() {
         assert_eq!(markdown.tests, json.tests, "{name}");
         assert_eq!(run.tests, markdown.tests, "{name}");
     }
-    let run = pipeline::json_report(&fixture("json_report_reader", "duplicate-key.json"))
-        .expect("reads");
+    let run =
+        pipeline::json_report(&fixture("json_report_reader", "duplicate-key.json")).expect("reads");
     assert_eq!(run.tests.len(), 1);
     // The second `call` wins: the test failed with its message.
     assert_eq!(run.tests[0].outcome, Outcome::Failed);

@@ -147,7 +147,8 @@ fn check_rendering(run: &Run, format: Format, text: &str) {
                 .all(|id| ids.insert(id));
             let (want, got) = (run.counts(), back.counts());
             assert!(
-                !distinct || want.total + want.collection_errors == got.total + got.collection_errors,
+                !distinct
+                    || want.total + want.collection_errors == got.total + got.collection_errors,
                 "cases lost or gained in the JUnit round trip:\n{text}"
             );
         }
@@ -240,7 +241,10 @@ pub fn params(data: &[u8]) -> Vec<Result<(), ValidationError>> {
             }
             if let Some(pattern) = &p.pattern {
                 text_rules_hold(pattern);
-                assert!(!pattern.contains('/'), "accepted a pattern with a directory: {pattern:?}");
+                assert!(
+                    !pattern.contains('/'),
+                    "accepted a pattern with a directory: {pattern:?}"
+                );
             }
         }
         if let Err(e) = &discover {
@@ -268,18 +272,27 @@ fn run_rules_hold(p: &pytest_mcp::params::RunParams) {
 /// something inside the root without `..`.
 fn path_rules_hold(value: &str, file: &str) {
     text_rules_hold(value);
-    assert!(!file.split('/').any(|c| c == ".."), "accepted '..' in {value:?}");
+    assert!(
+        !file.split('/').any(|c| c == ".."),
+        "accepted '..' in {value:?}"
+    );
     let root = root().path();
     let resolved = root
         .join(file)
         .canonicalize()
         .unwrap_or_else(|e| panic!("accepted {value:?}, which does not resolve: {e}"));
-    assert!(resolved.starts_with(root), "accepted {value:?}, which leaves the root");
+    assert!(
+        resolved.starts_with(root),
+        "accepted {value:?}, which leaves the root"
+    );
 }
 
 fn text_rules_hold(text: &str) {
     assert!(!text.is_empty(), "accepted an empty value");
-    assert!(!text.starts_with('-'), "accepted {text:?}, which reads as an option");
+    assert!(
+        !text.starts_with('-'),
+        "accepted {text:?}, which reads as an option"
+    );
     assert!(
         !text.chars().any(char::is_control),
         "accepted a control character in {text:?}"
