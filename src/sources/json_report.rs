@@ -130,10 +130,20 @@ pub fn parse(input: &[u8], name: &str, keep_raw: bool) -> Result<Run, ParseError
         })?;
         (report, Some(value))
     } else {
-        (
-            serde_json::from_str(text).map_err(|e| json_error(&e))?,
-            None,
-        )
+        match serde_json::from_str::<Report>(text) {
+            Ok(report) => (report, None),
+            // serde's derive refuses a key given twice in one object; a JSON
+            // value (and Python's json) keeps the last one. Read such a file
+            // through a value, as with the raw document kept, so the answer
+            // does not depend on the output format; only on this error path.
+            Err(e) => {
+                let report = serde_json::from_str::<serde_json::Value>(text)
+                    .ok()
+                    .and_then(|value| Report::deserialize(&value).ok())
+                    .ok_or_else(|| json_error(&e))?;
+                (report, None)
+            }
+        }
     };
     let Some(tests) = report.tests else {
         return Err(ParseError::whole(if report.summary.is_some() {

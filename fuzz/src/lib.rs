@@ -1,0 +1,3 @@
+//! Shared code of the fuzz targets; see `pipeline.rs`.
+
+pub mod pipeline;

@@ -1,0 +1,312 @@
+//! What the fuzz targets drive, shared with the regression tests.
+//!
+//! This file is compiled twice: as part of the fuzz crate (`fuzz/src/lib.rs`)
+//! and, through `#[path]`, by `tests/fuzz_regressions.rs` in the main crate,
+//! so a saved crashing input replays through exactly the code the fuzzer ran.
+//! It uses only the crate's public API plus `serde_json`, `quick-xml` and
+//! `tempfile`, which both crates have.
+//!
+//! Besides "no panic", every step checks what the crate promises about its
+//! output: JSON renderings are JSON, JUnit renderings are well-formed XML that
+//! our own reader reads back with the same number of cases, and Markdown held
+//! to a budget stays within it.
+
+use std::path::Path;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use pytest_mcp::merge::merge;
+use pytest_mcp::model::Run;
+use pytest_mcp::params::{DiscoverRequest, Root, RunRequest, ValidationError};
+use pytest_mcp::render::{self, Format};
+use pytest_mcp::report::{self, Input};
+use pytest_mcp::sources::{self, ParseError, ReadOptions};
+use serde_json::Value;
+
+const FORMATS: [Format; 4] = [Format::Markdown, Format::Json, Format::Html, Format::Junit];
+
+/// Markdown budgets tried on every run: none left, smaller than the header,
+/// a few lines, a screenful and GitHub's comment limit.
+const BUDGETS: [usize; 6] = [0, 1, 40, 300, 4_000, report::DEFAULT_MAX_CHARS];
+
+/// Bytes as JUnit XML: the reader called directly, then the `report`
+/// pipeline (sniffing, merging, every rendering). Returns what the direct
+/// reader said.
+pub fn junit(data: &[u8]) -> Result<Run, ParseError> {
+    let direct = sources::junit::parse(data, "fuzz.xml");
+    after_read(data, "fuzz.xml", &direct);
+    direct
+}
+
+/// Bytes as pytest-json-report JSON: the reader called directly (with and
+/// without the raw document kept), then the `report` pipeline. Returns what
+/// the direct reader said without the raw document.
+pub fn json_report(data: &[u8]) -> Result<Run, ParseError> {
+    let direct = sources::json_report::parse(data, "fuzz.json", false);
+    let kept = sources::json_report::parse(data, "fuzz.json", true);
+    assert_eq!(
+        direct.is_ok(),
+        kept.is_ok(),
+        "keeping the raw document changed whether the file reads: {direct:?} / {kept:?}"
+    );
+    if let Ok(run) = &kept {
+        assert!(run.json_report.is_some(), "the raw document was not kept");
+        check_run(run);
+    }
+    after_read(data, "fuzz.json", &direct);
+    direct
+}
+
+fn after_read(data: &[u8], name: &str, direct: &Result<Run, ParseError>) {
+    if let Ok(run) = direct {
+        check_run(run);
+        // The same run twice: a JSON report merged with itself, or two shards.
+        check_run(&merge(vec![run.clone(), run.clone()]));
+    }
+    // Through `report`, which sniffs the format itself.
+    let inputs = [Input {
+        name: name.to_string(),
+        contents: Ok(data.to_vec()),
+    }];
+    for format in [Format::Markdown, Format::Json] {
+        match report::build_run(&inputs, format) {
+            Ok(run) => {
+                assert!(
+                    sources::read(data, name, ReadOptions::default()).is_ok(),
+                    "report reads the file, the sniffing reader does not"
+                );
+                check_run(&run);
+            }
+            Err(errors) => {
+                assert!(!errors.is_empty(), "an error without errors");
+                for f in FORMATS {
+                    let text = report::render_errors(&errors, inputs.len(), f);
+                    if f == Format::Json {
+                        json_text(&text);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Renders a run every way the crate can and checks each rendering.
+pub fn check_run(run: &Run) {
+    let counts = run.counts();
+    assert_eq!(
+        counts.total,
+        counts.passed + counts.failed + counts.skipped + counts.errors
+    );
+    for format in FORMATS {
+        let text = report::render(run, format);
+        check_rendering(run, format, &text);
+        let text = report::render_within(run, format, 300);
+        check_rendering(run, format, &text);
+    }
+    for max in BUDGETS {
+        for text in [
+            report::render_within(run, Format::Markdown, max),
+            render::markdown::render_within(run, max),
+        ] {
+            let chars = text.chars().count();
+            assert!(
+                chars <= max.max(2),
+                "Markdown held to {max} characters has {chars}:\n{text}"
+            );
+        }
+    }
+    // Compared with itself and with an empty baseline.
+    for baseline in [run, &Run::default()] {
+        for format in FORMATS {
+            let text = report::render_compared(run, baseline, format, 500);
+            if format == Format::Json {
+                json_text(&text);
+            }
+        }
+    }
+}
+
+fn check_rendering(run: &Run, format: Format, text: &str) {
+    match format {
+        Format::Json => {
+            json_text(text);
+        }
+        Format::Junit => {
+            well_formed(text);
+            let back = sources::junit::parse(text.as_bytes(), "rendered.xml")
+                .unwrap_or_else(|e| panic!("our reader refuses our JUnit: {e}\n{text}"));
+            // Cases that share an id may be read back as one test with
+            // earlier attempts (pytest's failed-then-teardown-error pair,
+            // retries); the count is only kept for distinct ids.
+            let mut ids = std::collections::HashSet::new();
+            let distinct = run
+                .tests
+                .iter()
+                .map(|t| t.node_id.as_str())
+                .chain(run.collection_errors.iter().map(|e| e.file.as_str()))
+                .all(|id| ids.insert(id));
+            let (want, got) = (run.counts(), back.counts());
+            assert!(
+                !distinct
+                    || want.total + want.collection_errors == got.total + got.collection_errors,
+                "cases lost or gained in the JUnit round trip:\n{text}"
+            );
+        }
+        Format::Markdown | Format::Html => {}
+    }
+}
+
+fn json_text(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("rendered JSON is not JSON: {e}\n{text}"))
+}
+
+fn well_formed(xml: &str) {
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut depth = 0usize;
+    loop {
+        match reader.read_event() {
+            Ok(quick_xml::events::Event::Start(_)) => depth += 1,
+            Ok(quick_xml::events::Event::End(_)) => depth -= 1,
+            Ok(quick_xml::events::Event::Eof) => break,
+            Ok(_) => {}
+            Err(e) => panic!(
+                "rendered JUnit is not well-formed at {}: {e}\n{xml}",
+                reader.buffer_position()
+            ),
+        }
+    }
+    assert_eq!(depth, 0, "rendered JUnit leaves elements open:\n{xml}");
+}
+
+/// The project root the parameter target checks paths against: a temporary
+/// directory made once, with a test file, a package directory and a symlink
+/// pointing out of it.
+pub fn root() -> &'static Root {
+    static ROOT: OnceLock<(tempfile::TempDir, Root)> = OnceLock::new();
+    let (_, root) = ROOT.get_or_init(|| {
+        let dir = tempfile::Builder::new()
+            .prefix("pytest-mcp-fuzz-root")
+            .tempdir()
+            .expect("a temporary directory for the fuzz root");
+        make_project(dir.path());
+        let root = Root::new(dir.path()).expect("the fuzz root resolves");
+        (dir, root)
+    });
+    root
+}
+
+fn make_project(dir: &Path) {
+    std::fs::create_dir_all(dir.join("tests/pkg")).expect("mkdir");
+    std::fs::write(dir.join("tests/test_a.py"), "def test_a(): pass\n").expect("write");
+    std::fs::write(dir.join("tests/pkg/test_b.py"), "def test_b(): pass\n").expect("write");
+    #[cfg(unix)]
+    {
+        let _ = std::os::unix::fs::symlink("/tmp", dir.join("out"));
+        let _ = std::os::unix::fs::symlink("tests", dir.join("inside"));
+    }
+}
+
+/// Raw MCP arguments: parsed as JSON when they are (else tried as a JSON
+/// string value), then validated as `execute_tests` and `discover_tests`
+/// arguments. Returns both answers.
+pub fn params(data: &[u8]) -> Vec<Result<(), ValidationError>> {
+    let root = root();
+    let default = Duration::from_secs(300);
+    let mut values = Vec::new();
+    match serde_json::from_slice::<Value>(data) {
+        Ok(v) => values.push(v),
+        // Not JSON: the text as a string value, and as the only node id /
+        // path / pattern / marker expression.
+        Err(_) => {
+            let text = String::from_utf8_lossy(data).into_owned();
+            values.push(Value::String(text.clone()));
+            values.push(serde_json::json!({ "node_ids": [text.clone()], "markers": text.clone(), "keywords": text.clone() }));
+            values.push(serde_json::json!({ "path": text.clone(), "pattern": text }));
+        }
+    }
+    let mut answers = Vec::new();
+    for v in &values {
+        let run = RunRequest::from_json(v).and_then(|r| r.validate(root, default));
+        if let Ok(p) = &run {
+            run_rules_hold(p);
+        }
+        if let Err(e) = &run {
+            error_is_sane(e);
+        }
+        answers.push(run.map(|_| ()));
+        let discover = DiscoverRequest::from_json(v).and_then(|r| r.validate(root, default));
+        if let Ok(p) = &discover {
+            if let Some(path) = &p.path {
+                path_rules_hold(path, path);
+            }
+            if let Some(pattern) = &p.pattern {
+                text_rules_hold(pattern);
+                assert!(
+                    !pattern.contains('/'),
+                    "accepted a pattern with a directory: {pattern:?}"
+                );
+            }
+        }
+        if let Err(e) = &discover {
+            error_is_sane(e);
+        }
+        answers.push(discover.map(|_| ()));
+    }
+    answers
+}
+
+/// What a validated run request promises (README, Safety).
+fn run_rules_hold(p: &pytest_mcp::params::RunParams) {
+    for id in &p.node_ids {
+        path_rules_hold(id, id.split("::").next().unwrap_or_default());
+    }
+    for expr in [&p.markers, &p.keywords].into_iter().flatten() {
+        text_rules_hold(expr.trim_start());
+    }
+    assert!((-2..=2).contains(&p.verbosity));
+    assert!(p.timeout >= Duration::from_secs(1) && p.timeout <= Duration::from_secs(86_400));
+    assert!(matches!(p.format, Format::Markdown | Format::Json));
+}
+
+/// An accepted node id or path: plain text rules, and its file part names
+/// something inside the root without `..`.
+fn path_rules_hold(value: &str, file: &str) {
+    text_rules_hold(value);
+    assert!(
+        !file.split('/').any(|c| c == ".."),
+        "accepted '..' in {value:?}"
+    );
+    let root = root().path();
+    let resolved = root
+        .join(file)
+        .canonicalize()
+        .unwrap_or_else(|e| panic!("accepted {value:?}, which does not resolve: {e}"));
+    assert!(
+        resolved.starts_with(root),
+        "accepted {value:?}, which leaves the root"
+    );
+}
+
+fn text_rules_hold(text: &str) {
+    assert!(!text.is_empty(), "accepted an empty value");
+    assert!(
+        !text.starts_with('-'),
+        "accepted {text:?}, which reads as an option"
+    );
+    assert!(
+        !text.chars().any(char::is_control),
+        "accepted a control character in {text:?}"
+    );
+}
+
+fn error_is_sane(e: &ValidationError) {
+    let message = e.to_string();
+    assert!(message.starts_with("Invalid params: "), "{message}");
+    // (The field may be empty: an unknown key "" is named as it was sent.)
+    assert!(!e.detail.is_empty(), "{e:?}");
+    // The renderings of a refusal the server sends.
+    let _ = render::outcome::validation_markdown(e);
+    let value = render::outcome::validation_value(e);
+    let text = serde_json::to_string(&value).expect("a JSON value serializes");
+    json_text(&text);
+}
