@@ -1,5 +1,5 @@
 //! pytest-mcp's benchmarks (issue 6). Prints figures; nothing here is a
-//! timed test, and `cargo test` does not run it.
+//! timed test, and under `cargo test` it only says how to run it.
 //!
 //! ```text
 //! bash benches/run.sh                      # everything (what BENCHMARKS.md shows)
@@ -70,6 +70,15 @@ fn main() {
             return;
         }
         _ => {}
+    }
+    // `cargo test --all-targets` runs bench targets too, without `--bench`
+    // (a manifest flag cannot exclude a bench from it): the benchmarks
+    // take minutes, so they run only under `cargo bench` / benches/run.sh.
+    if !args.iter().any(|a| a == "--bench") {
+        println!(
+            "benches/perf: not a test; run `bash benches/run.sh` (or `cargo bench --bench perf`)"
+        );
+        return;
     }
     let mut rounds = 5;
     let mut only: Vec<String> = SECTIONS.iter().map(|s| s.to_string()).collect();
