@@ -141,6 +141,22 @@ struct CaseBuilder<'c> {
     attempts: Vec<Attempt>,
 }
 
+impl CaseBuilder<'_> {
+    /// The case with its attributes copied out of the element, to be kept
+    /// until its end tag (only attributes are set when this is called).
+    fn into_owned(self) -> CaseBuilder<'static> {
+        let owned = |c: Cow<'_, str>| Cow::Owned(c.into_owned());
+        CaseBuilder {
+            classname: owned(self.classname),
+            name: owned(self.name),
+            file: self.file.map(owned),
+            line: self.line.map(owned),
+            time: self.time,
+            ..CaseBuilder::default()
+        }
+    }
+}
+
 /// Where text content is being collected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Sink {
@@ -344,16 +360,7 @@ impl<'a> Parser<'a> {
                 if empty {
                     self.finish_case(case);
                 } else {
-                    self.case = Some(CaseBuilder {
-                        classname: Cow::Owned(case.classname.into_owned()),
-                        name: Cow::Owned(case.name.into_owned()),
-                        file: case.file.map(|f| Cow::Owned(f.into_owned())),
-                        line: case.line.map(|l| Cow::Owned(l.into_owned())),
-                        ..CaseBuilder::default()
-                    });
-                    if let Some(c) = self.case.as_mut() {
-                        c.time = case.time;
-                    }
+                    self.case = Some(case.into_owned());
                 }
             }
             _ if self.sink == Sink::None => {
