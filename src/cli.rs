@@ -313,7 +313,16 @@ fn refuse(project: &ProjectArgs, e: &crate::params::ValidationError) -> u8 {
 }
 
 fn finish(output: Option<&PathBuf>, text: &str, status: u8) -> u8 {
-    match write_output(output, text) {
+    finish_with(output, |out| out.write_all(text.as_bytes()), status)
+}
+
+/// [`finish`] for an answer written piece by piece by `write`.
+fn finish_with(
+    output: Option<&PathBuf>,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    status: u8,
+) -> u8 {
+    match write_output(output, write) {
         Ok(()) => status,
         Err(e) => {
             eprintln!("pytest-mcp: error: {e}");
@@ -506,60 +515,46 @@ fn run_report(args: &ReportArgs) -> u8 {
     // The files' bytes are not needed once read: free them before rendering.
     drop(inputs);
     drop(baseline_inputs);
-    let (text, status) = match built {
-        Ok((run, None)) if args.format == crate::render::Format::Json => {
-            // Written as it is serialized (the ADR-006 JSON of a large run
-            // is several times the size of the Markdown).
-            let status = if fails(&run, args.fail_on) {
-                EXIT_TESTS_FAILED
-            } else {
-                EXIT_OK
-            };
-            let written = write_output_with(args.output.as_ref(), |out| {
-                crate::render::json::write_pretty(&run, out)
-            });
-            std::mem::forget(run);
-            return match written {
-                Ok(()) => status,
-                Err(e) => {
-                    eprintln!("pytest-mcp: error: {e}");
-                    EXIT_INPUT_ERROR
-                }
-            };
-        }
-        Ok((run, baseline)) => {
-            let text = match &baseline {
-                Some(b) => report::render_compared(&run, b, args.format, args.max_chars),
-                None => report::render_within(&run, args.format, args.max_chars),
-            };
-            let status = if fails(&run, args.fail_on) {
-                EXIT_TESTS_FAILED
-            } else {
-                EXIT_OK
-            };
-            // The process ends right after printing: freeing a run of
-            // 100,000 tests one string at a time would only cost time.
-            std::mem::forget(run);
-            std::mem::forget(baseline);
-            (text, status)
-        }
+    let output = args.output.as_ref();
+    let (run, baseline) = match built {
+        Ok(built) => built,
         Err(errors) => {
             for e in &errors {
                 eprintln!("pytest-mcp: error: {e}");
             }
-            (
-                report::render_errors(&errors, total_inputs, args.format),
-                EXIT_INPUT_ERROR,
-            )
+            let text = report::render_errors(&errors, total_inputs, args.format);
+            return finish(output, &text, EXIT_INPUT_ERROR);
         }
     };
-    match write_output(args.output.as_ref(), &text) {
-        Ok(()) => status,
-        Err(e) => {
-            eprintln!("pytest-mcp: error: {e}");
-            EXIT_INPUT_ERROR
-        }
-    }
+    let status = if fails(&run, args.fail_on) {
+        EXIT_TESTS_FAILED
+    } else {
+        EXIT_OK
+    };
+    let done = match &baseline {
+        // The ADR-006 JSON of a large run is several times the size of the
+        // Markdown: it is written as it is serialized, never held whole.
+        None if args.format == crate::render::Format::Json => finish_with(
+            output,
+            |out| crate::render::json::write_pretty(&run, out),
+            status,
+        ),
+        None => finish(
+            output,
+            &report::render_within(&run, args.format, args.max_chars),
+            status,
+        ),
+        Some(b) => finish(
+            output,
+            &report::render_compared(&run, b, args.format, args.max_chars),
+            status,
+        ),
+    };
+    // The process ends right after this: freeing a run of 100,000 tests one
+    // string at a time would only cost time.
+    std::mem::forget(run);
+    std::mem::forget(baseline);
+    done
 }
 
 /// One FILE argument as inputs: a file; every `.xml` and `.json` file
@@ -624,13 +619,9 @@ fn read_input(path: &std::path::Path) -> Input {
     }
 }
 
-fn write_output(path: Option<&PathBuf>, text: &str) -> Result<(), String> {
-    write_output_with(path, |out| out.write_all(text.as_bytes()))
-}
-
 /// Runs `write` on the output file (created or truncated) or on standard
 /// output, buffered, and flushes.
-fn write_output_with(
+fn write_output(
     path: Option<&PathBuf>,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), String> {
