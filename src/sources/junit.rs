@@ -873,11 +873,38 @@ fn status_data(e: &BytesStart<'_>, tag: &str) -> StatusData {
 /// An attribute's value with references resolved; an attribute whose value
 /// cannot be unescaped is returned as written rather than dropped.
 fn attr<'b>(e: &'b BytesStart<'_>, key: &str) -> Option<Cow<'b, str>> {
-    e.attributes()
-        .with_checks(false)
-        .flatten()
-        .find(|a: &Attribute<'_>| a.key.local_name().as_ref() == key)
-        .map(attr_value)
+    let mut found = None;
+    for_each_attr(e, |k, value| {
+        if k == key && found.is_none() {
+            found = Some(value);
+        }
+    });
+    found
+}
+
+/// Hands every attribute of `e` to `f` as (local name, value with
+/// references resolved). Well-formed attributes go through
+/// [`scan_attributes`]; when it gives up, quick-xml's iterator reads the
+/// element again from the start, so `f` may see the first attributes twice
+/// and must keep the first value of a name.
+fn for_each_attr<'b>(e: &'b BytesStart<'_>, mut f: impl FnMut(&str, Cow<'b, str>)) {
+    let scanned = scan_attributes(e.attributes_raw(), |key, value, plain| {
+        f(
+            key,
+            if plain {
+                Cow::Borrowed(value)
+            } else {
+                attr_text(key, value)
+            },
+        )
+    });
+    if !scanned {
+        for a in e.attributes().with_checks(false).flatten() {
+            let key = a.key.local_name();
+            let key: &str = key.as_ref();
+            f(key, attr_value(a));
+        }
+    }
 }
 
 /// An attribute's value with references resolved (no copy when it has
@@ -901,7 +928,7 @@ struct CaseAttrs<'b> {
 
 fn case_attrs<'b>(e: &'b BytesStart<'_>) -> CaseAttrs<'b> {
     let mut attrs = CaseAttrs::default();
-    let mut keep = |key: &str, value: Cow<'b, str>| {
+    for_each_attr(e, |key, value| {
         let slot = match key {
             "classname" => &mut attrs.classname,
             "name" => &mut attrs.name,
@@ -910,29 +937,11 @@ fn case_attrs<'b>(e: &'b BytesStart<'_>) -> CaseAttrs<'b> {
             "time" => &mut attrs.time,
             _ => return,
         };
+        // The first value of a name stands.
         if slot.is_none() {
             *slot = Some(value);
         }
-    };
-    let scanned = scan_attributes(e.attributes_raw(), |key, value, plain| {
-        keep(
-            key,
-            if plain {
-                Cow::Borrowed(value)
-            } else {
-                attr_text(key, value)
-            },
-        )
     });
-    if !scanned {
-        // Only slots still empty are filled, so what the scan read first
-        // stays first.
-        for a in e.attributes().with_checks(false).flatten() {
-            let key = a.key.local_name();
-            let key: &str = key.as_ref();
-            keep(key, attr_value(a));
-        }
-    }
     attrs
 }
 
