@@ -107,9 +107,8 @@ struct JsonWarning {
 /// Reads a pytest-json-report document. With `keep_raw` the whole document
 /// is kept in [`Run::json_report`].
 pub fn parse(input: &[u8], name: &str, keep_raw: bool) -> Result<Run, ParseError> {
-    // A UTF-8 byte-order mark (Windows tools write one) is not JSON; `sniff`
-    // already looks past it.
-    let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
+    // A byte-order mark is not JSON; `sniff` looks past it too.
+    let input = super::without_bom(input);
     let text = std::str::from_utf8(input).map_err(|e| {
         let valid = String::from_utf8_lossy(&input[..e.valid_up_to()]);
         ParseError::at(&valid, valid.len(), "the JSON is not valid UTF-8")

@@ -80,9 +80,15 @@ impl fmt::Display for Format {
     }
 }
 
+/// The bytes after a UTF-8 byte-order mark (Windows tools write one), if
+/// there is one.
+pub(crate) fn without_bom(input: &[u8]) -> &[u8] {
+    input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input)
+}
+
 /// Tells JUnit XML from JSON by the first meaningful byte.
 pub fn sniff(input: &[u8]) -> Result<Format, ParseError> {
-    let body = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
+    let body = without_bom(input);
     match body.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'<') => Ok(Format::JunitXml),
         Some(b'{') | Some(b'[') => Ok(Format::JsonReport),
