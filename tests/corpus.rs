@@ -4,31 +4,15 @@
 //! our reader agrees with the junit-parser crate file by file.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use pytest_mcp::model::{Outcome, Run};
 use pytest_mcp::sources::junit;
 use quick_xml::events::Event;
 
-fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/junit-corpus")
-}
-
-fn corpus_files() -> Vec<PathBuf> {
-    let dir = corpus_dir();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "xml"))
-        .collect();
-    files.sort();
-    assert!(
-        files.len() > 100,
-        "expected the whole corpus, found {} files",
-        files.len()
-    );
-    files
-}
+#[path = "common/support.rs"]
+mod support;
+use support::corpus_files;
 
 /// One `<testcase>` as an independent scan sees it.
 #[derive(Debug, Default)]

@@ -10,12 +10,16 @@
 //! fuzzing over the corpus is in `tests/corpus.rs`; cargo-fuzz targets are in
 //! `fuzz/`.
 
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+#[path = "common/support.rs"]
+mod support;
+use support::{head, reader};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
 /// Longest one `report` may take on a small hostile file (a hang fails).
@@ -29,14 +33,6 @@ struct Answer {
     elapsed: Duration,
     /// Peak resident set of the binary in KiB (`/usr/bin/time -v`), when measured.
     peak_kib: Option<u64>,
-}
-
-fn reader<R: Read + Send + 'static>(mut stream: R) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = stream.read_to_end(&mut buf);
-        buf
-    })
 }
 
 fn finish(mut child: Child, started: Instant, deadline: Duration, what: &str) -> Answer {
@@ -107,7 +103,7 @@ fn check_sane(file: &Path, format: &str, answer: &Answer) -> Vec<String> {
             if !ok {
                 problems.push(format!(
                     "{what}: exit 0 but not a {format} report: {}",
-                    head(text)
+                    head(text, 600)
                 ));
             }
         }
@@ -126,7 +122,7 @@ fn check_sane(file: &Path, format: &str, answer: &Answer) -> Vec<String> {
                 if !refused {
                     problems.push(format!(
                         "{what}: JSON refusal is not ADR-007: {}",
-                        head(text)
+                        head(text, 600)
                     ));
                 }
             }
@@ -134,13 +130,6 @@ fn check_sane(file: &Path, format: &str, answer: &Answer) -> Vec<String> {
         other => problems.push(format!("{what}: exit {other:?}: {}", answer.stderr)),
     }
     problems
-}
-
-fn head(text: &str) -> &str {
-    match text.char_indices().nth(600) {
-        Some((cut, _)) => &text[..cut],
-        None => text,
-    }
 }
 
 fn quick_xml_is_well_formed(text: &str) -> bool {
@@ -373,7 +362,7 @@ fn one_hundred_thousand_nested_elements() {
                 if answer.status != Some(0) || !text.contains(node) {
                     problems.push(format!(
                         "{name}: the failing test is not reported: {}",
-                        head(&text)
+                        head(&text, 600)
                     ));
                 }
             }
@@ -562,7 +551,7 @@ fn invalid_utf8_is_replaced_never_passed_through() {
     if answer.status != Some(0) || !text.contains('\u{FFFD}') || !text.contains("not UTF-8") {
         problems.push(format!(
             "bad-utf8.xml: not read lossily with a note: {}",
-            head(&text)
+            head(&text, 600)
         ));
     }
     assert_no_problems(problems);
@@ -839,7 +828,7 @@ fn an_enormous_junit_file_in_bounded_time_and_memory() {
             if !text.lines().next().unwrap_or("").contains(&expected) {
                 problems.push(format!(
                     "markdown header lacks {expected:?}: {}",
-                    head(&text)
+                    head(&text, 600)
                 ));
             }
         }

@@ -20,6 +20,10 @@ use pytest_mcp::report::{Input, build_run};
 use pytest_mcp::sources::junit;
 use pytest_mcp::text::strip_ansi;
 
+#[path = "common/support.rs"]
+mod support;
+use support::corpus_files;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -255,17 +259,6 @@ const REFUSED: &[&str] = &[
     "D_external_nunit-sample.xml",
     "M_corrupt-junit_e2e-tests_corrupt_target_sf-reports_TEST-test.CorruptTest.xml",
 ];
-
-fn corpus_files() -> Vec<PathBuf> {
-    let dir = root().join("../shared/junit-corpus");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "xml"))
-        .collect();
-    files.sort();
-    files
-}
 
 #[test]
 fn every_accepted_corpus_file_round_trips() {

@@ -13,15 +13,17 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::Value;
+
+#[path = "common/support.rs"]
+mod support;
+use support::{head, reader};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
 /// Longest any single invocation may take before the test gives up on it.
@@ -146,13 +148,6 @@ impl Answer {
     }
 }
 
-fn head(text: &str, max: usize) -> &str {
-    match text.char_indices().nth(max) {
-        Some((cut, _)) => &text[..cut],
-        None => text,
-    }
-}
-
 fn command(program: &Path) -> Command {
     let mut c = Command::new(program);
     // The caller's pytest settings must not change what the projects do.
@@ -170,20 +165,11 @@ fn command(program: &Path) -> Command {
     c
 }
 
-fn reader<R: Read + Send + 'static>(stream: Option<R>) -> JoinHandle<Vec<u8>> {
-    let mut stream = stream.expect("piped stream");
-    std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = stream.read_to_end(&mut buf);
-        buf
-    })
-}
-
 /// Waits for `child`, calling `poll` every few milliseconds while it runs;
 /// kills it and fails the test after [`DEADLINE`].
 fn wait(mut child: Child, started: Instant, mut poll: impl FnMut(u32)) -> Answer {
-    let out = reader(child.stdout.take());
-    let err = reader(child.stderr.take());
+    let out = reader(child.stdout.take().expect("piped stdout"));
+    let err = reader(child.stderr.take().expect("piped stderr"));
     let pid = child.id();
     let status = loop {
         if let Some(status) = child.try_wait().expect("try_wait") {
