@@ -149,9 +149,7 @@ pub fn run_tests(
     let mut run = done.run;
     if !params.show_capture {
         for t in &mut run.tests {
-            t.stdout = None;
-            t.stderr = None;
-            t.log = None;
+            t.clear_capture();
         }
     }
     Ok(run)

@@ -99,26 +99,33 @@ fn sum_durations(runs: &[Run]) -> Option<f64> {
 
 /// Fills what `kept` lacks from `extra`, the same test read from a source
 /// that ranks lower. The outcome is never changed.
-fn fill_test(kept: &mut TestResult, extra: TestResult) {
+fn fill_test(kept: &mut TestResult, mut extra: TestResult) {
     fn fill<T>(slot: &mut Option<T>, value: Option<T>) {
         if slot.is_none() {
             *slot = value;
         }
     }
     fill(&mut kept.duration, extra.duration);
-    fill(&mut kept.stdout, extra.stdout);
-    fill(&mut kept.stderr, extra.stderr);
-    fill(&mut kept.log, extra.log);
     // Only take what describes the outcome from a source that agrees on it:
     // a skip reason must not become a failure message.
-    if kept.outcome == extra.outcome {
-        fill(&mut kept.message, extra.message);
-        fill(&mut kept.traceback, extra.traceback);
+    let agree = kept.outcome == extra.outcome;
+    if agree {
         fill(&mut kept.phase, extra.phase);
         fill(&mut kept.xfail, extra.xfail);
-        if kept.reruns.is_empty() {
-            kept.reruns = extra.reruns;
+    }
+    if let Some(e) = extra.take_details() {
+        let mut k = kept.take_details().unwrap_or_default();
+        fill(&mut k.stdout, e.stdout);
+        fill(&mut k.stderr, e.stderr);
+        fill(&mut k.log, e.log);
+        if agree {
+            fill(&mut k.message, e.message);
+            fill(&mut k.traceback, e.traceback);
+            if k.reruns.is_empty() {
+                k.reruns = e.reruns;
+            }
         }
+        kept.set_details(Some(k));
     }
     match (&mut kept.location, extra.location) {
         (None, loc) => kept.location = loc,
@@ -163,10 +170,10 @@ mod tests {
         let mut from_json = TestResult::new("t.py::a", Outcome::Skipped);
         from_json.xfail = Some(Xfail::XFailed);
         let mut from_junit = TestResult::new("t.py::a", Outcome::Skipped);
-        from_junit.message = Some("known bug".into());
+        from_junit.set_message(Some("known bug".into()));
         from_junit.xfail = Some(Xfail::XFailed);
         let mut failed_junit = TestResult::new("t.py::b", Outcome::Failed);
-        failed_junit.message = Some("boom".into());
+        failed_junit.set_message(Some("boom".into()));
         let passed_json = TestResult::new("t.py::b", Outcome::Passed);
 
         // JUnit given first: JSON still wins.
@@ -175,9 +182,9 @@ mod tests {
             run(SourceKind::JsonReport, vec![from_json, passed_json], 1.0),
         ]);
         assert_eq!(merged.tests.len(), 2);
-        assert_eq!(merged.tests[0].message.as_deref(), Some("known bug"));
+        assert_eq!(merged.tests[0].message(), Some("known bug"));
         assert_eq!(merged.tests[1].outcome, Outcome::Passed);
-        assert_eq!(merged.tests[1].message, None);
+        assert_eq!(merged.tests[1].message(), None);
         assert_eq!(merged.duration, Some(1.0));
     }
 

@@ -8,6 +8,7 @@
 //! a pytest JSON report come out of the same Markdown renderer.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// A whole test run: what ran, how it ended, and where the data came from.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -90,10 +91,23 @@ impl Phase {
 }
 
 /// A place in a source file. `line` is 1-based, as editors count.
+///
+/// `file` is shared: the tests of one module point at one string, so a
+/// report of 100,000 tests does not hold 100,000 copies of a few hundred
+/// paths.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {
-    pub file: String,
+    pub file: Arc<str>,
     pub line: Option<u32>,
+}
+
+impl Location {
+    pub fn new(file: impl Into<Arc<str>>, line: Option<u32>) -> Self {
+        Location {
+            file: file.into(),
+            line,
+        }
+    }
 }
 
 impl fmt::Display for Location {
@@ -106,6 +120,13 @@ impl fmt::Display for Location {
 }
 
 /// One test and how it ended.
+///
+/// What most tests of a large run (the passing ones) do not have, the
+/// message, traceback, captured output and earlier attempts, lives in one
+/// boxed [`Details`]: a passing test costs 80 bytes instead of 224, which
+/// is what keeps `report` on a 100,000-test file within a few times the
+/// file's size. Read them through the accessors ([`TestResult::message`],
+/// ...), set them with the `set_*` methods.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TestResult {
     /// pytest's node id exactly as pytest prints it, so it can be fed back to
@@ -113,16 +134,23 @@ pub struct TestResult {
     pub node_id: String,
     pub outcome: Outcome,
     pub xfail: Option<Xfail>,
+    /// The phase that failed, when known.
+    pub phase: Option<Phase>,
     /// Seconds, summed over phases when the source splits them.
     pub duration: Option<f64>,
+    /// Where the test is defined.
+    pub location: Option<Location>,
+    /// `None` until one of the details is set.
+    details: Option<Box<Details>>,
+}
+
+/// The parts of a [`TestResult`] that only some tests have.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Details {
     /// The failure or error message, or the skip / xfail reason.
     pub message: Option<String>,
     /// The full traceback (pytest's longrepr, a JUnit failure's text).
     pub traceback: Option<String>,
-    /// Where the test is defined.
-    pub location: Option<Location>,
-    /// The phase that failed, when known.
-    pub phase: Option<Phase>,
     /// Captured output of the test, when the source has it.
     pub stdout: Option<String>,
     pub stderr: Option<String>,
@@ -132,6 +160,18 @@ pub struct TestResult {
     /// `flakyFailure`/`rerunFailure`, a retried case listed twice,
     /// pytest-rerunfailures). A passed test with attempts is flaky.
     pub reruns: Vec<Attempt>,
+}
+
+impl Details {
+    /// Nothing set: such details are stored as none.
+    pub fn is_empty(&self) -> bool {
+        self.message.is_none()
+            && self.traceback.is_none()
+            && self.stdout.is_none()
+            && self.stderr.is_none()
+            && self.log.is_none()
+            && self.reruns.is_empty()
+    }
 }
 
 /// One earlier attempt of a rerun test.
@@ -148,21 +188,134 @@ impl TestResult {
             node_id: node_id.into(),
             outcome,
             xfail: None,
-            duration: None,
-            message: None,
-            traceback: None,
-            location: None,
             phase: None,
-            stdout: None,
-            stderr: None,
-            log: None,
-            reruns: Vec::new(),
+            duration: None,
+            location: None,
+            details: None,
+        }
+    }
+
+    /// The failure or error message, or the skip / xfail reason.
+    pub fn message(&self) -> Option<&str> {
+        self.details.as_ref()?.message.as_deref()
+    }
+
+    /// The full traceback (pytest's longrepr, a JUnit failure's text).
+    pub fn traceback(&self) -> Option<&str> {
+        self.details.as_ref()?.traceback.as_deref()
+    }
+
+    /// Captured standard output.
+    pub fn stdout(&self) -> Option<&str> {
+        self.details.as_ref()?.stdout.as_deref()
+    }
+
+    /// Captured standard error.
+    pub fn stderr(&self) -> Option<&str> {
+        self.details.as_ref()?.stderr.as_deref()
+    }
+
+    /// Captured log records, one per line.
+    pub fn log(&self) -> Option<&str> {
+        self.details.as_ref()?.log.as_deref()
+    }
+
+    /// Earlier attempts a rerun replaced, oldest first.
+    pub fn reruns(&self) -> &[Attempt] {
+        self.details.as_ref().map_or(&[], |d| &d.reruns)
+    }
+
+    /// The details, created empty when the test has none yet.
+    pub fn details_mut(&mut self) -> &mut Details {
+        self.details.get_or_insert_with(Box::default)
+    }
+
+    /// The details, if any is set.
+    pub fn details(&self) -> Option<&Details> {
+        self.details.as_deref()
+    }
+
+    /// Takes all details out, leaving none.
+    pub fn take_details(&mut self) -> Option<Box<Details>> {
+        self.details.take()
+    }
+
+    /// Replaces all details; empty ones are stored as none, so that two
+    /// tests with the same details compare equal however they were built.
+    pub fn set_details(&mut self, details: Option<Box<Details>>) {
+        self.details = details.filter(|d| !d.is_empty());
+    }
+
+    /// Drops captured output and log records (`show_capture: false`).
+    pub fn clear_capture(&mut self) {
+        self.set_stdout(None);
+        self.set_stderr(None);
+        self.set_log(None);
+    }
+
+    /// Sets one detail; setting `None` on a test without details allocates
+    /// nothing.
+    fn set(&mut self, value: Option<String>, field: fn(&mut Details) -> &mut Option<String>) {
+        match (value, self.details.as_deref_mut()) {
+            (None, None) => {}
+            (None, Some(d)) => *field(d) = None,
+            (value, _) => *field(self.details_mut()) = value,
+        }
+    }
+
+    pub fn set_message(&mut self, message: Option<String>) {
+        self.set(message, |d| &mut d.message);
+    }
+
+    pub fn set_traceback(&mut self, traceback: Option<String>) {
+        self.set(traceback, |d| &mut d.traceback);
+    }
+
+    pub fn set_stdout(&mut self, stdout: Option<String>) {
+        self.set(stdout, |d| &mut d.stdout);
+    }
+
+    pub fn set_stderr(&mut self, stderr: Option<String>) {
+        self.set(stderr, |d| &mut d.stderr);
+    }
+
+    pub fn set_log(&mut self, log: Option<String>) {
+        self.set(log, |d| &mut d.log);
+    }
+
+    /// Takes the message out, leaving `None`.
+    pub fn take_message(&mut self) -> Option<String> {
+        self.details.as_mut()?.message.take()
+    }
+
+    /// Takes the traceback out, leaving `None`.
+    pub fn take_traceback(&mut self) -> Option<String> {
+        self.details.as_mut()?.traceback.take()
+    }
+
+    /// Takes the earlier attempts out, leaving none.
+    pub fn take_reruns(&mut self) -> Vec<Attempt> {
+        self.details
+            .as_mut()
+            .map(|d| std::mem::take(&mut d.reruns))
+            .unwrap_or_default()
+    }
+
+    /// The earlier attempts, to add to.
+    pub fn reruns_mut(&mut self) -> &mut Vec<Attempt> {
+        &mut self.details_mut().reruns
+    }
+
+    /// Replaces the earlier attempts; an empty list allocates nothing.
+    pub fn set_reruns(&mut self, reruns: Vec<Attempt>) {
+        if !reruns.is_empty() || self.details.is_some() {
+            self.details_mut().reruns = reruns;
         }
     }
 
     /// Passed, but only after failing attempts.
     pub fn is_flaky(&self) -> bool {
-        self.outcome == Outcome::Passed && !self.reruns.is_empty()
+        self.outcome == Outcome::Passed && !self.reruns().is_empty()
     }
 
     /// Records that another phase of this test failed too: its message goes
@@ -179,13 +332,14 @@ impl TestResult {
             phase.as_str(),
             message.unwrap_or("(no message)")
         );
-        self.message = Some(match self.message.take() {
+        let details = self.details_mut();
+        details.message = Some(match details.message.take() {
             Some(m) => format!("{m}\n{note}"),
             None => note,
         });
         if let Some(tb) = traceback.filter(|t| !t.trim().is_empty()) {
             let tb = format!("[{}]\n{tb}", phase.as_str());
-            self.traceback = Some(match self.traceback.take() {
+            details.traceback = Some(match details.traceback.take() {
                 Some(existing) => format!("{existing}\n\n{tb}"),
                 None => tb,
             });
@@ -336,5 +490,31 @@ impl Run {
         } else {
             0
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A large report holds one of these per test: growing it is a cost
+    /// every `report` on 100,000 tests pays (see BENCHMARKS.md).
+    #[test]
+    fn a_test_result_stays_small() {
+        assert!(std::mem::size_of::<TestResult>() <= 80);
+    }
+
+    #[test]
+    fn setting_nothing_allocates_no_details() {
+        let mut t = TestResult::new("t.py::a", Outcome::Passed);
+        t.set_message(None);
+        t.set_reruns(Vec::new());
+        t.clear_capture();
+        assert!(t.details().is_none());
+        t.set_stdout(Some("out".into()));
+        assert_eq!(t.stdout(), Some("out"));
+        t.set_details(Some(Box::default()));
+        assert!(t.details().is_none(), "empty details are stored as none");
+        assert_eq!(t, TestResult::new("t.py::a", Outcome::Passed));
     }
 }

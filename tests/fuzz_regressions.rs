@@ -90,11 +90,8 @@ fn a_duplicate_key_reads_the_same_for_every_format() {
     // The second `call` wins: the test failed with its message.
     assert_eq!(run.tests[0].outcome, Outcome::Failed);
     assert!(
-        run.tests[0]
-            .message
-            .as_deref()
-            .is_some_and(|m| m.contains("boom")),
+        run.tests[0].message().is_some_and(|m| m.contains("boom")),
         "{:?}",
-        run.tests[0].message
+        run.tests[0].message()
     );
 }

@@ -237,19 +237,19 @@ fn pytest_details_survive() {
         }
         assert_eq!(a.location, b.location, "{}", a.node_id);
         if a.is_problem() {
-            assert!(b.traceback.is_some(), "{}: traceback lost", a.node_id);
+            assert!(b.traceback().is_some(), "{}: traceback lost", a.node_id);
         }
     }
     let run = run_of(&[dir.join("captured_output/report.json")]);
     let back = junit::parse(render(&run).as_bytes(), "back").unwrap();
     // The reader trims captured output, whatever wrote it; colour codes
     // cannot be written in XML 1.0 and are dropped.
-    let trim = |s: &Option<String>| s.as_deref().map(|s| strip_ansi(s).trim().to_string());
+    let trim = |s: Option<&str>| s.map(|s| strip_ansi(s).trim().to_string());
     for (a, b) in run.tests.iter().zip(&back.tests) {
-        if a.log.is_none() {
-            assert_eq!(trim(&a.stdout), trim(&b.stdout), "{}: stdout", a.node_id);
+        if a.log().is_none() {
+            assert_eq!(trim(a.stdout()), trim(b.stdout()), "{}: stdout", a.node_id);
         }
-        assert_eq!(trim(&a.stderr), trim(&b.stderr), "{}: stderr", a.node_id);
+        assert_eq!(trim(a.stderr()), trim(b.stderr()), "{}: stderr", a.node_id);
     }
 }
 
@@ -308,8 +308,10 @@ fn a_merge_of_pytest_and_other_frameworks_round_trips() {
 fn test(id: &str, outcome: Outcome) -> TestResult {
     let mut t = TestResult::new(id, outcome);
     if t.is_problem() {
-        t.message = Some(format!("{id} went wrong\nsecond line"));
-        t.traceback = Some("Traceback\n\tat somewhere\r\nE   ValueError: bad".into());
+        t.set_message(Some(format!("{id} went wrong\nsecond line")));
+        t.set_traceback(Some(
+            "Traceback\n\tat somewhere\r\nE   ValueError: bad".into(),
+        ));
     }
     t
 }
@@ -414,10 +416,10 @@ fn pytest_id_shapes_round_trip() {
         run.tests.push(t);
     }
     run.tests[3].phase = Some(Phase::Setup);
-    run.tests[6].message = Some("collection failure".into());
+    run.tests[6].set_message(Some("collection failure".into()));
     let mut xfail = test("tests/test_x.py::test_xfail", Outcome::Skipped);
     xfail.xfail = Some(Xfail::XFailed);
-    xfail.message = Some("known bug".into());
+    xfail.set_message(Some("known bug".into()));
     run.tests.push(xfail);
     run.sources.push(pytest_mcp::model::SourceInfo {
         kind: pytest_mcp::model::SourceKind::JsonReport,
@@ -433,7 +435,7 @@ fn pytest_id_shapes_round_trip() {
     let back = junit::parse(xml.as_bytes(), "back").unwrap();
     assert_eq!(back.tests[3].phase, Some(Phase::Setup));
     assert_eq!(back.tests[0].location, run.tests[0].location);
-    assert_eq!(back.tests[7].message.as_deref(), Some("known bug"));
+    assert_eq!(back.tests[7].message(), Some("known bug"));
 }
 
 /// Shapes JUnit or our reader cannot give back exactly, pinned so that the

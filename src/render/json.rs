@@ -52,7 +52,7 @@ impl Serialize for Tests<'_> {
                 outcome: t.outcome.as_str(),
                 duration: t.duration.and_then(|d| finite(round_secs(d))),
                 message: message_cow(t),
-                traceback: t.traceback.as_deref(),
+                traceback: t.traceback(),
             })?;
         }
         seq.end()
@@ -172,21 +172,19 @@ fn message_cow(t: &TestResult) -> Option<Cow<'_, str>> {
     let prefix = match t.xfail {
         Some(Xfail::XFailed) => "XFAIL",
         Some(Xfail::XPassed) => "XPASS",
-        None => return t.message.as_deref().map(Cow::Borrowed),
+        None => return t.message().map(Cow::Borrowed),
     };
-    Some(Cow::Owned(
-        match t.message.as_deref().filter(|m| !m.is_empty()) {
-            Some(reason) => format!("{prefix}: {reason}"),
-            None => prefix.to_string(),
-        },
-    ))
+    Some(Cow::Owned(match t.message().filter(|m| !m.is_empty()) {
+        Some(reason) => format!("{prefix}: {reason}"),
+        None => prefix.to_string(),
+    }))
 }
 
 /// `FLAKY: passed after 2 failed attempts (first: AssertionError: ...)`.
 pub fn flaky_message(t: &TestResult) -> String {
-    let n = t.reruns.len();
+    let n = t.reruns().len();
     let attempts = if n == 1 { "attempt" } else { "attempts" };
-    let first = t.reruns.iter().find_map(|a| {
+    let first = t.reruns().iter().find_map(|a| {
         a.message
             .as_deref()?
             .lines()

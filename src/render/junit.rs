@@ -370,7 +370,7 @@ fn pytest_case(test: &TestResult) -> TestCase {
             } else {
                 "pytest.skip"
             });
-            if let Some(reason) = &test.message {
+            if let Some(reason) = test.message() {
                 status.set_message(xml_text(reason, Field::Attr));
             }
             status
@@ -382,7 +382,7 @@ fn pytest_case(test: &TestResult) -> TestCase {
         .insert("file".into(), xml_text(names.file, Field::Id).into());
     // pytest's `line` is 0-based; only meaningful for the file the id names.
     if let Some(location) = &test.location
-        && location.file == names.file
+        && *location.file == *names.file
         && let Some(line) = location.line.and_then(|l| l.checked_sub(1))
     {
         case.extra.insert("line".into(), line.to_string().into());
@@ -401,7 +401,7 @@ fn other_case(test: &TestResult, suite: &str, jest: bool) -> TestCase {
         Outcome::Error => problem(NonSuccessKind::Error, message(test), test),
         Outcome::Skipped => {
             let mut status = TestCaseStatus::skipped();
-            if let Some(reason) = &test.message {
+            if let Some(reason) = test.message() {
                 status.set_message(xml_text(reason, Field::Attr));
             }
             status
@@ -515,9 +515,8 @@ fn other_names<'a>(id: &'a str, suite: &str, jest: bool) -> (Option<&'a str>, &'
 /// The message of a failure or error: the test's, else pytest's one-line
 /// error from the traceback.
 fn message(test: &TestResult) -> Option<String> {
-    test.message.clone().or_else(|| {
-        test.traceback
-            .as_deref()
+    test.message().map(str::to_string).or_else(|| {
+        test.traceback()
             .and_then(pytest_text::last_error_line)
             .map(str::to_string)
     })
@@ -530,7 +529,7 @@ fn problem(kind: NonSuccessKind, message: Option<String>, test: &TestResult) -> 
     if let Some(message) = message {
         status.set_message(xml_text(&message, Field::Attr));
     }
-    if let Some(traceback) = test.traceback.as_deref() {
+    if let Some(traceback) = test.traceback() {
         if let Some(kind) = exception_type(traceback) {
             status.set_type(xml_text(kind, Field::Attr));
         }
@@ -577,7 +576,7 @@ fn exception_type(traceback: &str) -> Option<&str> {
 fn finish_case(case: &mut TestCase, test: &TestResult) {
     // Earlier attempts: `<flakyFailure>` on a pass, `<rerunFailure>` on a
     // failure, as Surefire writes them (quick-junit picks the element).
-    case.status.add_reruns(test.reruns.iter().map(|attempt| {
+    case.status.add_reruns(test.reruns().iter().map(|attempt| {
         let kind = if attempt.outcome == Outcome::Error {
             NonSuccessKind::Error
         } else {
@@ -592,8 +591,8 @@ fn finish_case(case: &mut TestCase, test: &TestResult) {
     if let Some(time) = test.duration.and_then(seconds) {
         case.set_time(time);
     }
-    let log = test.log.as_deref().filter(|l| !l.trim().is_empty());
-    let stdout = match (log, test.stdout.as_deref()) {
+    let log = test.log().filter(|l| !l.trim().is_empty());
+    let stdout = match (log, test.stdout()) {
         // pytest's `junit_logging = all` layout: log records, then output.
         (Some(log), out) => {
             let mut text = format!("{:-^80}\n{log}\n", " Captured Log ");
@@ -607,7 +606,7 @@ fn finish_case(case: &mut TestCase, test: &TestResult) {
     if let Some(out) = stdout {
         case.set_system_out(xml_text(&out, Field::Text));
     }
-    if let Some(err) = &test.stderr {
+    if let Some(err) = test.stderr() {
         case.set_system_err(xml_text(err, Field::Text));
     }
 }

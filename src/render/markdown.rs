@@ -243,7 +243,7 @@ fn compact(run: &Run, max_chars: usize, full_chars: usize, head: &str) -> String
             )
         })
         .chain(problems.iter().map(|t| {
-            let message = t.message.as_deref().map(first_line).unwrap_or("");
+            let message = t.message().map(first_line).unwrap_or("");
             clip_to(&format!("- {} — {}", one_line(&t.node_id), message), 200)
         }))
         .collect();
@@ -385,8 +385,8 @@ fn flaky(out: &mut String, run: &Run) {
 /// place it failed. Failures without a known place are never grouped (a
 /// bare "Failed" from two Go tests says nothing about a shared cause).
 fn root_cause(t: &TestResult) -> Option<(String, String, String)> {
-    let message = t.message.as_deref().unwrap_or("").to_string();
-    let place = t.traceback.as_deref().and_then(|tb| {
+    let message = t.message().unwrap_or("").to_string();
+    let place = t.traceback().and_then(|tb| {
         tb.lines()
             .rev()
             .find_map(pytest_text::frame_line)
@@ -529,13 +529,13 @@ fn collapse_long(out: &mut String, section: &str) {
 /// Everything of a failure section under its heading.
 fn failure_body(out: &mut String, t: &TestResult, same: &[&TestResult], detail: Detail) {
     let message = t
-        .message
-        .clone()
-        .or_else(|| t.traceback.as_deref().map(|tb| first_line(tb).to_string()))
+        .message()
+        .map(str::to_string)
+        .or_else(|| t.traceback().map(|tb| first_line(tb).to_string()))
         .unwrap_or_else(|| "(no message)".to_string());
     message_lines(out, &message, detail.message_lines());
-    if !t.reruns.is_empty() {
-        let n = t.reruns.len();
+    if !t.reruns().is_empty() {
+        let n = t.reruns().len();
         indent_line(
             out,
             &format!(
@@ -558,7 +558,7 @@ fn failure_body(out: &mut String, t: &TestResult, same: &[&TestResult], detail: 
         );
     }
 
-    let lines = match t.traceback.as_deref() {
+    let lines = match t.traceback() {
         Some(tb) if has_pytest_frames(tb) => {
             let mut detail = Vec::new();
             for (label, section) in phase_sections(tb) {
@@ -597,16 +597,16 @@ fn failure_body(out: &mut String, t: &TestResult, same: &[&TestResult], detail: 
     };
     // Output that only repeats the failure (nextest copies the panic to
     // stderr) is not shown twice.
-    let already: HashSet<&str> = [Some(message.as_str()), t.traceback.as_deref()]
+    let already: HashSet<&str> = [Some(message.as_str()), t.traceback()]
         .into_iter()
         .flatten()
         .flat_map(str::lines)
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    captured(out, "Captured stdout", t.stdout.as_deref(), &already, tail);
-    captured(out, "Captured stderr", t.stderr.as_deref(), &already, tail);
-    captured(out, "Captured log", t.log.as_deref(), &already, tail);
+    captured(out, "Captured stdout", t.stdout(), &already, tail);
+    captured(out, "Captured stderr", t.stderr(), &already, tail);
+    captured(out, "Captured log", t.log(), &already, tail);
 }
 
 /// The message: first line flush left, further lines indented two spaces
@@ -789,7 +789,7 @@ fn foreign_detail(tb: &str, message: &str, t: &TestResult) -> Vec<String> {
     }
     let mut detail: Vec<String> = Vec::new();
     if let Some(loc) = &t.location
-        && !kept.iter().any(|l| l.contains(&loc.file))
+        && !kept.iter().any(|l| l.contains(&*loc.file))
     {
         // The test's own file and, when the case does not say, the line the
         // trace gives for it (PHPUnit puts it at the end of a long trace).
@@ -899,7 +899,7 @@ fn skipped(out: &mut String, run: &Run) {
     let mut reasons: Vec<(String, usize)> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     for t in &skips {
-        let reason = match (t.xfail, t.message.as_deref()) {
+        let reason = match (t.xfail, t.message()) {
             (Some(Xfail::XFailed), Some(r)) if !r.is_empty() => format!("XFAIL: {}", first_line(r)),
             (Some(Xfail::XFailed), _) => "XFAIL".to_string(),
             (_, Some(r)) if !r.trim().is_empty() => first_line(r).to_string(),

@@ -33,7 +33,7 @@ pub fn parse(stdout: &str) -> Option<Run> {
             continue;
         }
         let mut test = TestResult::new(id, outcome);
-        test.message = message;
+        test.set_message(message);
         run.tests.push(test);
     }
     if run.tests.is_empty() && counts_line.is_none() {
@@ -74,7 +74,7 @@ mod tests {
         let run = parse(out).expect("something read");
         assert_eq!(run.tests.len(), 2);
         assert_eq!(run.tests[0].node_id, "tests/a.py::test_b");
-        assert_eq!(run.tests[0].message.as_deref(), Some("assert 1 == 2"));
+        assert_eq!(run.tests[0].message(), Some("assert 1 == 2"));
         assert_eq!(run.tests[1].outcome, Outcome::Error);
         assert!(run.notes[0].contains("1 failed, 1 passed, 1 error in 0.12s"));
         assert!(parse("Fatal Python error: Segmentation fault\n").is_none());

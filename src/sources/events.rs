@@ -181,27 +181,27 @@ fn test_from_reports(id: &str, reports: &[Report]) -> TestResult {
             };
             let mut t = TestResult::new(id, outcome);
             t.phase = Some(phase_of(&r.when));
-            t.message = r.message.clone().or_else(|| {
+            t.set_message(r.message.clone().or_else(|| {
                 r.longrepr
                     .as_deref()
                     .and_then(pytest_text::last_error_line)
                     .map(str::to_string)
-            });
-            t.traceback = r.longrepr.clone();
+            }));
+            t.set_traceback(r.longrepr.clone());
             t
         }
         (None, Some(r)) => {
             let mut t = TestResult::new(id, Outcome::Skipped);
             if let Some((_, reason)) = xfail {
                 t.xfail = Some(Xfail::XFailed);
-                t.message = Some(
+                t.set_message(Some(
                     reason
                         .strip_prefix("reason: ")
                         .unwrap_or(reason)
                         .to_string(),
-                );
+                ));
             } else {
-                t.message = r.longrepr.as_deref().map(pytest_text::skip_reason);
+                t.set_message(r.longrepr.as_deref().map(pytest_text::skip_reason));
             }
             t
         }
@@ -209,13 +209,15 @@ fn test_from_reports(id: &str, reports: &[Report]) -> TestResult {
             let mut t = TestResult::new(id, Outcome::Passed);
             if let Some((_, reason)) = xfail {
                 t.xfail = Some(Xfail::XPassed);
-                t.message = Some(
-                    reason
-                        .strip_prefix("reason: ")
-                        .unwrap_or(reason)
-                        .to_string(),
-                )
-                .filter(|m| !m.is_empty());
+                t.set_message(
+                    Some(
+                        reason
+                            .strip_prefix("reason: ")
+                            .unwrap_or(reason)
+                            .to_string(),
+                    )
+                    .filter(|m| !m.is_empty()),
+                );
             }
             t
         }
@@ -224,10 +226,7 @@ fn test_from_reports(id: &str, reports: &[Report]) -> TestResult {
     test.duration = (!durations.is_empty()).then(|| durations.iter().sum());
     let file = id.split("::").next().unwrap_or_default();
     if !file.is_empty() {
-        test.location = Some(Location {
-            file: file.to_string(),
-            line: None,
-        });
+        test.location = Some(Location::new(file, None));
     }
     test
 }
@@ -340,9 +339,9 @@ mod tests {
         let run = log.to_run();
         assert_eq!(run.tests.len(), 2);
         assert_eq!(run.tests[0].outcome, Outcome::Failed);
-        assert_eq!(run.tests[0].message.as_deref(), Some("assert 1 == 2"));
+        assert_eq!(run.tests[0].message(), Some("assert 1 == 2"));
         assert!((run.tests[0].duration.unwrap() - 0.3).abs() < 1e-9);
         assert_eq!(run.tests[1].outcome, Outcome::Skipped);
-        assert_eq!(run.tests[1].message.as_deref(), Some("later"));
+        assert_eq!(run.tests[1].message(), Some("later"));
     }
 }

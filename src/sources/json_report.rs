@@ -9,7 +9,7 @@
 
 use serde::Deserialize;
 
-use super::ParseError;
+use super::{ParseError, SharedFile};
 use crate::model::{
     Attempt, CollectionError, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult,
     Warning, Xfail,
@@ -164,6 +164,7 @@ pub fn parse(input: &[u8], name: &str, keep_raw: bool) -> Result<Run, ParseError
     let mut reruns = 0usize;
     let mut attempts: std::collections::HashMap<String, Vec<Attempt>> =
         std::collections::HashMap::new();
+    let mut files = SharedFile::default();
     for t in tests {
         if t.outcome == "rerun" {
             reruns += 1;
@@ -174,9 +175,9 @@ pub fn parse(input: &[u8], name: &str, keep_raw: bool) -> Result<Run, ParseError
             });
             continue;
         }
-        let mut test = convert_test(t);
+        let mut test = convert_test(t, &mut files);
         if let Some(earlier) = attempts.remove(&test.node_id) {
-            test.reruns = earlier;
+            test.set_reruns(earlier);
         }
         run.tests.push(test);
     }
@@ -188,9 +189,9 @@ pub fn parse(input: &[u8], name: &str, keep_raw: bool) -> Result<Run, ParseError
             Some("skipped") => {
                 entries += 1;
                 let mut test = TestResult::new(c.nodeid.clone(), Outcome::Skipped);
-                test.message = c.longrepr.as_deref().map(pytest_text::skip_reason);
+                test.set_message(c.longrepr.as_deref().map(pytest_text::skip_reason));
                 test.location = Some(Location {
-                    file: c.nodeid,
+                    file: c.nodeid.into(),
                     line: None,
                 });
                 run.tests.push(test);
@@ -216,7 +217,7 @@ pub fn parse(input: &[u8], name: &str, keep_raw: bool) -> Result<Run, ParseError
             message: w.message.unwrap_or_default(),
             category: w.category,
             location: w.filename.map(|f| Location {
-                file: relative_to(&f, &root).to_string(),
+                file: relative_to(&f, &root).into(),
                 line: w.lineno,
             }),
         });
@@ -304,7 +305,7 @@ fn json_error(e: &serde_json::Error) -> ParseError {
 }
 
 /// One test's final entry as a result.
-fn convert_test(t: JsonTest) -> TestResult {
+fn convert_test(t: JsonTest, files: &mut SharedFile) -> TestResult {
     let stages = [
         (Phase::Setup, t.setup.as_ref()),
         (Phase::Call, t.call.as_ref()),
@@ -339,7 +340,7 @@ fn convert_test(t: JsonTest) -> TestResult {
     let file = t.nodeid.split("::").next().unwrap_or_default();
     if !file.is_empty() {
         test.location = Some(Location {
-            file: file.to_string(),
+            file: files.get(file),
             // pytest-json-report's `lineno` is pytest's 0-based location.
             line: t.lineno.map(|l| l.saturating_add(1)),
         });
@@ -358,8 +359,8 @@ fn convert_test(t: JsonTest) -> TestResult {
                 .or(failing.first());
             if let Some((phase, stage)) = primary {
                 test.phase = Some(*phase);
-                test.message = stage_message(stage);
-                test.traceback = stage.longrepr.clone().filter(|l| !l.trim().is_empty());
+                test.set_message(stage_message(stage));
+                test.set_traceback(stage.longrepr.clone().filter(|l| !l.trim().is_empty()));
                 for (other_phase, other) in failing.iter().filter(|(p, _)| p != phase) {
                     test.add_phase_failure(
                         *other_phase,
@@ -368,16 +369,18 @@ fn convert_test(t: JsonTest) -> TestResult {
                     );
                 }
             } else if outcome == Outcome::Error {
-                test.message = Some(format!("pytest reported outcome {:?}", t.outcome));
+                test.set_message(Some(format!("pytest reported outcome {:?}", t.outcome)));
             }
         }
         Outcome::Skipped if xfail.is_none() => {
-            test.message = stages
-                .iter()
-                .filter_map(|(_, s)| *s)
-                .find(|s| s.outcome.as_deref() == Some("skipped"))
-                .and_then(|s| s.longrepr.as_deref())
-                .map(pytest_text::skip_reason);
+            test.set_message(
+                stages
+                    .iter()
+                    .filter_map(|(_, s)| *s)
+                    .find(|s| s.outcome.as_deref() == Some("skipped"))
+                    .and_then(|s| s.longrepr.as_deref())
+                    .map(pytest_text::skip_reason),
+            );
         }
         // pytest-json-report does not record an xfail's reason; JUnit does,
         // and fills it in when both are given.
@@ -409,9 +412,9 @@ fn convert_test(t: JsonTest) -> TestResult {
             ));
         }
     }
-    test.stdout = (!stdout.trim().is_empty()).then_some(stdout);
-    test.stderr = (!stderr.trim().is_empty()).then_some(stderr);
-    test.log = (!log.is_empty()).then_some(log);
+    test.set_stdout((!stdout.trim().is_empty()).then_some(stdout));
+    test.set_stderr((!stderr.trim().is_empty()).then_some(stderr));
+    test.set_log((!log.is_empty()).then_some(log));
     test
 }
 

@@ -25,10 +25,10 @@ use quick_xml::events::attributes::Attribute;
 use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::reader::Reader;
 
-use super::ParseError;
+use super::{ParseError, SharedFile};
 use crate::model::{
-    Attempt, CollectionError, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult,
-    Xfail,
+    Attempt, CollectionError, Details, Location, Outcome, Phase, Run, SourceInfo, SourceKind,
+    TestResult, Xfail,
 };
 use crate::pytest_text;
 
@@ -206,6 +206,8 @@ struct Parser<'a> {
     /// The node id prefix (`path::Class`) of the last pytest case, with the
     /// `classname` and `file` it was computed from.
     last_prefix: Option<(String, Option<String>, String)>,
+    /// The file of the last case, shared with the next one of the same file.
+    files: SharedFile,
 }
 
 impl<'a> Parser<'a> {
@@ -237,6 +239,7 @@ impl<'a> Parser<'a> {
             folded: 0,
             last_key: None,
             last_prefix: None,
+            files: SharedFile::default(),
         }
     }
 
@@ -538,7 +541,7 @@ impl<'a> Parser<'a> {
             .or_else(|| first_line(&text))
             .unwrap_or_else(|| "error outside any test case".to_string());
         self.run.collection_errors.push(CollectionError {
-            file: data.location.as_ref().map_or(suite, |l| l.file.clone()),
+            file: data.location.as_ref().map_or(suite, |l| l.file.to_string()),
             error_type: data.kind,
             message,
             line: data.location.and_then(|l| l.line),
@@ -555,8 +558,9 @@ impl<'a> Parser<'a> {
         let traceback = trim_block(&data.text);
         let traceback = (!traceback.is_empty()).then_some(traceback);
         let mut message = data.message.filter(|m| !m.trim().is_empty());
+        let pytest = self.in_pytest();
 
-        if self.in_pytest()
+        if pytest
             && status == Some(Status::Error)
             && message.as_deref() == Some("collection failure")
         {
@@ -582,7 +586,7 @@ impl<'a> Parser<'a> {
             });
             return;
         }
-        if self.in_pytest() && case.classname == "pytest" && case.name == "internal" {
+        if pytest && case.classname == "pytest" && case.name == "internal" {
             // pytest's INTERNALERROR: not a test; kept as an error of the
             // session so the reader sees it.
             let (_, message, _) =
@@ -596,8 +600,7 @@ impl<'a> Parser<'a> {
             });
             return;
         }
-        if self.in_pytest() && case.classname.is_empty() && case.name.is_empty() && status.is_none()
-        {
+        if pytest && case.classname.is_empty() && case.name.is_empty() && status.is_none() {
             // An interrupted run leaves an empty `<testcase/>` for the test
             // that was running: it did not finish, so it is no result.
             self.run.notes.push(
@@ -620,7 +623,7 @@ impl<'a> Parser<'a> {
         };
         let node_id;
         let location;
-        if self.in_pytest() {
+        if pytest {
             node_id = if case.classname.is_empty() {
                 // A collector's entry (a module skipped at import).
                 case.file
@@ -631,7 +634,7 @@ impl<'a> Parser<'a> {
             };
             // pytest's `line` attribute is 0-based.
             location = case.file.as_deref().map(|file| Location {
-                file: file.to_string(),
+                file: self.files.get(file),
                 line: case
                     .line
                     .as_deref()
@@ -664,7 +667,7 @@ impl<'a> Parser<'a> {
                 .file
                 .as_deref()
                 .map(|file| Location {
-                    file: file.to_string(),
+                    file: self.files.get(file),
                     line: case.line.as_deref().and_then(|l| l.trim().parse().ok()),
                 })
                 .or(data.location);
@@ -687,18 +690,20 @@ impl<'a> Parser<'a> {
         let mut test = TestResult::new(node_id, outcome);
         test.xfail = xfail;
         test.duration = case.time;
-        test.message = message;
-        test.traceback = if outcome == Outcome::Passed || outcome == Outcome::Skipped {
-            None
-        } else {
-            traceback
-        };
         test.location = location;
         test.phase = phase;
-        test.stdout = nonempty(case.stdout);
-        test.stderr = nonempty(case.stderr);
-        test.reruns = case.attempts;
-        if self.in_pytest() {
+        let details = Details {
+            message,
+            traceback: traceback.filter(|_| matches!(outcome, Outcome::Failed | Outcome::Error)),
+            stdout: nonempty(case.stdout),
+            stderr: nonempty(case.stderr),
+            log: None,
+            reruns: case.attempts,
+        };
+        if !details.is_empty() {
+            test.set_details(Some(Box::new(details)));
+        }
+        if pytest {
             if let Some(previous) = self.run.tests.last_mut()
                 && previous.node_id == test.node_id
             {
@@ -770,20 +775,24 @@ fn fold_retry(kept: &mut TestResult, mut next: TestResult) {
     if next_stands {
         std::mem::swap(kept, &mut next);
         // `kept` is now the later case; the earlier one's attempts came first.
-        let later = std::mem::take(&mut kept.reruns);
-        kept.reruns = std::mem::take(&mut next.reruns);
+        let later = kept.take_reruns();
+        let mut reruns = next.take_reruns();
         if next.outcome != Outcome::Passed {
-            kept.reruns.push(Attempt {
+            reruns.push(Attempt {
                 outcome: next.outcome,
-                message: next.message.clone(),
+                message: next.take_message(),
             });
         }
-        kept.reruns.extend(later);
+        reruns.extend(later);
+        kept.set_reruns(reruns);
     } else {
-        kept.reruns.extend(std::mem::take(&mut next.reruns));
-        kept.reruns.push(Attempt {
+        let earlier = next.take_reruns();
+        let message = next.take_message();
+        let reruns = kept.reruns_mut();
+        reruns.extend(earlier);
+        reruns.push(Attempt {
             outcome: next.outcome,
-            message: next.message.clone(),
+            message,
         });
     }
     kept.duration = match (kept.duration, next.duration) {
@@ -815,8 +824,8 @@ fn fold_pytest_reports(kept: &mut TestResult, mut other: TestResult) {
     if weak.is_problem() {
         strong.add_phase_failure(
             weak.phase.unwrap_or(Phase::Call),
-            weak.message.as_deref(),
-            weak.traceback.as_deref(),
+            weak.message(),
+            weak.traceback(),
         );
     }
     strong.duration = match (strong.duration, weak.duration) {
@@ -866,7 +875,7 @@ fn status_data(e: &BytesStart<'_>, tag: &str) -> StatusData {
             .map(Cow::into_owned)
             .filter(|t| !t.is_empty()),
         text: String::new(),
-        location: file.map(|file| Location { file, line }),
+        location: file.map(|file| Location::new(file, line)),
     }
 }
 
@@ -1022,10 +1031,10 @@ fn attr_text<'b>(key: &'b str, value: &'b str) -> Cow<'b, str> {
 
 /// Parses a `time` attribute (seconds). Tolerates a decimal comma.
 fn parse_time(t: &str) -> Option<f64> {
-    let t = t.trim();
-    if let Some(v) = plain_decimal(t) {
+    if let Some(v) = plain_decimal(t.trim_ascii()) {
         return Some(v);
     }
+    let t = t.trim();
     let v = t
         .parse::<f64>()
         .ok()
@@ -1042,21 +1051,25 @@ fn plain_decimal(t: &str) -> Option<f64> {
     const POW10: [f64; 16] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
     ];
-    let (int, frac) = match t.bytes().position(|b| b == b'.') {
-        Some(dot) => (&t[..dot], &t[dot + 1..]),
-        None => (t, ""),
-    };
-    if int.is_empty() || int.len() + frac.len() > 15 {
+    let bytes = t.as_bytes();
+    if bytes.is_empty() || bytes.len() > 16 {
         return None;
     }
     let mut mantissa: u64 = 0;
-    for b in int.bytes().chain(frac.bytes()) {
-        if !b.is_ascii_digit() {
-            return None;
+    let mut dot = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'0'..=b'9' => mantissa = mantissa * 10 + u64::from(b - b'0'),
+            b'.' if dot.is_none() && i > 0 => dot = Some(i),
+            _ => return None,
         }
-        mantissa = mantissa * 10 + u64::from(b - b'0');
     }
-    Some(mantissa as f64 / POW10[frac.len()])
+    // Digits after the dot; at most 15 digits in all.
+    let frac = dot.map_or(0, |d| bytes.len() - d - 1);
+    if bytes.len() - usize::from(dot.is_some()) > 15 {
+        return None;
+    }
+    Some(mantissa as f64 / POW10[frac])
 }
 
 /// Trims blank lines and trailing whitespace around a block of text while

@@ -12,8 +12,25 @@ pub mod json_report;
 pub mod junit;
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::model::Run;
+
+/// Hands out one shared string for the file of consecutive tests: reports
+/// list a module's tests together, so remembering the last file is enough
+/// for 100,000 tests to share a few hundred strings instead of owning
+/// 100,000 copies.
+#[derive(Debug, Default)]
+pub(crate) struct SharedFile(Option<Arc<str>>);
+
+impl SharedFile {
+    pub(crate) fn get(&mut self, file: &str) -> Arc<str> {
+        match &self.0 {
+            Some(last) if **last == *file => Arc::clone(last),
+            _ => Arc::clone(self.0.insert(Arc::from(file))),
+        }
+    }
+}
 
 /// Why a file could not be read as test results.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

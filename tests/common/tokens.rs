@@ -313,7 +313,7 @@ pub fn known_places(t: &TestResult) -> Vec<String> {
     {
         places.push(format!("{}:{line}", loc.file));
     }
-    if let Some(tb) = &t.traceback {
+    if let Some(tb) = t.traceback() {
         for p in path_lines(tb) {
             if !places.contains(&p) {
                 places.push(p);
@@ -371,7 +371,7 @@ pub fn check_coverage(json: &str, run: &Run, markdown: &str) -> Coverage {
             .filter(|m| !m.is_empty())
             .or_else(|| {
                 model
-                    .and_then(|t| t.traceback.as_deref())
+                    .and_then(|t| t.traceback())
                     .map(first_line)
                     .filter(|m| !m.is_empty())
             });
