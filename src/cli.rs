@@ -503,7 +503,12 @@ fn run_report(args: &ReportArgs) -> u8 {
     } else {
         report::build_run(&baseline_inputs, crate::render::Format::Markdown).map(Some)
     };
-    let built = match (report::build_run(&inputs, args.format), baseline) {
+    let current = if args.baseline.is_empty() {
+        report::build_run_to_render(&inputs, args.format)
+    } else {
+        report::build_run(&inputs, args.format)
+    };
+    let built = match (current, baseline) {
         (Ok(run), Ok(baseline)) => Ok((run, baseline)),
         (Err(mut a), Err(b)) => {
             a.extend(b);

@@ -18,8 +18,14 @@ pub struct Run {
     pub exit_code: Option<i32>,
     /// Wall time of the run in seconds, when a source recorded it.
     pub duration: Option<f64>,
-    /// Every test, in the order the sources listed them.
+    /// Every test, in the order the sources listed them, except those
+    /// counted in `unlisted`.
     pub tests: Vec<TestResult>,
+    /// Passing tests with nothing to say that a reader counted instead of
+    /// listing (`ReadOptions::passing_as_counts`): a Markdown report names
+    /// no passing test, and 100,000 of them held one by one cost more time
+    /// than reading the file. Zero unless a caller asked for it.
+    pub unlisted: Unlisted,
     /// Files (or other collectors) that could not be collected.
     pub collection_errors: Vec<CollectionError>,
     /// Warnings pytest recorded (pytest-json-report only).
@@ -33,6 +39,17 @@ pub struct Run {
     pub text_output: Option<String>,
     /// Remarks for the reader ("xpassed tests cannot be told apart in JUnit").
     pub notes: Vec<String>,
+}
+
+/// Passing tests counted, not listed (see [`Run::unlisted`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Unlisted {
+    /// How many passing tests are not in `Run::tests`.
+    pub passed: usize,
+    /// The sum of the durations of *every* test, listed or not, in the
+    /// order the source gave them: exactly what [`Run::duration_secs`]
+    /// would sum over a full list.
+    pub tests_duration: f64,
 }
 
 /// The four outcomes of ADR-006. xfail/xpass are refinements, see [`Xfail`].
@@ -346,6 +363,12 @@ impl TestResult {
         }
     }
 
+    /// Passed with nothing more to say (no message, output, rerun or xpass):
+    /// what a reader may count instead of listing.
+    pub fn is_plain_pass(&self) -> bool {
+        self.outcome == Outcome::Passed && self.xfail.is_none() && self.details.is_none()
+    }
+
     /// True for the outcomes a reader has to act on.
     pub fn is_problem(&self) -> bool {
         matches!(self.outcome, Outcome::Failed | Outcome::Error)
@@ -438,7 +461,8 @@ impl Run {
     /// Counts the tests by outcome.
     pub fn counts(&self) -> Counts {
         let mut c = Counts {
-            total: self.tests.len(),
+            total: self.tests.len() + self.unlisted.passed,
+            passed: self.unlisted.passed,
             collection_errors: self.collection_errors.len(),
             warnings: self.warnings.len(),
             ..Counts::default()
@@ -466,6 +490,9 @@ impl Run {
     pub fn duration_secs(&self) -> f64 {
         // A fold from +0.0: an empty `sum()` of floats is -0.0.
         self.duration.unwrap_or_else(|| {
+            if self.unlisted.passed > 0 {
+                return self.unlisted.tests_duration;
+            }
             self.tests
                 .iter()
                 .filter_map(|t| t.duration)

@@ -65,9 +65,16 @@ fn read_list(path: &Path) -> Vec<Input> {
 }
 
 /// What `pytest-mcp report` prints for these inputs in this format,
-/// compared with `baseline` when the scenario has one.
+/// compared with `baseline` when the scenario has one. Read as the command
+/// reads them: without a baseline, a Markdown report of one file counts its
+/// plain passing tests instead of listing them.
 fn render(inputs: &[Input], baseline: &[Input], format: Format, max_chars: usize) -> String {
-    let run = match report::build_run(inputs, format) {
+    let built = if baseline.is_empty() {
+        report::build_run_to_render(inputs, format)
+    } else {
+        report::build_run(inputs, format)
+    };
+    let run = match built {
         Ok(run) => run,
         Err(errors) => return report::render_errors(&errors, inputs.len(), format),
     };
@@ -143,6 +150,53 @@ fn golden_files() {
         "{} golden file(s) differ (review, then UPDATE_GOLDEN=1 cargo test --test golden):\n\n{}",
         failures.len(),
         failures.join("\n")
+    );
+}
+
+/// Counting plain passing tests instead of listing them (what `report`
+/// does for Markdown of one file) changes nothing in the Markdown: the same
+/// text as from the full list, at every budget, for every scenario and
+/// every file of the shared JUnit corpus.
+#[test]
+fn markdown_is_the_same_with_passing_tests_counted() {
+    let corpus = root().join("../shared/junit-corpus");
+    let mut files: Vec<Vec<Input>> = scenarios().iter().map(|s| inputs(s)).collect();
+    if let Ok(entries) = std::fs::read_dir(&corpus) {
+        let mut paths: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
+        paths.sort();
+        for path in paths.into_iter().filter(|p| p.is_file()) {
+            files.push(vec![Input {
+                name: path.display().to_string(),
+                contents: std::fs::read(&path).map_err(|e| e.to_string()),
+            }]);
+        }
+    }
+    let mut compared = 0;
+    let mut counted = 0;
+    for inputs in files.iter().filter(|i| i.len() == 1) {
+        let (Ok(full), Ok(lean)) = (
+            report::build_run(inputs, Format::Markdown),
+            report::build_run_to_render(inputs, Format::Markdown),
+        ) else {
+            continue;
+        };
+        assert_eq!(full.counts(), lean.counts(), "{}", inputs[0].name);
+        assert_eq!(full.exit_code(), lean.exit_code(), "{}", inputs[0].name);
+        counted += usize::from(lean.unlisted.passed > 0);
+        for budget in [usize::MAX, 65_536, 2_000, 300] {
+            assert_eq!(
+                report::render_within(&full, Format::Markdown, budget),
+                report::render_within(&lean, Format::Markdown, budget),
+                "{} at {budget} characters",
+                inputs[0].name
+            );
+        }
+        compared += 1;
+    }
+    assert!(compared >= 40, "only {compared} files compared");
+    assert!(
+        counted >= 30,
+        "only {counted} files had passing tests counted"
     );
 }
 

@@ -76,6 +76,9 @@ fn after_read(data: &[u8], name: &str, direct: &Result<Run, ParseError>) {
                     "report reads the file, the sniffing reader does not"
                 );
                 check_run(&run);
+                if format == Format::Markdown {
+                    same_markdown_with_passing_counted(&inputs, &run);
+                }
             }
             Err(errors) => {
                 assert!(!errors.is_empty(), "an error without errors");
@@ -87,6 +90,21 @@ fn after_read(data: &[u8], name: &str, direct: &Result<Run, ParseError>) {
                 }
             }
         }
+    }
+}
+
+/// `report`'s Markdown of one file counts plain passing tests instead of
+/// listing them: the text must be what the full list gives.
+fn same_markdown_with_passing_counted(inputs: &[Input], full: &Run) {
+    let lean = report::build_run_to_render(inputs, Format::Markdown)
+        .unwrap_or_else(|e| panic!("read with every test listed, not with passes counted: {e:?}"));
+    assert_eq!(full.counts(), lean.counts());
+    for max in BUDGETS {
+        assert_eq!(
+            report::render_within(full, Format::Markdown, max),
+            report::render_within(&lean, Format::Markdown, max),
+            "Markdown within {max} characters differs with passing tests counted"
+        );
     }
 }
 

@@ -9,7 +9,7 @@
 
 use serde::Deserialize;
 
-use super::{ParseError, SharedFile};
+use super::{ParseError, ReadOptions, SharedFile};
 use crate::model::{
     Attempt, CollectionError, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult,
     Warning, Xfail,
@@ -107,6 +107,16 @@ struct JsonWarning {
 /// Reads a pytest-json-report document. With `keep_raw` the whole document
 /// is kept in [`Run::json_report`].
 pub fn parse(input: &[u8], name: &str, keep_raw: bool) -> Result<Run, ParseError> {
+    let options = ReadOptions {
+        keep_json_report: keep_raw,
+        ..ReadOptions::default()
+    };
+    parse_with(input, name, options)
+}
+
+/// [`parse`] with every reading option.
+pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run, ParseError> {
+    let keep_raw = options.keep_json_report;
     // A byte-order mark is not JSON; `sniff` looks past it too.
     let input = super::without_bom(input);
     let text = std::str::from_utf8(input).map_err(|e| {
@@ -165,6 +175,8 @@ pub fn parse(input: &[u8], name: &str, keep_raw: bool) -> Result<Run, ParseError
     let mut attempts: std::collections::HashMap<String, Vec<Attempt>> =
         std::collections::HashMap::new();
     let mut files = SharedFile::default();
+    // The durations of all tests in order, as `Run::duration_secs` sums them.
+    let mut tests_duration = 0.0;
     for t in tests {
         if t.outcome == "rerun" {
             reruns += 1;
@@ -179,7 +191,17 @@ pub fn parse(input: &[u8], name: &str, keep_raw: bool) -> Result<Run, ParseError
         if let Some(earlier) = attempts.remove(&test.node_id) {
             test.set_reruns(earlier);
         }
-        run.tests.push(test);
+        if let Some(d) = test.duration {
+            tests_duration += d;
+        }
+        if options.passing_as_counts && test.is_plain_pass() {
+            run.unlisted.passed += 1;
+        } else {
+            run.tests.push(test);
+        }
+    }
+    if run.unlisted.passed > 0 {
+        run.unlisted.tests_duration = tests_duration;
     }
     for c in report.collectors {
         match c.outcome.as_deref() {

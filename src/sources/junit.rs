@@ -25,7 +25,7 @@ use quick_xml::events::attributes::Attribute;
 use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::reader::Reader;
 
-use super::{ParseError, SharedFile};
+use super::{ParseError, ReadOptions, SharedFile};
 use crate::model::{
     Attempt, CollectionError, Details, Location, Outcome, Phase, Run, SourceInfo, SourceKind,
     TestResult, Xfail,
@@ -34,6 +34,11 @@ use crate::pytest_text;
 
 /// Reads a JUnit XML document. `name` labels the source in the result.
 pub fn parse(input: &[u8], name: &str) -> Result<Run, ParseError> {
+    parse_with(input, name, ReadOptions::default())
+}
+
+/// [`parse`] with every reading option.
+pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run, ParseError> {
     // quick-xml wants UTF-8; a report with stray bytes (pytest writes test ids
     // with raw binary in them) is still worth reading, so decode lossily.
     // Valid UTF-8 (the usual case) is checked fast and borrowed.
@@ -41,14 +46,16 @@ pub fn parse(input: &[u8], name: &str) -> Result<Run, ParseError> {
         Ok(text) => Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(input),
     };
-    let mut parser = Parser::new(&text);
-    // One result per `<testcase>` at most: sized once, the vector of a
-    // large report is never copied while it grows. Capped by what the
-    // file's size allows (`<testcase name="x"/>` and a line break), so that
-    // the words `<testcase` in a comment or CDATA cannot reserve more than a
-    // file of real cases would.
-    let cases = memchr::memmem::find_iter(text.as_bytes(), b"<testcase").count();
-    parser.run.tests.reserve_exact(cases.min(text.len() / 21));
+    let mut parser = Parser::new(&text, options.passing_as_counts);
+    if !options.passing_as_counts {
+        // One result per `<testcase>` at most: sized once, the vector of a
+        // large report is never copied while it grows. Capped by what the
+        // file's size allows (`<testcase name="x"/>` and a line break), so
+        // that the words `<testcase` in a comment or CDATA cannot reserve
+        // more than a file of real cases would.
+        let cases = memchr::memmem::find_iter(text.as_bytes(), b"<testcase").count();
+        parser.run.tests.reserve_exact(cases.min(text.len() / 21));
+    }
     parser.run()?;
     let pytest = parser.root_pytest || parser.any_pytest;
     let Parser {
@@ -208,10 +215,18 @@ struct Parser<'a> {
     last_prefix: Option<(String, Option<String>, String)>,
     /// The file of the last case, shared with the next one of the same file.
     files: SharedFile,
+    /// The test read last: the next case may still fold into it (a retry,
+    /// pytest's second report of one test), so it joins the run only when
+    /// another test comes or the file ends ([`Parser::settle_latest`]).
+    latest: Option<TestResult>,
+    /// Count passing tests with nothing to say instead of listing them.
+    passing_as_counts: bool,
+    /// Every settled test's duration, in order (`Unlisted::tests_duration`).
+    tests_duration: f64,
 }
 
 impl<'a> Parser<'a> {
-    fn new(input: &'a str) -> Self {
+    fn new(input: &'a str, passing_as_counts: bool) -> Self {
         let mut reader = Reader::from_str(input);
         let config = reader.config_mut();
         config.check_end_names = true;
@@ -240,6 +255,9 @@ impl<'a> Parser<'a> {
             last_key: None,
             last_prefix: None,
             files: SharedFile::default(),
+            latest: None,
+            passing_as_counts,
+            tests_duration: 0.0,
         }
     }
 
@@ -297,6 +315,10 @@ impl<'a> Parser<'a> {
                 0,
                 "no XML element found: the file is empty or not XML".to_string(),
             ));
+        }
+        self.settle_latest();
+        if self.run.unlisted.passed > 0 {
+            self.run.unlisted.tests_duration = self.tests_duration;
         }
         self.run.duration = self.root_time.or(self.top_suite_time);
         Ok(())
@@ -704,7 +726,7 @@ impl<'a> Parser<'a> {
             test.set_details(Some(Box::new(details)));
         }
         if pytest {
-            if let Some(previous) = self.run.tests.last_mut()
+            if let Some(previous) = self.latest.as_mut()
                 && previous.node_id == test.node_id
             {
                 // pytest writes a test that failed and then errored in
@@ -716,7 +738,7 @@ impl<'a> Parser<'a> {
         } else {
             let key = retry_key(&self.suites, &test.node_id);
             if self.last_key.as_deref() == Some(key.as_str())
-                && let Some(previous) = self.run.tests.last_mut()
+                && let Some(previous) = self.latest.as_mut()
             {
                 // The same case again, right after itself: a retry (Surefire
                 // without rerun elements, TestNG's retry analyzer, `go test
@@ -728,7 +750,24 @@ impl<'a> Parser<'a> {
             }
             self.last_key = Some(key);
         }
-        self.run.tests.push(test);
+        self.settle_latest();
+        self.latest = Some(test);
+    }
+
+    /// The latest test can no longer be folded into: it joins the run, or
+    /// is counted when it is a plain pass and passing tests are counted.
+    fn settle_latest(&mut self) {
+        let Some(test) = self.latest.take() else {
+            return;
+        };
+        if let Some(d) = test.duration {
+            self.tests_duration += d;
+        }
+        if self.passing_as_counts && test.is_plain_pass() {
+            self.run.unlisted.passed += 1;
+        } else {
+            self.run.tests.push(test);
+        }
     }
 }
 

@@ -121,12 +121,17 @@ pub fn sniff(input: &[u8]) -> Result<Format, ParseError> {
 pub struct ReadOptions {
     /// Keep the whole pytest-json-report document for ADR-006's `json_report`.
     pub keep_json_report: bool,
+    /// Count passing tests that have nothing to say instead of listing them
+    /// ([`Run::unlisted`]). Only for a caller that renders Markdown of this
+    /// one file: every other rendering, a merge and a baseline comparison
+    /// need each test by id.
+    pub passing_as_counts: bool,
 }
 
 /// Reads a results file of either format. `name` labels it in notes.
 pub fn read(input: &[u8], name: &str, options: ReadOptions) -> Result<Run, ParseError> {
     match sniff(input)? {
-        Format::JunitXml => junit::parse(input, name),
-        Format::JsonReport => json_report::parse(input, name, options.keep_json_report),
+        Format::JunitXml => junit::parse_with(input, name, options),
+        Format::JsonReport => json_report::parse_with(input, name, options),
     }
 }
