@@ -125,8 +125,15 @@ pub fn to_value(run: &Run) -> Value {
 /// Writes the ADR-006 object (indented, then a newline) to `out` as it is
 /// serialized: a report of 100,000 tests is never held as text in memory.
 pub fn write_pretty(run: &Run, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, &answer(run))?;
-    out.write_all(b"\n")
+    use std::io::Write;
+    // serde_json writes a few bytes at a time (a key, a colon, an indent):
+    // into a buffer of a known type each write is a short inlined copy,
+    // where `out` (often `dyn Write`) would cost a call per fragment; that
+    // was two fifths of the time for 100,000 tests.
+    let mut buffered = std::io::BufWriter::with_capacity(1 << 16, out);
+    serde_json::to_writer_pretty(&mut buffered, &answer(run))?;
+    buffered.write_all(b"\n")?;
+    buffered.flush()
 }
 
 /// Renders the ADR-006 object as text: indented for people, compact for
