@@ -223,6 +223,8 @@ struct Parser<'a> {
     passing_as_counts: bool,
     /// Every settled test's duration, in order (`Unlisted::tests_duration`).
     tests_duration: f64,
+    /// The node id string of the last test counted, to build the next in.
+    spare_id: Option<String>,
 }
 
 impl<'a> Parser<'a> {
@@ -258,6 +260,7 @@ impl<'a> Parser<'a> {
             latest: None,
             passing_as_counts,
             tests_duration: 0.0,
+            spare_id: None,
         }
     }
 
@@ -765,6 +768,7 @@ impl<'a> Parser<'a> {
         }
         if self.passing_as_counts && test.is_plain_pass() {
             self.run.unlisted.passed += 1;
+            self.spare_id = Some(test.node_id);
         } else {
             self.run.tests.push(test);
         }
@@ -791,7 +795,10 @@ impl Parser<'_> {
                 &entry.2
             }
         };
-        let mut id = String::with_capacity(prefix.len() + name.len() + 2);
+        // The id of a counted test is reused: no allocation per case.
+        let mut id = self.spare_id.take().unwrap_or_default();
+        id.clear();
+        id.reserve(prefix.len() + name.len() + 2);
         id.push_str(prefix);
         pytest_text::push_test_name(&mut id, name);
         id
