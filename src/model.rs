@@ -434,8 +434,8 @@ pub struct SourceInfo {
     pub entries: usize,
     /// Entries folded into another entry of the same test (a retried case
     /// listed again, pytest's second case for a teardown error), so that
-    /// `entries == tests + collection errors + folded`, less entries that
-    /// are no result at all (noted in the run's notes).
+    /// `entries == tests + unlisted passes + collection errors + folded`,
+    /// less entries that are no result at all (noted in the run's notes).
     pub folded: usize,
 }
 
