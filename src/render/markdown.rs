@@ -18,10 +18,14 @@
 //! collection errors by file. Empty lines only before `###` headers; notes
 //! are blockquotes at the end; no emoji, no code fences.
 
+use std::borrow::Cow;
+use std::cell::OnceCell;
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
+use std::ops::Range;
 
-use crate::model::{Outcome, Phase, Run, SourceKind, TestResult, Xfail};
+use crate::model::{Counts, Outcome, Phase, Run, SourceKind, TestResult, Xfail};
 use crate::pytest_text::{self, FrameLine};
 use crate::text::{first_line, one_line, strip_ansi};
 
@@ -41,7 +45,11 @@ const MAX_LINE_CHARS: usize = 400;
 
 /// The status word of the header line.
 pub fn status_word(run: &Run) -> &'static str {
-    let c = run.counts();
+    status_of(run, &run.counts())
+}
+
+/// [`status_word`] with the run's counts already made.
+fn status_of(run: &Run, c: &Counts) -> &'static str {
     if c.collection_errors > 0 {
         return "FAILURE";
     }
@@ -61,7 +69,11 @@ pub fn status_word(run: &Run) -> &'static str {
 
 /// `42 run, 2 failed, 1 error, 3 skipped (1 xfailed), 1 xpassed, ...`
 pub fn counts_phrase(run: &Run) -> String {
-    let c = run.counts();
+    phrase_of(&run.counts())
+}
+
+/// [`counts_phrase`] with the run's counts already made.
+fn phrase_of(c: &Counts) -> String {
     let mut s = format!("{} run, {} failed", c.total, c.failed);
     if c.errors > 0 {
         let _ = write!(s, ", {}", plural(c.errors, "error", "errors"));
@@ -104,11 +116,13 @@ pub fn render(run: &Run) -> String {
 }
 
 fn header(run: &Run) -> String {
+    // Counting walks every test: once is enough for both.
+    let c = run.counts();
     format!(
         "Test {} ({:.1}s) — {}\n",
-        status_word(run),
+        status_of(run, &c),
         run.duration_secs(),
-        counts_phrase(run)
+        phrase_of(&c)
     )
 }
 
@@ -156,9 +170,15 @@ pub fn render_within(run: &Run, max_chars: usize) -> String {
 /// detail into `<details>` blocks.
 pub fn render_within_after(run: &Run, max_chars: usize, preface: &str, collapse: bool) -> String {
     let head = format!("{}{preface}", header(run));
+    // The same failures and groups at every level of detail: found once.
+    // Lower levels stop at the first section past `max_chars`, so the
+    // groups after the first `max_chars / MIN_SECTION_CHARS` are rendered
+    // by the full level only: their sections need not be kept.
+    let problems = problems(run);
+    let groups = failure_groups(&problems, max_chars / MIN_SECTION_CHARS + 1);
     let full = {
         let mut out = head.clone();
-        body_with(&mut out, run, Detail::Full, collapse);
+        body_until(&mut out, run, &groups, Detail::Full, collapse, usize::MAX);
         notes(&mut out, run, &[]);
         out
     };
@@ -168,7 +188,7 @@ pub fn render_within_after(run: &Run, max_chars: usize, preface: &str, collapse:
     }
     for detail in [Detail::Reduced, Detail::Brief] {
         let mut out = head.clone();
-        if !body_until(&mut out, run, detail, collapse, max_chars) {
+        if !body_until(&mut out, run, &groups, detail, collapse, max_chars) {
             // Already too long: no need to render the rest of this level.
             continue;
         }
@@ -184,7 +204,7 @@ pub fn render_within_after(run: &Run, max_chars: usize, preface: &str, collapse:
             return out;
         }
     }
-    compact(run, max_chars, full_chars, &head)
+    compact(run, &problems, max_chars, full_chars, &head)
 }
 
 /// The comparison with a baseline, for [`render_within_after`]: one line,
@@ -210,8 +230,13 @@ pub fn comparison_block(c: &crate::baseline::Comparison) -> String {
 
 /// The last resort: header, one line per failing id, cut to fit.
 /// `head` is the header line with any preface.
-fn compact(run: &Run, max_chars: usize, full_chars: usize, head: &str) -> String {
-    let problems: Vec<&TestResult> = run.tests.iter().filter(|t| t.is_problem()).collect();
+fn compact(
+    run: &Run,
+    problems: &[&TestResult],
+    max_chars: usize,
+    full_chars: usize,
+    head: &str,
+) -> String {
     let errors = &run.collection_errors;
     let note_of = |shown: usize| {
         let total = problems.len() + errors.len();
@@ -230,31 +255,24 @@ fn compact(run: &Run, max_chars: usize, full_chars: usize, head: &str) -> String
     };
     // One line per failure, with its message's first line when all of them
     // fit, else the ids alone: ids are dropped last.
-    let with_messages: Vec<String> = errors
-        .iter()
-        .map(|e| {
-            clip_to(
-                &format!(
-                    "- COLLECTION ERROR {} — {}",
-                    one_line(&e.file),
-                    first_line(&e.message)
-                ),
-                200,
-            )
-        })
-        .chain(problems.iter().map(|t| {
-            let message = t.message().map(first_line).unwrap_or("");
-            clip_to(&format!("- {} — {}", one_line(&t.node_id), message), 200)
-        }))
-        .collect();
     let ids_only: Vec<String> = errors
         .iter()
-        .map(|e| format!("- COLLECTION ERROR {}", one_line(&e.file)))
+        .map(|e| ["- COLLECTION ERROR ", &one_line(&e.file)].concat())
         .chain(
             problems
                 .iter()
-                .map(|t| format!("- {}", one_line(&t.node_id))),
+                .map(|t| ["- ", &one_line(&t.node_id)].concat()),
         )
+        .collect();
+    let messages = errors.iter().map(|e| first_line(&e.message)).chain(
+        problems
+            .iter()
+            .map(|t| t.message().map(first_line).unwrap_or("")),
+    );
+    let with_messages: Vec<String> = ids_only
+        .iter()
+        .zip(messages)
+        .map(|(id, message)| clip_to([id, " — ", message].concat(), 200))
         .collect();
     // What the lines may take, leaving room for the worst-case note.
     let budget = max_chars
@@ -287,17 +305,22 @@ fn compact(run: &Run, max_chars: usize, full_chars: usize, head: &str) -> String
     out.push_str(&note_of(shown));
     // A budget smaller than the header and the note themselves.
     if out.chars().count() > max_chars {
-        out = clip_to(&out, max_chars.saturating_sub(2));
+        out = clip_to(out, max_chars.saturating_sub(2));
         out.push('\n');
     }
     out
 }
 
-fn clip_to(line: &str, max: usize) -> String {
-    match line.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &line[..cut]),
-        None => line.to_string(),
+fn clip_to(mut line: String, max: usize) -> String {
+    // No more bytes than `max` is no more characters: nothing to count.
+    if line.len() <= max {
+        return line;
     }
+    if let Some((cut, _)) = line.char_indices().nth(max) {
+        line.truncate(cut);
+        line.push('…');
+    }
+    line
 }
 
 /// The sections under the header: collection errors, one section per
@@ -310,7 +333,8 @@ pub fn body(out: &mut String, run: &Run) {
 /// [`body`] at a chosen level of detail. Failures that share their message
 /// and failing place are shown once, naming the other tests they hit.
 pub fn body_with(out: &mut String, run: &Run, detail: Detail, collapse: bool) {
-    body_until(out, run, detail, collapse, usize::MAX);
+    let groups = failure_groups(&problems(run), 0);
+    body_until(out, run, &groups, detail, collapse, usize::MAX);
 }
 
 /// [`body_with`], giving up (and returning `false`) as soon as `out` holds
@@ -319,6 +343,7 @@ pub fn body_with(out: &mut String, run: &Run, detail: Detail, collapse: bool) {
 fn body_until(
     out: &mut String,
     run: &Run,
+    groups: &[Group<'_>],
     detail: Detail,
     collapse: bool,
     max_chars: usize,
@@ -333,25 +358,9 @@ fn body_until(
     if !fits(out, from) {
         return false;
     }
-    let problems: Vec<&TestResult> = run.tests.iter().filter(|t| t.is_problem()).collect();
-    let mut groups: Vec<Vec<&TestResult>> = Vec::new();
-    let mut index: HashMap<(String, String, String), usize> = HashMap::new();
-    for t in problems {
-        let Some(key) = root_cause(t) else {
-            groups.push(vec![t]);
-            continue;
-        };
-        match index.entry(key) {
-            std::collections::hash_map::Entry::Occupied(e) => groups[*e.get()].push(t),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(groups.len());
-                groups.push(vec![t]);
-            }
-        }
-    }
-    for group in &groups {
+    for group in groups {
         let from = out.len();
-        failure(out, group[0], &group[1..], detail, collapse);
+        failure(out, group, detail, collapse);
         if !fits(out, from) {
             return false;
         }
@@ -381,18 +390,128 @@ fn flaky(out: &mut String, run: &Run) {
     }
 }
 
+/// Failures that share their [`root_cause`], shown as one section: `first`
+/// gets it, `same` are named in it.
+struct Group<'r> {
+    first: &'r TestResult,
+    same: Vec<&'r TestResult>,
+    /// The section's [`Section`] once worked out, when the group may be
+    /// rendered at more than one level of detail.
+    kept: Option<OnceCell<Section<'r>>>,
+}
+
+impl<'r> Group<'r> {
+    /// What the group's section shows: worked out once if kept, else each
+    /// time.
+    fn section(&self) -> Cow<'_, Section<'r>> {
+        match &self.kept {
+            Some(cell) => Cow::Borrowed(cell.get_or_init(|| Section::new(self.first))),
+            None => Cow::Owned(Section::new(self.first)),
+        }
+    }
+}
+
+/// The fewest characters a failure section takes: `\n### ERROR: \n`.
+const MIN_SECTION_CHARS: usize = 13;
+
+/// The parts of a failure section that are the same at every level of
+/// detail: reading a traceback is most of the cost of rendering a failure.
+#[derive(Clone)]
+struct Section<'r> {
+    /// Frames, the failing source line, explanation: each level shows the
+    /// first [`Detail::detail_lines`] (only `at` lines at [`Detail::Brief`]).
+    detail: Vec<Cow<'r, str>>,
+    /// The lines of the message and traceback, when there is captured
+    /// output: output that only repeats the failure (nextest copies the
+    /// panic to stderr) is not shown twice.
+    said: Option<LineSet<'r>>,
+}
+
+impl<'r> Section<'r> {
+    fn new(t: &'r TestResult) -> Self {
+        let message = message_of(t);
+        // The traceback is split into lines and searched for frames once.
+        let tb_lines = t.traceback().map_or_else(Vec::new, lines_of);
+        let frames = frame_lines(&tb_lines);
+        let msg_lines = lines_of(message);
+        let mut detail = Vec::new();
+        match t.traceback() {
+            Some(_) if !frames.is_empty() => {
+                let message_lines = LineSet::new(&[&msg_lines]);
+                for (label, section) in phase_sections(&tb_lines) {
+                    if let Some(label) = label {
+                        detail.push(Cow::Owned(format!("[{label}]")));
+                    }
+                    let in_section = frames.partition_point(|(i, _)| *i < section.start)
+                        ..frames.partition_point(|(i, _)| *i < section.end);
+                    let frames = &frames[in_section];
+                    pytest_detail(
+                        &mut detail,
+                        &tb_lines,
+                        section,
+                        frames,
+                        message,
+                        &message_lines,
+                    );
+                }
+            }
+            Some(tb) => foreign_detail(&mut detail, tb, &tb_lines, message, t),
+            None => {
+                if let Some(l) = &t.location {
+                    detail.push(Cow::Owned(format!("at {l}")));
+                }
+            }
+        }
+        let has_output = t.stdout().is_some() || t.stderr().is_some() || t.log().is_some();
+        let said = has_output.then(|| LineSet::new(&[&msg_lines, &tb_lines]));
+        Section { detail, said }
+    }
+}
+
+/// The run's failed and erroring tests, in order.
+fn problems(run: &Run) -> Vec<&TestResult> {
+    run.tests.iter().filter(|t| t.is_problem()).collect()
+}
+
+/// Failures and errors in [`Group`]s, in order of first appearance. The
+/// sections of the first `keep` groups are kept once worked out.
+fn failure_groups<'r>(problems: &[&'r TestResult], keep: usize) -> Vec<Group<'r>> {
+    let mut groups: Vec<Group<'_>> = Vec::with_capacity(problems.len());
+    let mut index: HashMap<RootCause<'_>, usize> = HashMap::with_capacity(problems.len());
+    for &t in problems {
+        let alone = Group {
+            first: t,
+            same: Vec::new(),
+            kept: (groups.len() < keep).then(OnceCell::new),
+        };
+        let Some(key) = root_cause(t) else {
+            groups.push(alone);
+            continue;
+        };
+        match index.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => groups[*e.get()].same.push(t),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(groups.len());
+                groups.push(alone);
+            }
+        }
+    }
+    groups
+}
+
+/// Heading, message, and the failing place's path and line, borrowed from
+/// the test.
+type RootCause<'t> = (&'static str, &'t str, &'t str, u32);
+
 /// What makes two failures the same: the heading, the message and the
 /// place it failed. Failures without a known place are never grouped (a
 /// bare "Failed" from two Go tests says nothing about a shared cause).
-fn root_cause(t: &TestResult) -> Option<(String, String, String)> {
-    let message = t.message().unwrap_or("").to_string();
-    let place = t.traceback().and_then(|tb| {
-        tb.lines()
-            .rev()
-            .find_map(pytest_text::frame_line)
-            .map(|f| format!("{}:{}", f.path, f.line))
-    })?;
-    Some((label(t).to_string(), message, place))
+fn root_cause(t: &TestResult) -> Option<RootCause<'_>> {
+    let message = t.message().unwrap_or("");
+    let place = t
+        .traceback()
+        .and_then(|tb| tb.lines().rev().find_map(pytest_text::frame_line))?;
+    Some((label(t), message, place.path, place.line))
 }
 
 /// Indented lines, for blocks of output under a section.
@@ -432,7 +551,7 @@ pub fn collection_errors(out: &mut String, run: &Run) {
 /// line (with a SyntaxError's caret) and explanation lines not in the message.
 fn collection_detail(traceback: &str, message: &str, file: &str) -> Vec<String> {
     let lines: Vec<&str> = traceback.lines().collect();
-    let mut detail = Vec::new();
+    let mut detail: Vec<&str> = Vec::new();
     // A SyntaxError shows `File "...", line N`, the source and a caret as
     // `E` lines; the last `E` line is the message itself.
     let e_lines: Vec<&str> = pytest_text::error_lines(traceback).collect();
@@ -442,7 +561,7 @@ fn collection_detail(traceback: &str, message: &str, file: &str) -> Vec<String> 
             if t.is_empty() || t.starts_with("File \"") || message.contains(t) {
                 continue;
             }
-            detail.push(l.to_string());
+            detail.push(l);
             if detail.len() == MAX_MESSAGE_LINES {
                 break;
             }
@@ -454,10 +573,10 @@ fn collection_detail(traceback: &str, message: &str, file: &str) -> Vec<String> 
             pytest_text::frame_line(l).is_some_and(|f| pytest_text::paths_match(f.path, file))
         }) && let Some(src) = lines.get(i + 1).filter(|l| !l.trim().is_empty())
         {
-            detail.push(format!("> {}", src.trim()));
+            return vec![format!("> {}", src.trim())];
         }
     }
-    dedent(detail)
+    dedent(&detail).map(str::to_string).collect()
 }
 
 fn label(t: &TestResult) -> &'static str {
@@ -474,25 +593,32 @@ fn label(t: &TestResult) -> &'static str {
 /// `<details>` block (PR comments and job summaries only).
 const COLLAPSE_AFTER: usize = 12;
 
-fn failure(out: &mut String, t: &TestResult, same: &[&TestResult], detail: Detail, collapse: bool) {
+fn failure(out: &mut String, group: &Group<'_>, detail: Detail, collapse: bool) {
+    let t = group.first;
     let _ = write!(out, "\n### {}: {}\n", label(t), clip(&one_line(&t.node_id)));
-    let mut section = String::new();
-    failure_body(&mut section, t, same, detail);
+    let start = out.len();
+    failure_body(out, t, &group.same, &group.section(), detail);
     if collapse {
-        collapse_long(out, &section);
-    } else {
-        out.push_str(&section);
+        collapse_long(out, start);
     }
 }
 
-/// Writes a section, folding all but its first line (the message) and the
-/// lines naming other tests or reruns into `<details>` when it is long. The
-/// folded lines go in a code fence longer than any backtick run in them, so
-/// test output renders as written and cannot close it.
-fn collapse_long(out: &mut String, section: &str) {
+/// Rewrites the section written to `out` from `start` on, folding all but
+/// its first line (the message) and the lines naming other tests or reruns
+/// into `<details>` when it is long. The folded lines go in a code fence
+/// longer than any backtick run in them, so test output renders as written
+/// and cannot close it.
+fn collapse_long(out: &mut String, start: usize) {
     let keep = |i: usize, l: &str| {
         i == 0 || l.starts_with("  Same failure in ") || l.starts_with("  Rerun: ")
     };
+    // The first line is always kept, so no more lines can be folded than
+    // there are line breaks: most sections are decided by counting them,
+    // and stay where they were written.
+    if line_breaks(&out[start..]) <= COLLAPSE_AFTER {
+        return;
+    }
+    let section = out.split_off(start);
     let hidden: Vec<&str> = section
         .lines()
         .enumerate()
@@ -500,7 +626,7 @@ fn collapse_long(out: &mut String, section: &str) {
         .map(|(_, l)| l)
         .collect();
     if hidden.len() <= COLLAPSE_AFTER {
-        out.push_str(section);
+        out.push_str(&section);
         return;
     }
     for (i, l) in section.lines().enumerate() {
@@ -526,14 +652,22 @@ fn collapse_long(out: &mut String, section: &str) {
     let _ = write!(out, "{fence}\n\n</details>\n");
 }
 
+/// The message the section of `t` opens with.
+fn message_of(t: &TestResult) -> &str {
+    t.message()
+        .or_else(|| t.traceback().map(first_line))
+        .unwrap_or("(no message)")
+}
+
 /// Everything of a failure section under its heading.
-fn failure_body(out: &mut String, t: &TestResult, same: &[&TestResult], detail: Detail) {
-    let message = t
-        .message()
-        .map(str::to_string)
-        .or_else(|| t.traceback().map(|tb| first_line(tb).to_string()))
-        .unwrap_or_else(|| "(no message)".to_string());
-    message_lines(out, &message, detail.message_lines());
+fn failure_body(
+    out: &mut String,
+    t: &TestResult,
+    same: &[&TestResult],
+    section: &Section<'_>,
+    detail: Detail,
+) {
+    message_lines(out, message_of(t), detail.message_lines());
     if !t.reruns().is_empty() {
         let n = t.reruns().len();
         indent_line(
@@ -557,37 +691,16 @@ fn failure_body(out: &mut String, t: &TestResult, same: &[&TestResult], detail: 
             ids.join(", ")
         );
     }
-
-    let lines = match t.traceback() {
-        Some(tb) if has_pytest_frames(tb) => {
-            let mut detail = Vec::new();
-            for (label, section) in phase_sections(tb) {
-                if let Some(label) = label {
-                    detail.push(format!("[{label}]"));
-                }
-                detail.extend(pytest_detail(section, &message));
-            }
-            detail
-        }
-        Some(tb) => foreign_detail(tb, &message, t),
-        None => t
-            .location
-            .as_ref()
-            .map(|l| vec![format!("at {l}")])
-            .unwrap_or_default(),
-    };
-    let lines: Vec<String> = match detail {
-        Detail::Brief => lines
-            .into_iter()
-            .filter(|l| l.starts_with("at "))
-            .take(1)
-            .collect(),
-        _ => lines.into_iter().take(detail.detail_lines()).collect(),
-    };
+    let brief = detail == Detail::Brief;
+    let lines = section
+        .detail
+        .iter()
+        .filter(|l| !brief || l.starts_with("at "))
+        .take(detail.detail_lines());
     for line in lines {
-        indent_line(out, &line);
+        indent_line(out, line);
     }
-    if detail == Detail::Brief {
+    if brief {
         return;
     }
     let tail = if detail == Detail::Reduced {
@@ -595,18 +708,10 @@ fn failure_body(out: &mut String, t: &TestResult, same: &[&TestResult], detail: 
     } else {
         usize::MAX
     };
-    // Output that only repeats the failure (nextest copies the panic to
-    // stderr) is not shown twice.
-    let already: HashSet<&str> = [Some(message.as_str()), t.traceback()]
-        .into_iter()
-        .flatten()
-        .flat_map(str::lines)
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
-    captured(out, "Captured stdout", t.stdout(), &already, tail);
-    captured(out, "Captured stderr", t.stderr(), &already, tail);
-    captured(out, "Captured log", t.log(), &already, tail);
+    let Some(already) = &section.said else { return };
+    captured(out, "Captured stdout", t.stdout(), already, tail);
+    captured(out, "Captured stderr", t.stderr(), already, tail);
+    captured(out, "Captured log", t.log(), already, tail);
 }
 
 /// The message: first line flush left, further lines indented two spaces
@@ -623,15 +728,15 @@ fn message_lines(out: &mut String, message: &str, max_lines: usize) {
     if first.starts_with('#') || first.starts_with('>') {
         out.push('\\');
     }
-    let _ = writeln!(out, "{}", clip(first));
-    let rest: Vec<String> = lines
+    out.push_str(&clip(first));
+    out.push('\n');
+    let rest: Vec<&str> = lines
         .filter(|l| !is_pytest_hint(l.trim()) && !is_framework_frame(l.trim()))
-        .map(str::to_string)
         .collect();
     let shown = rest.len().min(max_lines);
     let omitted = rest.len() - shown;
-    for line in dedent(rest.into_iter().take(shown).collect()) {
-        indent_line(out, &line);
+    for line in dedent(&rest[..shown]) {
+        indent_line(out, line);
     }
     if omitted > 0 {
         indent_line(out, &format!("… {omitted} more lines"));
@@ -645,43 +750,53 @@ fn is_pytest_hint(line: &str) -> bool {
         || (line.starts_with("Omitting ") && line.ends_with("use -vv to show"))
 }
 
-/// Splits a traceback that holds several phases (a test that failed and then
-/// errored in teardown) at the `[call]` / `[teardown]` lines the readers put
-/// between them.
-fn phase_sections(tb: &str) -> Vec<(Option<&str>, &str)> {
+/// Splits the lines of a traceback that holds several phases (a test that
+/// failed and then errored in teardown) at the `[call]` / `[teardown]` lines
+/// the readers put between them.
+fn phase_sections<'a>(lines: &[&'a str]) -> Vec<(Option<&'a str>, Range<usize>)> {
     let mut sections = Vec::new();
     let mut label = None;
     let mut start = 0;
-    let mut offset = 0;
-    for line in tb.split_inclusive('\n') {
-        let marker = line.trim_end();
-        if let Some(name) = marker.strip_prefix('[').and_then(|m| m.strip_suffix(']'))
+    for (i, line) in lines.iter().enumerate() {
+        if let Some(name) = line
+            .trim_end()
+            .strip_prefix('[')
+            .and_then(|m| m.strip_suffix(']'))
             && matches!(name, "setup" | "call" | "teardown")
         {
-            sections.push((label, &tb[start..offset]));
+            sections.push((label, start..i));
             label = Some(name);
-            start = offset + line.len();
+            start = i + 1;
         }
-        offset += line.len();
     }
-    sections.push((label, &tb[start..]));
+    sections.push((label, start..lines.len()));
     sections
 }
 
-fn has_pytest_frames(tb: &str) -> bool {
-    tb.lines().any(|l| pytest_text::frame_line(l).is_some())
+/// pytest's frame lines (`path:line: ...`) among a traceback's lines, with
+/// their index. None means a trace from another framework.
+fn frame_lines<'a>(lines: &[&'a str]) -> Vec<(usize, FrameLine<'a>)> {
+    lines
+        .iter()
+        .enumerate()
+        // A frame line has a colon; most lines of a traceback (source,
+        // locals, separators) have none, and `memchr` says so quickly.
+        .filter(|(_, l)| memchr::memchr(b':', l.as_bytes()).is_some())
+        .filter_map(|(i, l)| pytest_text::frame_line(l).map(|f| (i, f)))
+        .collect()
 }
 
 /// Frames in the project, the failing source line, and the `E` lines the
-/// message does not already say.
-fn pytest_detail(tb: &str, message: &str) -> Vec<String> {
-    let lines: Vec<&str> = tb.lines().collect();
-    let frames: Vec<(usize, FrameLine<'_>)> = lines
-        .iter()
-        .enumerate()
-        .filter_map(|(i, l)| pytest_text::frame_line(l).map(|f| (i, f)))
-        .collect();
-    let mut detail = Vec::new();
+/// message does not already say, for the `section` of a traceback's `lines`
+/// that holds `frames`. `message_lines` are the message's.
+fn pytest_detail<'a>(
+    detail: &mut Vec<Cow<'a, str>>,
+    lines: &[&'a str],
+    section: Range<usize>,
+    frames: &[(usize, FrameLine<'_>)],
+    message: &str,
+    message_lines: &LineSet<'_>,
+) {
     let in_project: Vec<&FrameLine<'_>> = frames
         .iter()
         .map(|(_, f)| f)
@@ -694,28 +809,27 @@ fn pytest_detail(tb: &str, message: &str) -> Vec<String> {
     };
     let skipped = listed.len().saturating_sub(MAX_FRAMES);
     if skipped > 0 {
-        detail.push(format!("… {skipped} earlier frames"));
+        detail.push(Cow::Owned(format!("… {skipped} earlier frames")));
     }
     for f in listed.iter().skip(skipped) {
-        detail.push(format!("at {}:{}", f.path, f.line));
+        detail.push(Cow::Owned(at_line(f.path, f.line)));
     }
     // The last frame's block: from the previous frame line to the last one.
     let Some(&(last, _)) = frames.last() else {
-        return detail;
+        return;
     };
-    let start = frames.iter().rev().nth(1).map_or(0, |(i, _)| i + 1);
-    let message_lines: HashSet<&str> = message
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
-    let mut explanation = Vec::new();
+    let start = frames
+        .iter()
+        .rev()
+        .nth(1)
+        .map_or(section.start, |(i, _)| i + 1);
+    let mut explanation: Vec<&str> = Vec::new();
     let mut more = 0usize;
     for l in &lines[start..last] {
         if let Some(code) = l.strip_prefix('>') {
             // `assert x < 3` failing says `assert x < 3`: once is enough.
             if !message_lines.contains(code.trim()) {
-                detail.push(format!("> {}", code.trim()));
+                detail.push(Cow::Owned(["> ", code.trim()].concat()));
             }
         } else if let Some(rest) = l.strip_prefix('E') {
             let text = rest.trim();
@@ -731,14 +845,24 @@ fn pytest_detail(tb: &str, message: &str) -> Vec<String> {
             if message_lines.contains(text) || message.contains(text) {
                 continue;
             }
-            explanation.push(rest.trim_end().to_string());
+            explanation.push(rest.trim_end());
         }
     }
-    detail.extend(dedent(explanation));
+    detail.extend(dedent(&explanation).map(Cow::Borrowed));
     if more > 0 {
-        detail.push(format!("… {more} more lines"));
+        detail.push(Cow::Owned(format!("… {more} more lines")));
     }
-    detail
+}
+
+/// `at path:line`, as `format!` would write it, at a fraction of the cost
+/// (there is one per frame listed).
+fn at_line(path: &str, line: u32) -> String {
+    let mut s = String::with_capacity(path.len() + 14);
+    s.push_str("at ");
+    s.push_str(path);
+    s.push(':');
+    let _ = write!(s, "{line}");
+    s
 }
 
 /// A relative path that is not in an installed package: the user's code.
@@ -752,7 +876,13 @@ fn is_project_path(path: &str) -> bool {
 
 /// A stack trace from another framework: its first lines, minus the lines
 /// the message already holds and frames inside test frameworks and runtimes.
-fn foreign_detail(tb: &str, message: &str, t: &TestResult) -> Vec<String> {
+fn foreign_detail<'a>(
+    detail: &mut Vec<Cow<'a, str>>,
+    tb: &str,
+    lines: &[&'a str],
+    message: &str,
+    t: &TestResult,
+) {
     let message_lines: Vec<&str> = message
         .lines()
         .map(str::trim)
@@ -769,7 +899,7 @@ fn foreign_detail(tb: &str, message: &str, t: &TestResult) -> Vec<String> {
     let mut kept: Vec<&str> = Vec::new();
     let mut frames_seen: HashSet<&str> = HashSet::new();
     let mut more = 0usize;
-    for line in tb.lines().map(str::trim_end) {
+    for line in lines.iter().map(|l| l.trim_end()) {
         let t = line.trim();
         if t.is_empty() {
             continue;
@@ -787,22 +917,20 @@ fn foreign_detail(tb: &str, message: &str, t: &TestResult) -> Vec<String> {
         }
         kept.push(line);
     }
-    let mut detail: Vec<String> = Vec::new();
     if let Some(loc) = &t.location
         && !kept.iter().any(|l| l.contains(&*loc.file))
     {
         // The test's own file and, when the case does not say, the line the
         // trace gives for it (PHPUnit puts it at the end of a long trace).
         match (loc.line, line_in_trace(tb, &loc.file)) {
-            (None, Some(line)) => detail.push(format!("at {}:{line}", loc.file)),
-            _ => detail.push(format!("at {loc}")),
+            (None, Some(line)) => detail.push(Cow::Owned(at_line(&loc.file, line))),
+            _ => detail.push(Cow::Owned(format!("at {loc}"))),
         }
     }
-    detail.extend(dedent(kept.iter().map(|l| l.to_string()).collect()));
+    detail.extend(dedent(&kept).map(Cow::Borrowed));
     if more > 0 {
-        detail.push(format!("… {more} more lines"));
+        detail.push(Cow::Owned(format!("… {more} more lines")));
     }
-    detail
 }
 
 /// The first `file:N` in a trace for the given file.
@@ -849,7 +977,7 @@ fn captured(
     out: &mut String,
     label: &str,
     text: Option<&str>,
-    already: &HashSet<&str>,
+    already: &LineSet<'_>,
     max_tail: usize,
 ) {
     let Some(text) = text else { return };
@@ -862,9 +990,10 @@ fn captured(
     if lines.is_empty() {
         return;
     }
-    indent_line(out, &format!("{label}:"));
+    // Short lines of our own: written as they are, nothing to clip.
+    let _ = writeln!(out, "  {label}:");
     if lines.len() > max_tail {
-        indent_line(out, &format!("… {} earlier lines", lines.len() - max_tail));
+        let _ = writeln!(out, "  … {} earlier lines", lines.len() - max_tail);
         for l in &lines[lines.len() - max_tail..] {
             indent_line(out, l);
         }
@@ -880,7 +1009,7 @@ fn captured(
         indent_line(out, l);
     }
     let dropped = lines.len() - OUTPUT_HEAD - OUTPUT_TAIL;
-    indent_line(out, &format!("… {dropped} lines omitted"));
+    let _ = writeln!(out, "  … {dropped} lines omitted");
     for l in &lines[lines.len() - OUTPUT_TAIL..] {
         indent_line(out, l);
     }
@@ -895,15 +1024,18 @@ fn skipped(out: &mut String, run: &Run) {
     if skips.is_empty() {
         return;
     }
-    // Group by reason, in order of first appearance.
-    let mut reasons: Vec<(String, usize)> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
+    // Group by reason, in order of first appearance. Reasons are borrowed
+    // from the tests where they can be: there may be thousands of skips.
+    let mut reasons: Vec<(Cow<'_, str>, usize)> = Vec::new();
+    let mut index: HashMap<Cow<'_, str>, usize> = HashMap::new();
     for t in &skips {
         let reason = match (t.xfail, t.message()) {
-            (Some(Xfail::XFailed), Some(r)) if !r.is_empty() => format!("XFAIL: {}", first_line(r)),
-            (Some(Xfail::XFailed), _) => "XFAIL".to_string(),
-            (_, Some(r)) if !r.trim().is_empty() => first_line(r).to_string(),
-            _ => "(no reason given)".to_string(),
+            (Some(Xfail::XFailed), Some(r)) if !r.is_empty() => {
+                Cow::Owned(format!("XFAIL: {}", first_line(r)))
+            }
+            (Some(Xfail::XFailed), _) => Cow::Borrowed("XFAIL"),
+            (_, Some(r)) if !r.trim().is_empty() => Cow::Borrowed(first_line(r)),
+            _ => Cow::Borrowed("(no reason given)"),
         };
         match index.get(&reason) {
             Some(&i) => reasons[i].1 += 1,
@@ -972,11 +1104,17 @@ fn sources_note(run: &Run) -> String {
 }
 
 fn indent_line(out: &mut String, line: &str) {
-    let _ = writeln!(out, "  {}", clip(line));
+    out.push_str("  ");
+    out.push_str(&clip(line));
+    out.push('\n');
 }
 
 /// Cuts a line longer than [`MAX_LINE_CHARS`], saying how much was cut.
 fn clip(line: &str) -> std::borrow::Cow<'_, str> {
+    // No more bytes than the limit is no more characters: nothing to count.
+    if line.len() <= MAX_LINE_CHARS {
+        return std::borrow::Cow::Borrowed(line);
+    }
     match line.char_indices().nth(MAX_LINE_CHARS) {
         None => std::borrow::Cow::Borrowed(line),
         Some((cut, _)) => {
@@ -986,29 +1124,98 @@ fn clip(line: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Removes the indentation every line shares.
-fn dedent(lines: Vec<String>) -> Vec<String> {
+/// Removes the indentation every line shares. What is left of each line is
+/// borrowed from it.
+fn dedent<'a>(lines: &[&'a str]) -> impl Iterator<Item = &'a str> {
     let indent = lines
         .iter()
         .filter(|l| !l.trim().is_empty())
         .map(|l| l.len() - l.trim_start().len())
         .min()
         .unwrap_or(0);
-    if indent == 0 {
-        return lines;
+    lines
+        .iter()
+        .map(move |l| l.get(indent..).unwrap_or_else(|| l.trim_start()))
+}
+
+/// The trimmed, non-blank ones of some lines, to ask whether a line
+/// repeats one of them. A sorted `Vec` is much cheaper to build than a
+/// `HashSet` for the few dozen lines of a message and traceback, and is
+/// still searched in logarithmic time; ordering by length first makes most
+/// comparisons stop there.
+#[derive(Clone)]
+struct LineSet<'a>(Vec<&'a str>);
+
+impl<'a> LineSet<'a> {
+    /// The set of the lines of all `parts`.
+    fn new(parts: &[&[&'a str]]) -> Self {
+        let mut lines = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
+        lines.extend(
+            parts
+                .iter()
+                .flat_map(|p| p.iter())
+                .map(|l| l.trim())
+                .filter(|l| !l.is_empty()),
+        );
+        lines.sort_unstable_by(|a, b| by_length(a, b));
+        LineSet(lines)
+    }
+
+    fn contains(&self, line: &str) -> bool {
+        self.0.binary_search_by(|l| by_length(l, line)).is_ok()
+    }
+}
+
+/// The lines of `text` as [`str::lines`] gives them (a line ends at `\n` or
+/// `\r\n`; a last line without one is kept whole), several times faster on
+/// a traceback: line breaks are found with `memchr`, and the `Vec` is
+/// allocated once.
+fn lines_of(text: &str) -> Vec<&str> {
+    let mut lines = Vec::with_capacity(line_breaks(text) + 1);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
+        let line = &text[start..end];
+        lines.push(line.strip_suffix('\r').unwrap_or(line));
+        start = end + 1;
+    }
+    if start < text.len() {
+        lines.push(&text[start..]);
     }
     lines
-        .into_iter()
-        .map(|l| match l.get(indent..) {
-            Some(rest) => rest.to_string(),
-            None => l.trim_start().to_string(),
-        })
-        .collect()
+}
+
+/// How many `\n` a text holds.
+fn line_breaks(text: &str) -> usize {
+    memchr::memchr_iter(b'\n', text.as_bytes()).count()
+}
+
+/// Shorter strings first, equally long ones by their bytes.
+fn by_length(a: &str, b: &str) -> Ordering {
+    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_are_split_as_str_lines_splits_them() {
+        // Every string of up to six characters from an alphabet of line
+        // ends, a space and a multi-byte character.
+        let alphabet = ['a', '\r', '\n', ' ', 'é'];
+        let mut texts = vec![String::new()];
+        let mut longest = vec![String::new()];
+        for _ in 0..6 {
+            longest = longest
+                .iter()
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            texts.extend(longest.iter().cloned());
+        }
+        for text in &texts {
+            assert_eq!(lines_of(text), text.lines().collect::<Vec<_>>(), "{text:?}");
+        }
+    }
 
     #[test]
     fn long_lines_are_clipped() {
