@@ -503,7 +503,7 @@ fn run_report(args: &ReportArgs) -> u8 {
     } else {
         report::build_run(&baseline_inputs, crate::render::Format::Markdown).map(Some)
     };
-    let current = if args.baseline.is_empty() {
+    let current = if baseline_inputs.is_empty() {
         report::build_run_to_render(&inputs, args.format)
     } else {
         report::build_run(&inputs, args.format)

@@ -9,7 +9,7 @@
 
 use serde::Deserialize;
 
-use super::{ParseError, ReadOptions, SharedFile};
+use super::{ParseError, ReadOptions, Settle, SharedFile};
 use crate::model::{
     Attempt, CollectionError, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult,
     Warning, Xfail,
@@ -175,8 +175,7 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
     let mut attempts: std::collections::HashMap<String, Vec<Attempt>> =
         std::collections::HashMap::new();
     let mut files = SharedFile::default();
-    // The durations of all tests in order, as `Run::duration_secs` sums them.
-    let mut tests_duration = 0.0;
+    let mut settle = Settle::new(options);
     for t in tests {
         if t.outcome == "rerun" {
             reruns += 1;
@@ -191,18 +190,9 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
         if let Some(earlier) = attempts.remove(&test.node_id) {
             test.set_reruns(earlier);
         }
-        if let Some(d) = test.duration {
-            tests_duration += d;
-        }
-        if options.passing_as_counts && test.is_plain_pass() {
-            run.unlisted.passed += 1;
-        } else {
-            run.tests.push(test);
-        }
+        settle.add(&mut run, test);
     }
-    if run.unlisted.passed > 0 {
-        run.unlisted.tests_duration = tests_duration;
-    }
+    settle.finish(&mut run);
     for c in report.collectors {
         match c.outcome.as_deref() {
             Some("failed") => {}

@@ -25,7 +25,7 @@ use quick_xml::events::attributes::Attribute;
 use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::reader::Reader;
 
-use super::{ParseError, ReadOptions, SharedFile};
+use super::{ParseError, ReadOptions, Settle, SharedFile};
 use crate::model::{
     Attempt, CollectionError, Details, Location, Outcome, Phase, Run, SourceInfo, SourceKind,
     TestResult, Xfail,
@@ -46,7 +46,7 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
         Ok(text) => Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(input),
     };
-    let mut parser = Parser::new(&text, options.passing_as_counts);
+    let mut parser = Parser::new(&text, options);
     if !options.passing_as_counts {
         // One result per `<testcase>` at most: sized once, the vector of a
         // large report is never copied while it grows. Capped by what the
@@ -219,16 +219,14 @@ struct Parser<'a> {
     /// pytest's second report of one test), so it joins the run only when
     /// another test comes or the file ends ([`Parser::settle_latest`]).
     latest: Option<TestResult>,
-    /// Count passing tests with nothing to say instead of listing them.
-    passing_as_counts: bool,
-    /// Every settled test's duration, in order (`Unlisted::tests_duration`).
-    tests_duration: f64,
+    /// Lists or counts each test once it is settled.
+    settle: Settle,
     /// The node id string of the last test counted, to build the next in.
     spare_id: Option<String>,
 }
 
 impl<'a> Parser<'a> {
-    fn new(input: &'a str, passing_as_counts: bool) -> Self {
+    fn new(input: &'a str, options: ReadOptions) -> Self {
         let mut reader = Reader::from_str(input);
         let config = reader.config_mut();
         config.check_end_names = true;
@@ -258,8 +256,7 @@ impl<'a> Parser<'a> {
             last_prefix: None,
             files: SharedFile::default(),
             latest: None,
-            passing_as_counts,
-            tests_duration: 0.0,
+            settle: Settle::new(options),
             spare_id: None,
         }
     }
@@ -320,9 +317,7 @@ impl<'a> Parser<'a> {
             ));
         }
         self.settle_latest();
-        if self.run.unlisted.passed > 0 {
-            self.run.unlisted.tests_duration = self.tests_duration;
-        }
+        self.settle.finish(&mut self.run);
         self.run.duration = self.root_time.or(self.top_suite_time);
         Ok(())
     }
@@ -763,14 +758,8 @@ impl<'a> Parser<'a> {
         let Some(test) = self.latest.take() else {
             return;
         };
-        if let Some(d) = test.duration {
-            self.tests_duration += d;
-        }
-        if self.passing_as_counts && test.is_plain_pass() {
-            self.run.unlisted.passed += 1;
-            self.spare_id = Some(test.node_id);
-        } else {
-            self.run.tests.push(test);
+        if let Some(counted) = self.settle.add(&mut self.run, test) {
+            self.spare_id = Some(counted.node_id);
         }
     }
 }

@@ -14,7 +14,7 @@ pub mod junit;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::model::Run;
+use crate::model::{Run, TestResult};
 
 /// Hands out one shared string for the file of consecutive tests: reports
 /// list a module's tests together, so remembering the last file is enough
@@ -126,6 +126,48 @@ pub struct ReadOptions {
     /// one file: every other rendering, a merge and a baseline comparison
     /// need each test by id.
     pub passing_as_counts: bool,
+}
+
+/// Where a reader puts each test once nothing can fold into it any more: the
+/// run's list, or, with [`ReadOptions::passing_as_counts`], the count of
+/// plain passes. Both readers go through it, so the duration sum that
+/// [`Run::duration_secs`] uses for a counted run is taken in the same order
+/// as over a full list, and comes out bit-identical.
+#[derive(Debug)]
+pub(crate) struct Settle {
+    passing_as_counts: bool,
+    tests_duration: f64,
+}
+
+impl Settle {
+    pub(crate) fn new(options: ReadOptions) -> Self {
+        Settle {
+            passing_as_counts: options.passing_as_counts,
+            tests_duration: 0.0,
+        }
+    }
+
+    /// Lists or counts `test`. A counted test is handed back, so that its
+    /// strings can be reused for the next one.
+    pub(crate) fn add(&mut self, run: &mut Run, test: TestResult) -> Option<TestResult> {
+        if let Some(d) = test.duration {
+            self.tests_duration += d;
+        }
+        if self.passing_as_counts && test.is_plain_pass() {
+            run.unlisted.passed += 1;
+            Some(test)
+        } else {
+            run.tests.push(test);
+            None
+        }
+    }
+
+    /// Records the duration sum when some test was counted.
+    pub(crate) fn finish(&self, run: &mut Run) {
+        if run.unlisted.passed > 0 {
+            run.unlisted.tests_duration = self.tests_duration;
+        }
+    }
 }
 
 /// Reads a results file of either format. `name` labels it in notes.
