@@ -115,12 +115,7 @@ pub fn run(env: &Env) {
             a.extend(["-p".into(), "pytest_mcp_events".into()]);
             let mut c = p(&a);
             let spec = command::build(&py1, &root1, caps, ws, &Mode::Run(&params1));
-            c.envs(
-                spec.env
-                    .iter()
-                    .filter(|(k, _)| k != "PYTEST_MCP_EVENTS")
-                    .map(|(k, v)| (k, v)),
-            );
+            without_event_log(&mut c, &spec);
             c
         }),
         status: 1,
@@ -132,12 +127,7 @@ pub fn run(env: &Env) {
             let spec = command::build(&py1, &root1, caps, ws, &Mode::Run(&params1));
             let mut c = Command::new(&spec.program);
             c.args(&spec.args).current_dir(&spec.cwd);
-            c.envs(
-                spec.env
-                    .iter()
-                    .filter(|(k, _)| k != "PYTEST_MCP_EVENTS")
-                    .map(|(k, v)| (k, v)),
-            );
+            without_event_log(&mut c, &spec);
             c
         }),
         status: 1,
@@ -290,6 +280,17 @@ pub fn run(env: &Env) {
 }
 
 /// Temporary paths vary per run; the table shows their shape.
+/// pytest-mcp's environment for `spec`, less the variable that switches
+/// the event log on.
+fn without_event_log(c: &mut Command, spec: &pytest_mcp::process::Spec) {
+    c.envs(
+        spec.env
+            .iter()
+            .filter(|(k, _)| k != "PYTEST_MCP_EVENTS")
+            .map(|(k, v)| (k, v)),
+    );
+}
+
 fn redact(s: &str) -> String {
     let tmp = std::env::temp_dir().display().to_string();
     s.split(' ')
