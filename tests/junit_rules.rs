@@ -66,7 +66,10 @@ fn unnamed_ids_count_every_case_of_their_suite_and_restart_per_suite() {
 </testsuites>"#,
     );
     let ids: Vec<&str> = run.tests.iter().map(|t| t.node_id.as_str()).collect();
-    assert_eq!(ids, ["a > named", "K > #2", "b > #1", "inner > #1", "b > #2"]);
+    assert_eq!(
+        ids,
+        ["a > named", "K > #2", "b > #1", "inner > #1", "b > #2"]
+    );
 }
 
 #[test]
@@ -113,10 +116,18 @@ fn a_repeat_after_a_pass_or_a_skip_is_a_second_test() {
         results(&run),
         [
             ("pkg#TestAfterPass", Outcome::Passed, None),
-            ("pkg#TestAfterPass", Outcome::Failed, Some("second run failed")),
+            (
+                "pkg#TestAfterPass",
+                Outcome::Failed,
+                Some("second run failed")
+            ),
             ("pkg#TestAfterSkip", Outcome::Skipped, Some("flag not set")),
             ("pkg#TestAfterSkip", Outcome::Passed, None),
-            ("pkg#TestSkipAfterFailure", Outcome::Failed, Some("failed first")),
+            (
+                "pkg#TestSkipAfterFailure",
+                Outcome::Failed,
+                Some("failed first")
+            ),
             (
                 "pkg#TestSkipAfterFailure",
                 Outcome::Skipped,
@@ -152,11 +163,19 @@ fn status_words_that_mean_not_run_are_skips_with_the_word_as_reason() {
             ("Words#isNotRun", Outcome::Skipped, Some("notrun")),
             ("Words#isIgnored", Outcome::Skipped, Some("ignored")),
             ("Words#isSkipped", Outcome::Skipped, Some("skipped")),
-            ("Words#isDisabledUpperCase", Outcome::Skipped, Some("disabled")),
+            (
+                "Words#isDisabledUpperCase",
+                Outcome::Skipped,
+                Some("disabled")
+            ),
             ("Words#wasRun", Outcome::Passed, None),
             ("Words#hasPassed", Outcome::Passed, None),
             ("Words#isSuccess", Outcome::Passed, None),
-            ("Words#disabledButFailed", Outcome::Failed, Some("ran anyway")),
+            (
+                "Words#disabledButFailed",
+                Outcome::Failed,
+                Some("ran anyway")
+            ),
             (
                 "Words#disabledButErrored",
                 Outcome::Error,

@@ -58,8 +58,7 @@ pub(super) fn retry_key(suites: &[String], id: &str) -> String {
 /// (`go test -count=2`, a name used twice), and a skip after a failure is
 /// no attempt that could replace it: both are reported on their own.
 pub(super) fn is_rerun(previous: &TestResult, next: &TestResult) -> bool {
-    matches!(previous.outcome, Outcome::Failed | Outcome::Error)
-        && next.outcome != Outcome::Skipped
+    matches!(previous.outcome, Outcome::Failed | Outcome::Error) && next.outcome != Outcome::Skipped
 }
 
 /// Folds a rerun (see [`is_rerun`]) into the failed or erroring test
