@@ -89,6 +89,7 @@ mod tests {
     fn status_words_that_skip_and_those_that_do_not() {
         assert_eq!(skip_word("disabled"), Some("disabled"));
         assert_eq!(skip_word(" NotRun "), Some("notrun"));
+        assert_eq!(skip_word("not_run"), Some("not_run"));
         assert_eq!(skip_word("Ignored"), Some("ignored"));
         assert_eq!(skip_word("skipped"), Some("skipped"));
         for runs in ["run", "passed", "pass", "success", "failed", "errored", ""] {
