@@ -2,7 +2,7 @@
 //! what was fixed, what still fails, which tests appeared or went away, and
 //! how the duration moved. Pure: two runs in, a comparison out.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
@@ -27,43 +27,60 @@ pub struct Comparison {
     pub baseline_duration: f64,
 }
 
+/// What a run says about one id. A file may list an id more than once (a
+/// name used twice, `go test -count=2`): the id counts as failing when any
+/// of its results fails or errors, so a failure beside a pass of the same
+/// id is never hidden.
+#[derive(Debug, Clone, Copy, Default)]
+struct IdState {
+    problem: bool,
+    passed: bool,
+}
+
+/// Each id of `tests` with its state, in order of first appearance.
+fn states(tests: &[TestResult]) -> (Vec<&str>, HashMap<&str, IdState>) {
+    let mut order = Vec::new();
+    let mut by_id: HashMap<&str, IdState> = HashMap::with_capacity(tests.len());
+    for t in tests {
+        let state = by_id.entry(t.node_id.as_str()).or_insert_with(|| {
+            order.push(t.node_id.as_str());
+            IdState::default()
+        });
+        state.problem |= t.is_problem();
+        state.passed |= t.outcome == Outcome::Passed;
+    }
+    (order, by_id)
+}
+
 /// Compares `current` with `baseline` by test id.
 pub fn compare(current: &Run, baseline: &Run) -> Comparison {
-    let before: HashMap<&str, &TestResult> = baseline
-        .tests
-        .iter()
-        .map(|t| (t.node_id.as_str(), t))
-        .collect();
-    let now: HashSet<&str> = current.tests.iter().map(|t| t.node_id.as_str()).collect();
+    let (before_order, before) = states(&baseline.tests);
+    let (now_order, now) = states(&current.tests);
     let mut c = Comparison {
         baseline_duration: baseline.duration_secs(),
         duration_change: current.duration_secs() - baseline.duration_secs(),
         ..Comparison::default()
     };
-    let mut seen: HashSet<&str> = HashSet::new();
-    for t in &current.tests {
-        if !seen.insert(t.node_id.as_str()) {
-            continue;
-        }
-        match before.get(t.node_id.as_str()) {
+    for id in now_order {
+        let t = now[id];
+        match before.get(id) {
             None => {
-                c.added.push(t.node_id.clone());
-                if t.is_problem() {
-                    c.new_failures.push(t.node_id.clone());
+                c.added.push(id.to_string());
+                if t.problem {
+                    c.new_failures.push(id.to_string());
                 }
             }
-            Some(old) => match (old.is_problem(), t.is_problem()) {
-                (false, true) => c.new_failures.push(t.node_id.clone()),
-                (true, true) => c.still_failing.push(t.node_id.clone()),
-                (true, false) if t.outcome == Outcome::Passed => c.fixed.push(t.node_id.clone()),
+            Some(old) => match (old.problem, t.problem) {
+                (false, true) => c.new_failures.push(id.to_string()),
+                (true, true) => c.still_failing.push(id.to_string()),
+                (true, false) if t.passed => c.fixed.push(id.to_string()),
                 _ => {}
             },
         }
     }
-    let mut gone: HashSet<&str> = HashSet::new();
-    for t in &baseline.tests {
-        if !now.contains(t.node_id.as_str()) && gone.insert(t.node_id.as_str()) {
-            c.removed.push(t.node_id.clone());
+    for id in before_order {
+        if !now.contains_key(id) {
+            c.removed.push(id.to_string());
         }
     }
     c

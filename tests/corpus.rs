@@ -22,7 +22,13 @@ struct ScannedCase {
     /// pytest writes a module or class it could not collect as a case with
     /// `<error message="collection failure">`.
     pytest_collection_failure: bool,
+    /// A `status` attribute that says the test did not run
+    /// (`status="disabled"`): a skip for us, a pass for junit-parser.
+    not_run: bool,
 }
+
+/// `status` attribute values that mean "did not run".
+const NOT_RUN: &[&str] = &["disabled", "notrun", "not_run", "ignored", "skipped"];
 
 /// What an independent scan of the XML finds.
 #[derive(Debug, Default)]
@@ -40,16 +46,18 @@ fn scan(bytes: &[u8]) -> Option<Scan> {
     let mut stack: Vec<String> = Vec::new();
     let mut out = Scan::default();
     loop {
-        let (name, empty, message) = match reader.read_event().ok()? {
+        let (name, empty, message, status) = match reader.read_event().ok()? {
             Event::Start(e) => (
                 e.local_name().as_ref().to_string(),
                 false,
                 attr(&e, "message"),
+                attr(&e, "status"),
             ),
             Event::Empty(e) => (
                 e.local_name().as_ref().to_string(),
                 true,
                 attr(&e, "message"),
+                attr(&e, "status"),
             ),
             Event::End(_) => {
                 stack.pop();
@@ -60,7 +68,11 @@ fn scan(bytes: &[u8]) -> Option<Scan> {
         };
         let parent = stack.last().map(String::as_str);
         if name == "testcase" {
-            out.cases.push(ScannedCase::default());
+            out.cases.push(ScannedCase {
+                not_run: status
+                    .is_some_and(|s| NOT_RUN.iter().any(|w| w.eq_ignore_ascii_case(s.trim()))),
+                ..ScannedCase::default()
+            });
         } else if STATUS_TAGS.contains(&name.as_str()) {
             match parent {
                 Some("testcase") => {
@@ -140,8 +152,9 @@ fn every_corpus_file_is_read_whole_or_refused_clearly() {
                 // Collection errors that came from a suite-level <error> are not
                 // test cases; the rest came from pytest's collection-failure cases.
                 let from_cases = run.collection_errors.len() - scan.suite_level_errors;
-                // A case that repeats an earlier test's id is a retry: it is
-                // read, and kept as an earlier attempt of that test.
+                // A case that repeats the id of a failed or erroring case
+                // right before it is a rerun: it is read, and that case is
+                // kept as an earlier attempt of the test.
                 let folded = run.sources[0].folded;
                 assert_eq!(
                     run.tests.len() + from_cases + folded,
@@ -158,7 +171,7 @@ fn every_corpus_file_is_read_whole_or_refused_clearly() {
                 for (i, (test, case)) in run.tests.iter().zip(cases).enumerate() {
                     assert_eq!(
                         test.outcome,
-                        expected_outcome(&case.tags),
+                        expected_outcome(case),
                         "{name}: case {i} ({}) with status elements {:?}",
                         test.node_id,
                         case.tags
@@ -192,14 +205,16 @@ fn every_corpus_file_is_read_whole_or_refused_clearly() {
     );
 }
 
-/// Our rule: error beats failure beats skipped; flaky alone is a pass.
-fn expected_outcome(tags: &[String]) -> Outcome {
+/// Our rule: error beats failure beats skipped; flaky alone is a pass; a
+/// "did not run" `status` attribute without a status element is a skip.
+fn expected_outcome(case: &ScannedCase) -> Outcome {
+    let tags = &case.tags;
     let has = |names: &[&str]| tags.iter().any(|t| names.contains(&t.as_str()));
     if has(&["error", "rerunError"]) {
         Outcome::Error
     } else if has(&["failure", "rerunFailure"]) {
         Outcome::Failed
-    } else if has(&["skipped"]) {
+    } else if has(&["skipped"]) || (case.not_run && !has(&["flakyFailure", "flakyError"])) {
         Outcome::Skipped
     } else {
         Outcome::Passed
@@ -246,6 +261,7 @@ fn our_reader_agrees_with_junit_parser() {
     let mut compared = 0;
     let mut retried_files = Vec::new();
     let mut ranked_differently = 0;
+    let mut not_run = 0;
     let mut parser_refused = Vec::new();
     for path in corpus_files() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
@@ -295,6 +311,11 @@ fn our_reader_agrees_with_junit_parser() {
                 if statuses > 1 {
                     ranked_differently += 1;
                     last_wins_outcome(&case.tags)
+                } else if case.not_run && case.tags.is_empty() {
+                    // `status="disabled"` alone: we read a skip (the test
+                    // did not run), junit-parser a pass.
+                    not_run += 1;
+                    Outcome::Passed
                 } else {
                     test.outcome
                 }
@@ -309,7 +330,7 @@ fn our_reader_agrees_with_junit_parser() {
         compared += 1;
     }
     println!(
-        "junit-parser: {compared} files compared ({} with retries not compared case by case: {retried_files:?}) ({ranked_differently} cases with several status elements ranked by our rule); it refused {} files we read: {parser_refused:?}",
+        "junit-parser: {compared} files compared ({} with retries not compared case by case: {retried_files:?}) ({ranked_differently} cases with several status elements ranked by our rule, {not_run} cases with a \"did not run\" status read as skipped); it refused {} files we read: {parser_refused:?}",
         retried_files.len(),
         parser_refused.len()
     );
@@ -375,4 +396,52 @@ fn entities_never_expand() {
         "{:?}",
         test.message()
     );
+}
+
+/// Files of the corpus whose reading the rules on repeated ids and
+/// `status` attributes changed (issue 13): (file, tests, passed, failed,
+/// errors, skipped, flaky). Each repeat after a pass or a skip is a test of
+/// its own; only a repeat after a failure or an error is a rerun.
+const REREAD: &[(&str, usize, usize, usize, usize, usize, usize)] = &[
+    // Casper assertions that share a name: 685 `<testcase>`s, 685 tests
+    // (573 before, 112 folded away as retries of passes).
+    ("J_junit-complex_suites.xml", 685, 685, 0, 0, 0, 0),
+    // `go test -count=3`: three passes, three tests (1 before).
+    ("G_016-report.xml", 3, 3, 0, 0, 0, 0),
+    // A pass, then a failure rerun as an error: the pass, and an error
+    // with its failed attempt (1 flaky test before).
+    ("M_flaky_retries_flaky_success_first.xml", 2, 1, 0, 1, 0, 0),
+    // Ten `status="disabled"` cases: skipped (passed before).
+    ("M_issues_testDisabled.xml", 22, 6, 4, 2, 10, 0),
+    // TestNG writes a retried attempt as a bare `<skipped/>`: a skip and a
+    // failure now (1 failed test before).
+    (
+        "D_external_java_TEST-org.apache.pulsar.AddMissingPatchVersionTest.xml",
+        2,
+        0,
+        1,
+        0,
+        1,
+        0,
+    ),
+    // One test case, one test.
+    ("M_mocha_mocha.xml", 1, 1, 0, 0, 0, 0),
+];
+
+#[test]
+fn repeated_ids_and_status_words_are_read_as_what_happened() {
+    let dir = support::corpus_dir();
+    if !dir.exists() {
+        eprintln!("{}: no corpus, nothing to check", dir.display());
+        return;
+    }
+    for &(name, tests, passed, failed, errors, skipped, flaky) in REREAD {
+        let (_, run) = read(&dir.join(name));
+        let c = run.unwrap_or_else(|e| panic!("{name}: {e}")).counts();
+        assert_eq!(
+            (c.total, c.passed, c.failed, c.errors, c.skipped, c.flaky),
+            (tests, passed, failed, errors, skipped, flaky),
+            "{name}: (tests, passed, failed, errors, skipped, flaky)"
+        );
+    }
 }

@@ -12,6 +12,12 @@
 //!   cases, one collection error); `tests=` attributes are never trusted;
 //! - several status elements on one case: error beats failure beats skipped;
 //!   Surefire's `flakyFailure`/`flakyError` alone leave the test passed;
+//! - a case that repeats the suite and id of a failed or erroring case
+//!   right before it is a rerun of that test (flaky if it passed); after a
+//!   pass or a skip it is a test of its own, reported beside the other;
+//! - a case without a name is a test of its own, `suite > #3` by its
+//!   position; `status="disabled"` (`notrun`, `ignored`, `skipped`) with no
+//!   status element is a skip (the rules: `sources/junit_case.rs`);
 //! - a `<failure>`/`<error>` directly under a `<testsuite>` (a class that
 //!   could not load) becomes a collection error instead of being dropped;
 //! - DOCTYPEs and entities never expand: predefined and character references
@@ -25,6 +31,7 @@ use quick_xml::events::attributes::Attribute;
 use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::reader::Reader;
 
+use super::junit_case::{fold_retry, is_rerun, retry_key, skip_word, unnamed_id};
 use super::{ParseError, ReadOptions, Settle, SharedFile};
 use crate::model::{
     Attempt, CollectionError, Details, Location, Outcome, Phase, Run, SourceInfo, SourceKind,
@@ -146,6 +153,10 @@ struct CaseBuilder<'c> {
     extra: Vec<String>,
     /// Earlier attempts recorded by rerun elements.
     attempts: Vec<Attempt>,
+    /// A `status` attribute saying the test did not run ([`skip_word`]).
+    skip_word: Option<&'static str>,
+    /// 1-based position among the cases of its innermost suite.
+    position: usize,
 }
 
 impl CaseBuilder<'_> {
@@ -159,6 +170,8 @@ impl CaseBuilder<'_> {
             file: self.file.map(owned),
             line: self.line.map(owned),
             time: self.time,
+            skip_word: self.skip_word,
+            position: self.position,
             ..CaseBuilder::default()
         }
     }
@@ -182,6 +195,9 @@ struct Parser<'a> {
     run: Run,
     /// Names of the open `<testsuite>` elements.
     suites: Vec<String>,
+    /// `<testcase>` elements seen so far at each level: outside any suite,
+    /// then in each open suite.
+    positions: Vec<usize>,
     /// Open elements, with the byte offset where each started.
     open: Vec<(String, u64)>,
     case: Option<CaseBuilder<'static>>,
@@ -237,6 +253,7 @@ impl<'a> Parser<'a> {
             input,
             run: Run::default(),
             suites: Vec::new(),
+            positions: vec![0],
             open: Vec::new(),
             case: None,
             pending: None,
@@ -364,16 +381,23 @@ impl<'a> Parser<'a> {
                 }
                 if !empty {
                     self.suites.push(name);
+                    self.positions.push(0);
                 }
             }
             "testcase" => {
                 let a = case_attrs(e);
+                let position = self.positions.last_mut().map_or(0, |n| {
+                    *n += 1;
+                    *n
+                });
                 let case = CaseBuilder {
                     classname: a.classname.unwrap_or_default(),
                     name: a.name.unwrap_or_default(),
                     file: a.file,
                     line: a.line,
                     time: a.time.and_then(|t| parse_time(&t)),
+                    skip_word: a.status.as_deref().and_then(skip_word),
+                    position,
                     ..CaseBuilder::default()
                 };
                 if let Some(open) = self.case.take() {
@@ -460,6 +484,9 @@ impl<'a> Parser<'a> {
         match tag.as_str() {
             "testsuite" => {
                 self.suites.pop();
+                if self.positions.len() > 1 {
+                    self.positions.pop();
+                }
             }
             "testcase" => {
                 if let Some(case) = self.case.take() {
@@ -571,9 +598,18 @@ impl<'a> Parser<'a> {
 
     fn finish_case(&mut self, case: CaseBuilder<'_>) {
         self.cases += 1;
-        let (status, data) = match case.status {
-            Some((s, d)) => (Some(s), d),
-            None => (None, StatusData::default()),
+        let (status, data) = match (case.status, case.skip_word) {
+            (Some((s, d)), _) => (Some(s), d),
+            // `status="disabled"` and the like: skipped, the word saying why.
+            // A status element, even a `<failure>`, says more and wins.
+            (None, Some(word)) => (
+                Some(Status::Skipped),
+                StatusData {
+                    message: Some(word.to_string()),
+                    ..StatusData::default()
+                },
+            ),
+            (None, None) => (None, StatusData::default()),
         };
         let traceback = trim_block(&data.text);
         let traceback = (!traceback.is_empty()).then_some(traceback);
@@ -682,7 +718,11 @@ impl<'a> Parser<'a> {
             }
         } else {
             let suite = self.suites.last().map(String::as_str).unwrap_or_default();
-            node_id = foreign_id(suite, &case.classname, &case.name, self.jest);
+            node_id = if case.name.trim().is_empty() {
+                unnamed_id(suite, &case.classname, case.position, self.jest)
+            } else {
+                foreign_id(suite, &case.classname, &case.name, self.jest)
+            };
             location = case
                 .file
                 .as_deref()
@@ -737,11 +777,11 @@ impl<'a> Parser<'a> {
             let key = retry_key(&self.suites, &test.node_id);
             if self.last_key.as_deref() == Some(key.as_str())
                 && let Some(previous) = self.latest.as_mut()
+                && is_rerun(previous, &test)
             {
-                // The same case again, right after itself: a retry (Surefire
-                // without rerun elements, TestNG's retry analyzer, `go test
-                // -count`, Gradle/Marathon retries). Two tests that merely
-                // share a name further apart stay two tests.
+                // The same case again, right after it failed: a rerun.
+                // Two tests that merely share a name (further apart, or
+                // after a pass or a skip) stay two tests.
                 fold_retry(previous, test);
                 self.folded += 1;
                 return;
@@ -792,48 +832,6 @@ impl Parser<'_> {
         pytest_text::push_test_name(&mut id, name);
         id
     }
-}
-
-/// The key a retry repeats: the enclosing suites and the test's id.
-fn retry_key(suites: &[String], id: &str) -> String {
-    let mut key = suites.join("\u{1f}");
-    key.push('\u{1e}');
-    key.push_str(id);
-    key
-}
-
-/// Folds a retried case into the earlier one of the same id: a pass stands
-/// if there is one (the test is flaky), else the latest attempt; the other
-/// becomes an earlier attempt.
-fn fold_retry(kept: &mut TestResult, mut next: TestResult) {
-    let next_stands = next.outcome == Outcome::Passed || kept.outcome != Outcome::Passed;
-    if next_stands {
-        std::mem::swap(kept, &mut next);
-        // `kept` is now the later case; the earlier one's attempts came first.
-        let later = kept.take_reruns();
-        let mut reruns = next.take_reruns();
-        if next.outcome != Outcome::Passed {
-            reruns.push(Attempt {
-                outcome: next.outcome,
-                message: next.take_message(),
-            });
-        }
-        reruns.extend(later);
-        kept.set_reruns(reruns);
-    } else {
-        let earlier = next.take_reruns();
-        let message = next.take_message();
-        let reruns = kept.reruns_mut();
-        reruns.extend(earlier);
-        reruns.push(Attempt {
-            outcome: next.outcome,
-            message,
-        });
-    }
-    kept.duration = match (kept.duration, next.duration) {
-        (Some(a), Some(b)) => Some(a + b),
-        (a, b) => a.or(b),
-    };
 }
 
 /// An attempt from a rerun element's data.
@@ -968,6 +966,7 @@ struct CaseAttrs<'b> {
     file: Option<Cow<'b, str>>,
     line: Option<Cow<'b, str>>,
     time: Option<Cow<'b, str>>,
+    status: Option<Cow<'b, str>>,
 }
 
 fn case_attrs<'b>(e: &'b BytesStart<'_>) -> CaseAttrs<'b> {
@@ -979,6 +978,7 @@ fn case_attrs<'b>(e: &'b BytesStart<'_>) -> CaseAttrs<'b> {
             "file" => &mut attrs.file,
             "line" => &mut attrs.line,
             "time" => &mut attrs.time,
+            "status" => &mut attrs.status,
             _ => return,
         };
         // The first value of a name stands.

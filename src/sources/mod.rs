@@ -10,6 +10,7 @@ pub mod console;
 pub mod events;
 pub mod json_report;
 pub mod junit;
+mod junit_case;
 
 use std::fmt;
 use std::sync::Arc;
