@@ -10,7 +10,8 @@
 //! (a) report.json + junit-xunit1.xml (what the runner gathers; the JSON then
 //! holds the whole `json_report`) and (b) junit-xunit1.xml alone (the leanest
 //! JSON, `json_report: null`), plus JUnit files of other frameworks from
-//! `../shared/junit-corpus/`. The budget is Markdown <= 40% of JSON for the
+//! `../shared/junit-corpus/` when it is beside the repository (without it
+//! that part is skipped, with one line saying so on stderr). The budget is Markdown <= 40% of JSON for the
 //! pytest scenarios while every failing node id, message and `file:line` is
 //! still carried; other frameworks have the looser regression bounds
 //! documented in `tests/common/tokens.rs`.

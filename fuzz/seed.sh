@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Fills fuzz/corpus/<target>/ with seed inputs (run from anywhere):
 #   junit_reader        the shared JUnit corpus (../shared/junit-corpus/, or
-#                       $JUNIT_CORPUS), pytest's JUnit fixtures, the inputs the
+#                       $JUNIT_CORPUS) when it is there, the JUnit fixtures
+#                       written for this repository (tests/fixtures/junit/, one
+#                       per dialect), pytest's JUnit fixtures, the inputs the
 #                       golden tests name and their expected JUnit renderings
 #   json_report_reader  pytest-json-report fixtures, broken JSON fixtures and
 #                       the golden ADR-006 renderings (JSON of another shape)
@@ -48,7 +50,8 @@ for f in "${golden_inputs[@]}"; do
     *) add junit_reader "$f" ;;
     esac
 done
-add junit_reader "$repo"/tests/fixtures/pytest/*/*.xml "$repo"/tests/fixtures/baseline/*.xml \
+add junit_reader "$repo"/tests/fixtures/junit/*.xml \
+    "$repo"/tests/fixtures/pytest/*/*.xml "$repo"/tests/fixtures/baseline/*.xml \
     "$repo"/golden/*/expected.xml "$repo"/tests/fixtures/broken/not-results.txt
 add json_report_reader "$repo"/tests/fixtures/pytest/*/report.json "$repo"/tests/fixtures/broken/*.json \
     "$repo"/golden/*/expected.json

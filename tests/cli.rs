@@ -47,12 +47,12 @@ fn json_format_is_parseable_and_has_the_summary() {
 
 #[test]
 fn broken_xml_names_the_file_line_and_column_and_exits_2() {
-    let file = "../shared/junit-corpus/M_corrupt-junit_e2e-tests_corrupt_target_sf-reports_TEST-test.CorruptTest.xml";
+    let file = "tests/fixtures/junit/truncated_cdata.xml";
     let out = report(&[file]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
     assert!(
-        stderr.contains(file) && stderr.contains("line 18, column 17"),
+        stderr.contains(file) && stderr.contains("line 13, column 17"),
         "{stderr}"
     );
     assert!(text(&out.stdout).starts_with("Report ERROR"));

@@ -1,7 +1,10 @@
-//! Walks every file of the shared JUnit corpus (`../shared/junit-corpus/`):
+//! Walks every file of the shared JUnit corpus (`../shared/junit-corpus/`)
+//! and of this repository's own JUnit fixtures (`tests/fixtures/junit/`):
 //! each is either read with as many results as it has `<testcase>` elements
 //! (whatever its `tests=` attributes claim) or refused with a clear error, and
-//! our reader agrees with the junit-parser crate file by file.
+//! our reader agrees with the junit-parser crate file by file. Without the
+//! corpus beside the repository its tests print one line and skip; the
+//! fixture tests always run.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -12,7 +15,7 @@ use quick_xml::events::Event;
 
 #[path = "common/support.rs"]
 mod support;
-use support::corpus_files;
+use support::{corpus_files, own_junit_fixtures};
 
 /// One `<testcase>` as an independent scan sees it.
 #[derive(Debug, Default)]
@@ -113,7 +116,10 @@ fn attr(e: &quick_xml::events::BytesStart<'_>, key: &str) -> Option<String> {
         .map(|a| a.value.to_string())
 }
 
-/// Files the reader refuses, and a word that must be in the reason.
+/// Own fixtures the reader refuses, and a word that must be in the reason.
+const OWN_REFUSED: &[(&str, &str)] = &[("nunit3.xml", "NUnit"), ("truncated_cdata.xml", "CDATA")];
+
+/// Corpus files the reader refuses, and a word that must be in the reason.
 const REFUSED: &[(&str, &str)] = &[
     ("D_dotnet-nunit.xml", "NUnit"),
     ("D_external_nunit-sample.xml", "NUnit"),
@@ -132,53 +138,44 @@ fn read(path: &Path) -> (Vec<u8>, Result<Run, pytest_mcp::sources::ParseError>) 
 
 #[test]
 fn every_corpus_file_is_read_whole_or_refused_clearly() {
+    let Some(files) = corpus_files() else { return };
+    let (read_files, total_cases, retried) = read_whole_or_refused(&files, REFUSED);
+    println!(
+        "corpus: {read_files} files read ({total_cases} test cases; {retried} files with retried cases folded into attempts), {} refused",
+        REFUSED.len()
+    );
+}
+
+#[test]
+fn every_own_fixture_is_read_whole_or_refused_clearly() {
+    let files = own_junit_fixtures();
+    let (read_files, total_cases, _) = read_whole_or_refused(&files, OWN_REFUSED);
+    assert_eq!(read_files + OWN_REFUSED.len(), files.len());
+    assert!(total_cases >= 50, "only {total_cases} test cases");
+}
+
+/// Reads every file: each read one must give as many results as it has
+/// `<testcase>` elements, with the outcome our rule gives its status
+/// elements; exactly the files of `expected_refused` are refused, each with
+/// a reason holding its word. Returns (files read, test cases, files with
+/// retried cases).
+fn read_whole_or_refused(
+    files: &[std::path::PathBuf],
+    expected_refused: &[(&str, &str)],
+) -> (usize, usize, usize) {
     let mut refused = Vec::new();
     let mut retried = 0;
     let mut read_files = 0;
     let mut total_cases = 0;
-    for path in corpus_files() {
+    for path in files {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let (bytes, result) = read(&path);
+        let (bytes, result) = read(path);
         match result {
             Ok(run) => {
-                let scan = scan(&bytes).unwrap_or_else(|| {
-                    panic!("{name}: read by us but not well-formed for a bare scan")
-                });
-                let expected = scan.cases.len();
-                assert_eq!(
-                    run.sources[0].entries, expected,
-                    "{name}: <testcase> elements seen"
-                );
-                // Collection errors that came from a suite-level <error> are not
-                // test cases; the rest came from pytest's collection-failure cases.
-                let from_cases = run.collection_errors.len() - scan.suite_level_errors;
-                // A case that repeats the id of a failed or erroring case
-                // right before it is a rerun: it is read, and that case is
-                // kept as an earlier attempt of the test.
-                let folded = run.sources[0].folded;
-                assert_eq!(
-                    run.tests.len() + from_cases + folded,
-                    expected,
-                    "{name}: results read (tests + collection errors + retries folded) vs <testcase> elements"
-                );
-                if folded > 0 {
-                    retried += 1;
-                    read_files += 1;
-                    total_cases += expected;
-                    continue;
-                }
-                let cases = scan.cases.iter().filter(|c| !c.pytest_collection_failure);
-                for (i, (test, case)) in run.tests.iter().zip(cases).enumerate() {
-                    assert_eq!(
-                        test.outcome,
-                        expected_outcome(case),
-                        "{name}: case {i} ({}) with status elements {:?}",
-                        test.node_id,
-                        case.tags
-                    );
-                }
+                let (cases, folded) = check_read_whole(&name, &bytes, &run);
+                retried += usize::from(folded);
                 read_files += 1;
-                total_cases += expected;
+                total_cases += cases;
             }
             Err(e) => {
                 let shown = format!("{name}: {e}");
@@ -191,18 +188,53 @@ fn every_corpus_file_is_read_whole_or_refused_clearly() {
         }
     }
     let refused_names: Vec<&str> = refused.iter().map(|(n, _)| n.as_str()).collect();
-    let expected_names: Vec<&str> = REFUSED.iter().map(|(n, _)| *n).collect();
+    let expected_names: Vec<&str> = expected_refused.iter().map(|(n, _)| *n).collect();
     assert_eq!(refused_names, expected_names, "the files refused");
-    for ((name, message), (_, word)) in refused.iter().zip(REFUSED) {
+    for ((name, message), (_, word)) in refused.iter().zip(expected_refused) {
         assert!(
             message.contains(word),
             "{name}: {message:?} should mention {word}"
         );
     }
-    println!(
-        "corpus: {read_files} files read ({total_cases} test cases; {retried} files with retried cases folded into attempts), {} refused",
-        refused.len()
+    (read_files, total_cases, retried)
+}
+
+/// Checks one file that was read against a bare scan of it. Returns its
+/// number of `<testcase>` elements and whether retries were folded.
+fn check_read_whole(name: &str, bytes: &[u8], run: &Run) -> (usize, bool) {
+    let scan = scan(bytes)
+        .unwrap_or_else(|| panic!("{name}: read by us but not well-formed for a bare scan"));
+    let expected = scan.cases.len();
+    assert_eq!(
+        run.sources[0].entries, expected,
+        "{name}: <testcase> elements seen"
     );
+    // Collection errors that came from a suite-level <error> are not
+    // test cases; the rest came from pytest's collection-failure cases.
+    let from_cases = run.collection_errors.len() - scan.suite_level_errors;
+    // A case that repeats the id of a failed or erroring case right
+    // before it is a rerun: it is read, and that case is kept as an
+    // earlier attempt of the test.
+    let folded = run.sources[0].folded;
+    assert_eq!(
+        run.tests.len() + from_cases + folded,
+        expected,
+        "{name}: results read (tests + collection errors + retries folded) vs <testcase> elements"
+    );
+    if folded > 0 {
+        return (expected, true);
+    }
+    let cases = scan.cases.iter().filter(|c| !c.pytest_collection_failure);
+    for (i, (test, case)) in run.tests.iter().zip(cases).enumerate() {
+        assert_eq!(
+            test.outcome,
+            expected_outcome(case),
+            "{name}: case {i} ({}) with status elements {:?}",
+            test.node_id,
+            case.tags
+        );
+    }
+    (expected, false)
 }
 
 /// Our rule: error beats failure beats skipped; flaky alone is a pass; a
@@ -258,93 +290,145 @@ fn collect_cases<'a>(
 
 #[test]
 fn our_reader_agrees_with_junit_parser() {
-    let mut compared = 0;
-    let mut retried_files = Vec::new();
-    let mut ranked_differently = 0;
-    let mut not_run = 0;
-    let mut parser_refused = Vec::new();
-    for path in corpus_files() {
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let (bytes, ours) = read(&path);
-        let theirs = junit_parser::from_reader(std::io::Cursor::new(&bytes));
-        let ours = match (ours, theirs) {
-            (Ok(ours), Ok(theirs)) => (ours, theirs),
-            (Ok(_), Err(e)) => {
-                parser_refused.push(format!("{name} ({e})"));
-                continue;
-            }
-            (Err(_), _) => continue,
-        };
-        let (ours, theirs) = ours;
-        let scan = scan(&bytes).expect("read by us, so well-formed");
-        let mut their_cases = Vec::new();
-        for suite in &theirs.suites {
-            collect_cases(suite, &mut their_cases);
-        }
-        assert_eq!(
-            their_cases.len(),
-            scan.cases.len(),
-            "{name}: number of cases"
-        );
-
-        // Retried cases are one test with attempts for us, several cases
-        // for junit-parser: no case-by-case comparison there.
-        if ours.sources[0].folded > 0 {
-            retried_files.push(name);
-            continue;
-        }
-        // Our outcomes, case by case, with the one documented difference
-        // undone: where a case has several status elements we rank them
-        // (error > failure > skipped), junit-parser keeps the last.
-        let mut ours_as_parser: BTreeMap<Outcome, usize> = BTreeMap::new();
-        let mut tests = ours.tests.iter();
-        for case in &scan.cases {
-            let outcome = if case.pytest_collection_failure {
-                Outcome::Error // a collection error for us, an error case for it
-            } else {
-                let test = tests.next().expect("one test per case");
-                let statuses = case
-                    .tags
-                    .iter()
-                    .filter(|t| matches!(t.as_str(), "skipped" | "failure" | "error"))
-                    .count();
-                if statuses > 1 {
-                    ranked_differently += 1;
-                    last_wins_outcome(&case.tags)
-                } else if case.not_run && case.tags.is_empty() {
-                    // `status="disabled"` alone: we read a skip (the test
-                    // did not run), junit-parser a pass.
-                    not_run += 1;
-                    Outcome::Passed
-                } else {
-                    test.outcome
-                }
-            };
-            *ours_as_parser.entry(outcome).or_default() += 1;
-        }
-        let mut theirs_by: BTreeMap<Outcome, usize> = BTreeMap::new();
-        for case in &their_cases {
-            *theirs_by.entry(parser_outcome(case)).or_default() += 1;
-        }
-        assert_eq!(ours_as_parser, theirs_by, "{name}: outcomes");
-        compared += 1;
-    }
+    let Some(files) = corpus_files() else { return };
+    let a = agree_with_junit_parser(&files);
     println!(
-        "junit-parser: {compared} files compared ({} with retries not compared case by case: {retried_files:?}) ({ranked_differently} cases with several status elements ranked by our rule, {not_run} cases with a \"did not run\" status read as skipped); it refused {} files we read: {parser_refused:?}",
-        retried_files.len(),
-        parser_refused.len()
+        "junit-parser: {} files compared ({} with retries not compared case by case: {:?}) ({} cases with several status elements ranked by our rule, {} cases with a \"did not run\" status read as skipped); it refused {} files we read: {:?}",
+        a.compared,
+        a.retried_files.len(),
+        a.retried_files,
+        a.ranked_differently,
+        a.not_run,
+        a.parser_refused.len(),
+        a.parser_refused
     );
-    assert!(compared > 100, "only {compared} files compared");
+    assert!(a.compared > 100, "only {} files compared", a.compared);
+}
+
+#[test]
+fn our_reader_agrees_with_junit_parser_on_own_fixtures() {
+    let files = own_junit_fixtures();
+    let a = agree_with_junit_parser(&files);
+    assert!(a.parser_refused.is_empty(), "{:?}", a.parser_refused);
+    assert!(a.ranked_differently >= 2, "{}", a.ranked_differently);
+    // Every fixture but the two the reader refuses.
+    assert_eq!(a.compared + a.retried_files.len(), files.len() - 2);
+}
+
+/// What comparing with junit-parser found.
+#[derive(Debug, Default)]
+struct Agreement {
+    compared: usize,
+    retried_files: Vec<String>,
+    ranked_differently: usize,
+    /// Cases with a "did not run" `status` and no status element: a skip
+    /// for us, a pass for junit-parser.
+    not_run: usize,
+    parser_refused: Vec<String>,
+}
+
+fn agree_with_junit_parser(files: &[std::path::PathBuf]) -> Agreement {
+    let mut agreement = Agreement::default();
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let (bytes, ours) = read(path);
+        let theirs = junit_parser::from_reader(std::io::Cursor::new(&bytes));
+        match (ours, theirs) {
+            (Ok(ours), Ok(theirs)) => {
+                compare_outcomes(&name, &bytes, &ours, &theirs, &mut agreement)
+            }
+            (Ok(_), Err(e)) => agreement.parser_refused.push(format!("{name} ({e})")),
+            (Err(_), _) => {}
+        }
+    }
+    agreement
+}
+
+/// Compares the outcomes of one file both readers read.
+fn compare_outcomes(
+    name: &str,
+    bytes: &[u8],
+    ours: &Run,
+    theirs: &junit_parser::TestSuites,
+    agreement: &mut Agreement,
+) {
+    let scan = scan(bytes).expect("read by us, so well-formed");
+    let mut their_cases = Vec::new();
+    for suite in &theirs.suites {
+        collect_cases(suite, &mut their_cases);
+    }
+    assert_eq!(
+        their_cases.len(),
+        scan.cases.len(),
+        "{name}: number of cases"
+    );
+
+    // Retried cases are one test with attempts for us, several cases
+    // for junit-parser: no case-by-case comparison there.
+    if ours.sources[0].folded > 0 {
+        agreement.retried_files.push(name.to_string());
+        return;
+    }
+    // Our outcomes, case by case, with the one documented difference
+    // undone: where a case has several status elements we rank them
+    // (error > failure > skipped), junit-parser keeps the last.
+    let mut ours_as_parser: BTreeMap<Outcome, usize> = BTreeMap::new();
+    let mut tests = ours.tests.iter();
+    for case in &scan.cases {
+        let outcome = if case.pytest_collection_failure {
+            Outcome::Error // a collection error for us, an error case for it
+        } else {
+            let test = tests.next().expect("one test per case");
+            let statuses = case
+                .tags
+                .iter()
+                .filter(|t| matches!(t.as_str(), "skipped" | "failure" | "error"))
+                .count();
+            if statuses > 1 {
+                agreement.ranked_differently += 1;
+                last_wins_outcome(&case.tags)
+            } else if case.not_run && case.tags.is_empty() {
+                // `status="disabled"` alone: we read a skip (the test did
+                // not run), junit-parser a pass.
+                agreement.not_run += 1;
+                Outcome::Passed
+            } else {
+                test.outcome
+            }
+        };
+        *ours_as_parser.entry(outcome).or_default() += 1;
+    }
+    let mut theirs_by: BTreeMap<Outcome, usize> = BTreeMap::new();
+    for case in &their_cases {
+        *theirs_by.entry(parser_outcome(case)).or_default() += 1;
+    }
+    assert_eq!(ours_as_parser, theirs_by, "{name}: outcomes");
+    agreement.compared += 1;
 }
 
 /// Cheap fuzzing over real inputs: every corpus file cut at many points and
 /// with bytes flipped must give a result or an error, never a panic.
 #[test]
 fn truncated_and_mangled_corpus_files_never_panic() {
+    let Some(files) = corpus_files() else { return };
+    let cases = cut_and_mangle(&files, 20);
+    assert!(cases > 5_000, "only {cases} inputs tried");
+}
+
+/// The same over this repository's own JUnit fixtures.
+#[test]
+fn truncated_and_mangled_own_fixtures_never_panic() {
+    let cases = cut_and_mangle(&own_junit_fixtures(), 100);
+    assert!(cases > 3_000, "only {cases} inputs tried");
+}
+
+/// Parses every file cut at about `points` places and with a byte changed
+/// there; returns the number of inputs tried.
+fn cut_and_mangle(files: &[std::path::PathBuf], points: usize) -> usize {
     let mut cases = 0;
-    for path in corpus_files() {
-        let bytes = std::fs::read(&path).expect("read");
-        let step = (bytes.len() / 20).max(1);
+    for path in files {
+        let bytes = std::fs::read(path).expect("read");
+        let step = (bytes.len() / points).max(1);
         for cut in (0..bytes.len()).step_by(step) {
             let _ = junit::parse(&bytes[..cut], "cut");
             let mut mangled = bytes.clone();
@@ -353,7 +437,7 @@ fn truncated_and_mangled_corpus_files_never_panic() {
             cases += 2;
         }
     }
-    assert!(cases > 5_000, "only {cases} inputs tried");
+    cases
 }
 
 /// The same for the pytest-json-report reader, over our fixture reports.
@@ -430,11 +514,9 @@ const REREAD: &[(&str, usize, usize, usize, usize, usize, usize)] = &[
 
 #[test]
 fn repeated_ids_and_status_words_are_read_as_what_happened() {
-    let dir = support::corpus_dir();
-    if !dir.exists() {
-        eprintln!("{}: no corpus, nothing to check", dir.display());
+    let Some(dir) = support::corpus_dir() else {
         return;
-    }
+    };
     for &(name, tests, passed, failed, errors, skipped, flaky) in REREAD {
         let (_, run) = read(&dir.join(name));
         let c = run.unwrap_or_else(|e| panic!("{name}: {e}")).counts();

@@ -1,8 +1,8 @@
 //! Golden-file tests: every renderer output is pinned under `golden/`.
 //!
 //! Each scenario is a folder `golden/<scenario>/` holding `inputs` (one
-//! result file per line, relative to the repository root; `../shared/...`
-//! reaches the shared JUnit corpus) and the expected renderings
+//! result file per line, relative to the repository root: the fixtures under
+//! `tests/fixtures/`, never the shared corpus) and the expected renderings
 //! `expected.md`, `expected.json` and `expected.xml` (JUnit), plus
 //! `expected.html` where that file exists. An optional `max_chars` file
 //! holds a size budget for the Markdown (`report --max-chars`); an optional
@@ -21,6 +21,9 @@ use std::path::{Path, PathBuf};
 use pytest_mcp::render::Format;
 use pytest_mcp::report::{self, Input};
 use similar::TextDiff;
+
+#[path = "common/support.rs"]
+mod support;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -155,22 +158,59 @@ fn golden_files() {
 
 /// Counting plain passing tests instead of listing them (what `report`
 /// does for Markdown of one file) changes nothing in the Markdown: the same
-/// text as from the full list, at every budget, for every scenario and
-/// every file of the shared JUnit corpus.
+/// text as from the full list, at every budget, for every scenario, every
+/// result file under `tests/fixtures/` and, when it is beside the
+/// repository, every file of the shared JUnit corpus.
 #[test]
 fn markdown_is_the_same_with_passing_tests_counted() {
-    let corpus = root().join("../shared/junit-corpus");
-    let mut files: Vec<Vec<Input>> = scenarios().iter().map(|s| inputs(s)).collect();
-    if let Ok(entries) = std::fs::read_dir(&corpus) {
-        let mut paths: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
-        paths.sort();
-        for path in paths.into_iter().filter(|p| p.is_file()) {
-            files.push(vec![Input {
-                name: path.display().to_string(),
-                contents: std::fs::read(&path).map_err(|e| e.to_string()),
-            }]);
+    let mut own: Vec<Vec<Input>> = scenarios().iter().map(|s| inputs(s)).collect();
+    let mut paths = support::own_junit_fixtures();
+    let pytest = root().join("tests/fixtures/pytest");
+    for run in std::fs::read_dir(&pytest).expect("pytest fixtures") {
+        let run = run.expect("entry").path();
+        for file in ["junit-xunit1.xml", "junit-xunit2.xml", "report.json"] {
+            paths.push(run.join(file));
         }
     }
+    own.extend(paths.iter().map(|p| one_input(p)));
+    let (compared, counted) = same_markdown_counted(&own);
+    println!("own inputs: {compared} compared, {counted} with passing tests counted");
+    assert!(compared >= 60, "only {compared} own inputs compared");
+    assert!(
+        counted >= 40,
+        "only {counted} own inputs had passing tests counted"
+    );
+    let Some(corpus) = support::corpus_dir() else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&corpus)
+        .expect("list the corpus")
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    paths.sort();
+    let files: Vec<Vec<Input>> = paths.iter().map(|p| one_input(p)).collect();
+    let (compared, counted) = same_markdown_counted(&files);
+    println!("corpus: {compared} compared, {counted} with passing tests counted");
+    assert!(compared >= 40, "only {compared} corpus files compared");
+    assert!(
+        counted >= 30,
+        "only {counted} corpus files had passing tests counted"
+    );
+}
+
+/// A list of one input: the file at `path`.
+fn one_input(path: &Path) -> Vec<Input> {
+    vec![Input {
+        name: path.display().to_string(),
+        contents: std::fs::read(path).map_err(|e| e.to_string()),
+    }]
+}
+
+/// Compares, for every list of one input that reads, the Markdown of the
+/// full run and of the run with plain passes counted. Returns (inputs
+/// compared, inputs where passing tests were counted).
+fn same_markdown_counted(files: &[Vec<Input>]) -> (usize, usize) {
     let mut compared = 0;
     let mut counted = 0;
     for inputs in files.iter().filter(|i| i.len() == 1) {
@@ -193,11 +233,7 @@ fn markdown_is_the_same_with_passing_tests_counted() {
         }
         compared += 1;
     }
-    assert!(compared >= 40, "only {compared} files compared");
-    assert!(
-        counted >= 30,
-        "only {counted} files had passing tests counted"
-    );
+    (compared, counted)
 }
 
 #[test]

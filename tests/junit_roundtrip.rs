@@ -1,8 +1,10 @@
 //! `--format junit` round trip: a run rendered as JUnit XML and read back by
 //! our own reader (`sources::junit::parse`) gives the same summary and the
 //! same node ids with the same outcomes, in order, for pytest-json-report
-//! input, pytest's JUnit, both merged, every file of the shared JUnit corpus
-//! our reader accepts, a merge of pytest and other frameworks, and hand-made
+//! input, pytest's JUnit, both merged, every JUnit fixture of this
+//! repository and every file of the shared JUnit corpus (when it is beside
+//! the repository) our reader accepts, a merge of pytest and other
+//! frameworks, and hand-made
 //! ids of every shape the reader produces. Each written file must also parse
 //! with the junit-parser crate, as a check that it is standard JUnit.
 //!
@@ -22,7 +24,7 @@ use pytest_mcp::text::strip_ansi;
 
 #[path = "common/support.rs"]
 mod support;
-use support::corpus_files;
+use support::{corpus_files, own_junit_fixtures};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -260,16 +262,37 @@ const REFUSED: &[&str] = &[
     "M_corrupt-junit_e2e-tests_corrupt_target_sf-reports_TEST-test.CorruptTest.xml",
 ];
 
+/// Own fixtures the reader refuses (see tests/corpus.rs).
+const OWN_REFUSED: &[&str] = &["nunit3.xml", "truncated_cdata.xml"];
+
 #[test]
 fn every_accepted_corpus_file_round_trips() {
+    let Some(files) = corpus_files() else { return };
+    let (files, tests, errors) = round_trip_all(&files, REFUSED);
+    eprintln!("corpus: {files} files, {tests} tests, {errors} collection errors round-tripped");
+    assert!(files >= 100, "only {files} corpus files read");
+}
+
+#[test]
+fn every_accepted_own_fixture_round_trips() {
+    let paths = own_junit_fixtures();
+    let (files, tests, errors) = round_trip_all(&paths, OWN_REFUSED);
+    assert_eq!(files, paths.len() - OWN_REFUSED.len());
+    assert!(tests >= 50, "only {tests} tests round-tripped");
+    assert_eq!(errors, 1, "the suite-level error");
+}
+
+/// Round-trips every file the reader accepts; the others must be in
+/// `refused`. Returns (files, tests, collection errors) round-tripped.
+fn round_trip_all(paths: &[PathBuf], refused: &[&str]) -> (usize, usize, usize) {
     let (mut files, mut tests, mut errors) = (0, 0, 0);
-    for path in corpus_files() {
+    for path in paths {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let bytes = std::fs::read(&path).unwrap();
+        let bytes = std::fs::read(path).unwrap();
         let run = match junit::parse(&bytes, &name) {
             Ok(run) => run,
             Err(e) => {
-                assert!(REFUSED.contains(&name.as_str()), "{name} refused: {e}");
+                assert!(refused.contains(&name.as_str()), "{name} refused: {e}");
                 continue;
             }
         };
@@ -278,23 +301,22 @@ fn every_accepted_corpus_file_round_trips() {
         tests += run.tests.len();
         errors += run.collection_errors.len();
     }
-    eprintln!("corpus: {files} files, {tests} tests, {errors} collection errors round-tripped");
-    assert!(files >= 100, "only {files} corpus files read");
+    (files, tests, errors)
 }
 
 #[test]
 fn a_merge_of_pytest_and_other_frameworks_round_trips() {
-    let corpus = root().join("../shared/junit-corpus");
+    let fixtures = root().join("tests/fixtures/junit");
     let paths = [
         root().join("tests/fixtures/pytest/mixed/report.json"),
-        corpus.join("D_jest-junit.xml"),
-        corpus.join("J_junit-report-6700.xml"),
-        corpus.join("M_nested_junit.xml"),
-        corpus.join("D_external_java_junit4-complete.xml"),
-        corpus.join("P_pytest_error.xml"),
-        corpus.join("J_junit-unicode.xml"),
-        corpus.join("G_035-report.xml"),
-        corpus.join("M_nextest_basic.xml"),
+        fixtures.join("jest.xml"),
+        fixtures.join("surefire_suite_level_error.xml"),
+        fixtures.join("nested_suites.xml"),
+        fixtures.join("surefire_flaky.xml"),
+        root().join("tests/fixtures/pytest/collection_errors/junit-xunit2.xml"),
+        fixtures.join("unicode_names.xml"),
+        fixtures.join("go.xml"),
+        fixtures.join("nextest.xml"),
     ];
     let run = run_of(&paths);
     let xml = round_trip(&run, "merge");

@@ -2,8 +2,9 @@
 //! `#[path = "common/support.rs"] mod support;` and uses what it needs).
 #![allow(dead_code)]
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Once;
 use std::thread::JoinHandle;
 
 /// Drains a child's output stream on a thread, so that neither pipe can
@@ -24,15 +25,34 @@ pub fn head(text: &str, max: usize) -> &str {
     }
 }
 
-/// `../shared/junit-corpus/`, beside the repository.
-pub fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/junit-corpus")
+/// Where the shared JUnit corpus lives: `../shared/junit-corpus/`, beside
+/// the repository (CI has it; a plain clone does not).
+pub const CORPUS: &str = "../shared/junit-corpus";
+
+/// The shared JUnit corpus, or `None` when it is not beside the repository.
+/// Then the first call in this test binary prints one line saying the corpus
+/// tests are skipped. It goes straight to stderr: `cargo test` captures
+/// `println!`/`eprintln!` of a passing test, so a skip printed that way
+/// would never be seen.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(CORPUS);
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    static SAID: Once = Once::new();
+    SAID.call_once(|| {
+        let _ = writeln!(
+            std::io::stderr(),
+            "corpus tests skipped: {CORPUS} not found"
+        );
+    });
+    None
 }
 
-/// Every XML file of the corpus, sorted; fails unless the whole corpus is
-/// there.
-pub fn corpus_files() -> Vec<PathBuf> {
-    let dir = corpus_dir();
+/// Every XML file of the corpus, sorted; `None` when there is no corpus
+/// (see [`corpus_dir`]); fails when the corpus is there but not whole.
+pub fn corpus_files() -> Option<Vec<PathBuf>> {
+    let dir = corpus_dir()?;
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
         .map(|e| e.expect("directory entry").path())
@@ -44,5 +64,19 @@ pub fn corpus_files() -> Vec<PathBuf> {
         "expected the whole corpus, found {} files",
         files.len()
     );
+    Some(files)
+}
+
+/// The JUnit fixtures written for this repository
+/// (`tests/fixtures/junit/*.xml`, one small file per dialect), sorted.
+pub fn own_junit_fixtures() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/junit");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "xml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 15, "only {} JUnit fixtures", files.len());
     files
 }

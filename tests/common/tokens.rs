@@ -19,6 +19,9 @@ use pytest_mcp::report::{Input, build_run, render};
 use serde_json::Value;
 use tiktoken_rs::CoreBPE;
 
+#[path = "support.rs"]
+pub mod support;
+
 /// The budget: Markdown tokens / JSON tokens.
 pub const MAX_RATIO: f64 = 0.40;
 
@@ -53,8 +56,23 @@ pub const PYTEST_SCENARIOS: &[&str] = &[
     "collection_errors",
 ];
 
+/// JUnit files with failures from other frameworks written for this
+/// repository, under `tests/fixtures/junit/`. Small by design, so only what
+/// the Markdown carries is checked on them, not the token bounds (measured
+/// on the corpus files).
+pub const OWN_FILES: &[(&str, &str)] = &[
+    ("jest", "jest.xml"),
+    ("nextest", "nextest.xml"),
+    ("surefire", "surefire_flaky.xml"),
+    ("go-junit-report", "go.xml"),
+    ("phpunit", "phpunit.xml"),
+    ("catch2", "catch2.xml"),
+    ("mocha", "mocha.xml"),
+];
+
 /// JUnit files with failures from other frameworks, read from
-/// `../shared/junit-corpus/` (never copied into this crate).
+/// `../shared/junit-corpus/` (never copied into this crate) when it is
+/// beside the repository.
 pub const CORPUS_FILES: &[(&str, &str)] = &[
     ("jest", "D_jest-junit.xml"),
     ("nextest", "M_nextest_basic.xml"),
@@ -84,11 +102,11 @@ pub struct Case {
 }
 
 /// Every case: per pytest scenario (a) report.json + junit-xunit1.xml and
-/// (b) junit-xunit1.xml alone; per corpus file the file alone.
+/// (b) junit-xunit1.xml alone; per corpus file (when the corpus is there)
+/// the file alone.
 pub fn cases() -> Vec<Case> {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let fixtures = manifest.join("tests/fixtures/pytest");
-    let corpus = manifest.join("../shared/junit-corpus");
     let mut cases = Vec::new();
     for scenario in PYTEST_SCENARIOS {
         let dir = fixtures.join(scenario);
@@ -105,15 +123,28 @@ pub fn cases() -> Vec<Case> {
             files: vec![dir.join("junit-xunit1.xml")],
         });
     }
-    for (label, file) in CORPUS_FILES {
-        cases.push(Case {
+    if let Some(corpus) = support::corpus_dir() {
+        cases.extend(junit_cases(&corpus, CORPUS_FILES));
+    }
+    cases
+}
+
+/// One case per own JUnit fixture of [`OWN_FILES`].
+pub fn own_junit_cases() -> Vec<Case> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/junit");
+    junit_cases(&dir, OWN_FILES)
+}
+
+fn junit_cases(dir: &Path, files: &[(&str, &str)]) -> Vec<Case> {
+    files
+        .iter()
+        .map(|(label, file)| Case {
             pytest: false,
             scenario: label.to_string(),
             inputs_label: file.to_string(),
-            files: vec![corpus.join(file)],
-        });
-    }
-    cases
+            files: vec![dir.join(file)],
+        })
+        .collect()
 }
 
 /// The tokenizer, loaded once.
