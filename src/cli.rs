@@ -343,7 +343,7 @@ fn finish_with(
     }
 }
 
-/// The exit status for an execution error (SPEC.md, Interfaces).
+/// The exit status for an execution error (ARCHITECTURE.md, Interfaces).
 fn error_status(e: &ExecError) -> u8 {
     match e.kind {
         ErrorKind::Timeout => EXIT_TIMEOUT,
