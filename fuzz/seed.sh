@@ -9,6 +9,7 @@
 #                       the golden ADR-006 renderings (JSON of another shape)
 #   params              handwritten execute_tests / discover_tests arguments,
 #                       valid and invalid
+# and, for each target, its saved regression inputs (tests/fixtures/fuzz/).
 # Files are named by their SHA-1, as libFuzzer names what it adds, so seeding
 # twice changes nothing. The corpus directories are git-ignored: nothing from
 # the shared corpus is copied into the repository.
@@ -55,6 +56,10 @@ add junit_reader "$repo"/tests/fixtures/junit/*.xml \
     "$repo"/golden/*/expected.xml "$repo"/tests/fixtures/broken/not-results.txt
 add json_report_reader "$repo"/tests/fixtures/pytest/*/report.json "$repo"/tests/fixtures/broken/*.json \
     "$repo"/golden/*/expected.json
+# The saved regression inputs (tests/fuzz_regressions.rs) of every target.
+for target in junit_reader json_report_reader params; do
+    add "$target" "$repo"/tests/fixtures/fuzz/"$target"/*
+done
 
 # execute_tests / discover_tests arguments. The fuzz root (pipeline.rs) has
 # tests/test_a.py, tests/pkg/test_b.py, a symlink `inside` -> tests and a

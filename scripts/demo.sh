@@ -3,10 +3,12 @@
 # prints its Markdown report. Extra arguments go to `pytest-mcp run`, e.g.
 #   bash scripts/demo.sh --format json
 #   bash scripts/demo.sh tests/test_cart.py::test_empty_cart_total_is_zero
+# It sets up only what the run needs: .venv with pytest and pytest-json-report
+# (scripts/setup.sh --demo); the test suite's extras come with scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/setup.sh
+bash scripts/setup.sh --demo
 cargo build --quiet --release
 status=0
 ./target/release/pytest-mcp run --root examples/demo --python .venv/bin/python "$@" || status=$?

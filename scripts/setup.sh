@@ -1,11 +1,61 @@
 #!/usr/bin/env bash
-# Creates ./.venv with the pinned Python packages the tests and the demo need
-# (requirements-dev.txt), and ./.venv-nojson with pytest alone (the runner's
-# tests need a project interpreter without pytest-json-report). Safe to run
-# again: it reinstalls only when the requirements changed. Needs python3
-# (3.11 or newer) with venv and pip.
+# Sets up the Python environments, pinned. Safe to run again: it installs
+# only what is missing or changed. Needs python3 (3.11 or newer) with venv
+# and pip.
+#
+#   bash scripts/setup.sh          the test suite (scripts/test.sh): ./.venv
+#                                  with requirements-dev.txt, ./.venv-nojson
+#                                  with pytest alone (the runner's tests need
+#                                  a project interpreter without
+#                                  pytest-json-report), and Debian's chromium
+#                                  for the HTML report test
+#   bash scripts/setup.sh --demo   the demo (scripts/demo.sh): ./.venv with
+#                                  requirements-demo.txt (pytest and
+#                                  pytest-json-report) and nothing else
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+mode=tests
+case "${1:-}" in
+"") ;;
+--demo) mode=demo ;;
+*)
+    echo "usage: bash scripts/setup.sh [--demo]" >&2
+    exit 2
+    ;;
+esac
+
+# The demo's pins must be the test suite's, so that one .venv serves both.
+while IFS= read -r line; do
+    case "$line" in "" | "#"*) continue ;; esac
+    if ! grep -qxF "$line" requirements-dev.txt; then
+        echo "setup: requirements-demo.txt pins '$line', which requirements-dev.txt does not" >&2
+        exit 1
+    fi
+done <requirements-demo.txt
+
+python=${PYTHON:-python3}
+stamp=.venv/.requirements-installed      # a copy of requirements-dev.txt once installed
+demo_stamp=.venv/.demo-requirements-installed
+
+# pip_install REQUIREMENTS STAMP: into .venv (created when missing).
+pip_install() {
+    echo "setup: installing $1 into .venv ($($python --version 2>&1))" >&2
+    [ -x .venv/bin/python ] || "$python" -m venv .venv
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$1"
+    cp "$1" "$2"
+}
+
+if [ "$mode" = demo ]; then
+    # The test suite's .venv has everything the demo needs.
+    if [ -x .venv/bin/python ] && { cmp -s requirements-dev.txt "$stamp" \
+        || cmp -s requirements-demo.txt "$demo_stamp"; }; then
+        exit 0
+    fi
+    pip_install requirements-demo.txt "$demo_stamp"
+    exit 0
+fi
 
 # Debian's Chromium renders the HTML report in tests/html.rs. Installed when
 # missing and we may (root with apt-get, as in CI); otherwise that test says
@@ -15,18 +65,13 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt
     apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 
-python=${PYTHON:-python3}
-stamp=.venv/.requirements-installed
-if [ -x .venv/bin/python ] && [ -f "$stamp" ] && cmp -s requirements-dev.txt "$stamp" \
-    && [ -x .venv-nojson/bin/python ] && [ -f .venv-nojson/.installed ]; then
-    exit 0
+if ! { [ -x .venv/bin/python ] && cmp -s requirements-dev.txt "$stamp"; }; then
+    pip_install requirements-dev.txt "$stamp"
 fi
-echo "setup: creating .venv with $($python --version 2>&1) and requirements-dev.txt" >&2
-"$python" -m venv .venv
-.venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
-cp requirements-dev.txt "$stamp"
-pytest_pin=$(grep -E '^pytest==' requirements-dev.txt)
-"$python" -m venv .venv-nojson
-.venv-nojson/bin/python -m pip install --quiet --disable-pip-version-check "$pytest_pin"
-touch .venv-nojson/.installed
+if ! { [ -x .venv-nojson/bin/python ] && [ -f .venv-nojson/.installed ]; }; then
+    pytest_pin=$(grep -E '^pytest==' requirements-dev.txt)
+    echo "setup: creating .venv-nojson with $pytest_pin" >&2
+    "$python" -m venv .venv-nojson
+    .venv-nojson/bin/python -m pip install --quiet --disable-pip-version-check "$pytest_pin"
+    touch .venv-nojson/.installed
+fi

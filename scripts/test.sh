@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: Python test dependencies, then
-# cargo test (unit, golden, corpus, pytest agreement, token budget), clippy
-# and rustfmt. Ends with one line totalling cargo's test results.
+# The whole test suite, as CI runs it: the test dependencies (scripts/setup.sh:
+# .venv with requirements-dev.txt, .venv-nojson, Debian's chromium for the
+# HTML test), then clippy, rustfmt and cargo test (unit, golden, corpus,
+# pytest agreement, token budget, ...). Ends with one line totalling cargo's
+# test results.
 # Usage: bash scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."

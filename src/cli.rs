@@ -33,7 +33,11 @@ pub const EXIT_SPAWN: u8 = 127;
 lowest token cost.\n\n\
 `report` reads JUnit XML from any framework (pytest, Surefire, Jest, Go, PHPUnit, \
 nextest, Catch2, Mocha, ...) and pytest-json-report JSON, merges them into one run \
-and prints Markdown or the ADR-006 JSON structure."
+and prints Markdown, the ADR-006 JSON structure, an HTML page or clean JUnit XML. \
+`run` and `discover` run pytest in a project (safely: checked parameters, its own \
+process group, a time limit) and answer the same way; `serve` offers them to an AI \
+agent as the MCP tools execute_tests and discover_tests.\n\n\
+`pytest-mcp help <COMMAND>` (or `<COMMAND> --help`) describes each command."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -55,7 +59,8 @@ XML or JSON) or the output could not be written.",
         after_help = "Examples:\n  \
 pytest-mcp report junit.xml\n  \
 pytest-mcp report report.json junit.xml --format json -o result.json\n  \
-pytest-mcp report shard-*.xml >> \"$GITHUB_STEP_SUMMARY\""
+pytest-mcp report shard-*.xml >> \"$GITHUB_STEP_SUMMARY\"\n  \
+pytest-mcp report --baseline main.xml --baseline main.json pr.xml pr.json"
     )]
     Report(ReportArgs),
     /// Run pytest in a project and report the result.
@@ -81,7 +86,10 @@ pytest-mcp run --root ~/src/app -m 'not slow' --timeout 600 --format json"
         long_about = "List the tests pytest would run (pytest --collect-only), \
 grouped by file, with collection errors as data.\n\n\
 Exit status: 0 tests found, 2 collection errors, 5 no tests, 4 refused parameter, \
-124 timeout, 127 pytest cannot be started."
+124 timeout, 127 pytest cannot be started.",
+        after_help = "Examples:\n  \
+pytest-mcp discover\n  \
+pytest-mcp discover --path tests/api --pattern 'check_*.py' --format json"
     )]
     Discover(DiscoverArgs),
     /// Serve execute_tests and discover_tests over MCP on stdin/stdout.
@@ -98,13 +106,14 @@ stdin, or the server gets SIGTERM/SIGINT."
 
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
-    /// The project directory (default: the current directory).
+    /// The project directory; every test id and path a request names must
+    /// stay inside it.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub root: PathBuf,
     /// The Python interpreter that has the project's pytest.
     #[arg(long, value_name = "PATH")]
     pub python: Option<PathBuf>,
-    /// Default time limit in seconds for a run, when a request sets none.
+    /// Time limit in seconds for a call that sets none (1 to 86400).
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_TIMEOUT_SECS)]
     pub timeout: u64,
 }
@@ -118,7 +127,8 @@ pub struct ProjectArgs {
     /// The Python interpreter that has the project's pytest.
     #[arg(long, value_name = "PATH")]
     pub python: Option<PathBuf>,
-    /// Time limit in seconds for the pytest process (and everything it starts).
+    /// Time limit in seconds for the pytest process and everything it
+    /// starts, 1 to 86400 (default: 300).
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<i64>,
     /// Output format.
@@ -181,10 +191,12 @@ pub struct ReportArgs {
     /// Write the report to this file instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Result files of an earlier run to compare with (directories and
-    /// globs as for FILE): new failures first, then fixed, still failing,
-    /// added and removed tests, and the change in duration.
-    #[arg(long, value_name = "FILE", num_args = 1..)]
+    /// Result file of an earlier run to compare with (a directory or a
+    /// quoted glob as for FILE): new failures first, then fixed, still
+    /// failing, added and removed tests, and the change in duration. One
+    /// file per flag; repeat the flag for several:
+    /// `--baseline a.xml --baseline b.json`.
+    #[arg(long, value_name = "FILE")]
     pub baseline: Vec<PathBuf>,
     /// Longest Markdown report in characters: the summary line and failing ids
     /// are kept, detail is shortened first, and the report says what was cut.
@@ -331,7 +343,7 @@ fn finish_with(
     }
 }
 
-/// The exit status for an execution error (SPEC.md, Interfaces).
+/// The exit status for an execution error (ARCHITECTURE.md, Interfaces).
 fn error_status(e: &ExecError) -> u8 {
     match e.kind {
         ErrorKind::Timeout => EXIT_TIMEOUT,

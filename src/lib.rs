@@ -1,15 +1,16 @@
 //! pytest-mcp: test results an AI agent or a reviewer can act on at the
 //! lowest token cost.
 //!
-//! The data flows one way (SPEC.md):
+//! The data flows one way (ARCHITECTURE.md draws it, with the file of each
+//! stage):
 //!
 //! ```text
-//! result files -> sources (junit, json_report) -> merge -> model::Run
-//!              -> render (json | markdown) -> cli (stdout / file + exit code)
+//! request (cli | server) -> params -> command argv -> process
+//!         -> sources -> model (merge) -> render -> transport (cli | server)
 //! ```
 //!
-//! Everything before `cli` is a pure function of its input, tested with the
-//! golden files under `golden/`.
+//! `report` starts at the sources with files the user gives. Readers and
+//! renderers are pure functions, pinned by the golden files under `golden/`.
 
 pub mod baseline;
 pub mod cli;

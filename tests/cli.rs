@@ -190,3 +190,86 @@ fn baseline_puts_new_failures_first() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no/such.xml"));
 }
+
+/// `--baseline` takes one file, so the file after it is a FILE to report,
+/// not a second baseline (issue 13: it used to swallow every file after it
+/// and then complain that FILE was missing).
+#[test]
+fn baseline_before_the_files_takes_one_value() {
+    let flag_first = report(&[
+        "--baseline",
+        "tests/fixtures/baseline/before.xml",
+        "tests/fixtures/baseline/after.xml",
+    ]);
+    assert_eq!(
+        flag_first.status.code(),
+        Some(0),
+        "{}",
+        text(&flag_first.stderr)
+    );
+    let md = text(&flag_first.stdout);
+    assert!(
+        md.lines()
+            .nth(1)
+            .unwrap_or("")
+            .starts_with("Compared with the baseline: 1 new failure, 1 fixed"),
+        "{md}"
+    );
+    // The same report as with the flag after the files.
+    let flag_last = report(&[
+        "tests/fixtures/baseline/after.xml",
+        "--baseline",
+        "tests/fixtures/baseline/before.xml",
+    ]);
+    assert_eq!(md, text(&flag_last.stdout));
+}
+
+#[test]
+fn baseline_repeated_compares_with_all_its_files() {
+    let baseline_ids = |files: &[&str]| -> serde_json::Value {
+        let mut args = vec!["--format", "json", "tests/fixtures/baseline/after.xml"];
+        for f in files {
+            args.extend(["--baseline", f]);
+        }
+        let out = report(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        value["baseline"].clone()
+    };
+    let one = baseline_ids(&["tests/fixtures/baseline/before.xml"]);
+    let two = baseline_ids(&[
+        "tests/fixtures/baseline/before.xml",
+        "tests/fixtures/pytest/one_failure/junit-xunit1.xml",
+    ]);
+    let removed = |v: &serde_json::Value| -> Vec<String> {
+        v["removed"]
+            .as_array()
+            .expect("removed")
+            .iter()
+            .map(|id| id.as_str().expect("id").to_string())
+            .collect()
+    };
+    assert_eq!(removed(&one), ["tests/test_legacy.py::test_old_api"]);
+    // The second baseline file's tests are in the baseline too: none of
+    // them is in the current run, so each is reported as removed.
+    let removed_two = removed(&two);
+    assert_eq!(removed_two.len(), 1 + 5, "{removed_two:?}");
+    assert!(removed_two.contains(&"tests/test_calc.py::test_discount_fractional".to_string()));
+    assert_eq!(one["new_failures"], two["new_failures"]);
+}
+
+#[test]
+fn report_help_says_how_to_give_several_baselines() {
+    let out = report(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    // clap wraps the text to the terminal's width: compare it unwrapped.
+    let help = text(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        help.contains("repeat the flag for several")
+            && help.contains("--baseline a.xml --baseline b.json"),
+        "{help}"
+    );
+}

@@ -1,13 +1,15 @@
-//! Inputs the fuzzers (`fuzz/`) found, replayed through the same pipeline
-//! the fuzz targets run (`fuzz/src/pipeline.rs`, compiled into this test),
-//! plus what each input must give.
+//! Inputs the fuzzers (`fuzz/`) found, and handwritten inputs of the same
+//! kind, replayed through the same pipeline the fuzz targets run
+//! (`fuzz/src/pipeline.rs`, compiled into this test).
 //!
-//! Every file under `tests/fixtures/fuzz/<target>/` goes through its target:
+//! Every file under `tests/fixtures/fuzz/<target>/` goes through its target
+//! (each directory must exist and hold at least one file):
 //! `junit_reader/` as JUnit XML, `json_report_reader/` as pytest-json-report
 //! JSON, `params/` as raw tool arguments. The pipeline panics on any broken
 //! promise (a panic in the crate, JSON output that is not JSON, JUnit output
 //! our reader cannot read back, Markdown over its budget, an accepted
-//! parameter that breaks a rule).
+//! parameter that breaks a rule). The tests after the replay loops say what
+//! particular inputs must give.
 
 use std::path::{Path, PathBuf};
 
@@ -15,18 +17,24 @@ use std::path::{Path, PathBuf};
 #[allow(dead_code)]
 mod pipeline;
 
+/// Every file saved for `target`, sorted. A missing or empty directory
+/// fails: a replay over nothing would pass without checking anything.
 fn fixtures(target: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/fuzz")
         .join(target);
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Vec::new();
-    };
+    let entries = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("no regression inputs for {target}: {}: {e}", dir.display()));
     let mut files: Vec<PathBuf> = entries
         .map(|e| e.expect("directory entry").path())
         .filter(|p| p.is_file())
         .collect();
     files.sort();
+    assert!(
+        !files.is_empty(),
+        "{} holds no regression inputs for {target}",
+        dir.display()
+    );
     files
 }
 
@@ -94,4 +102,138 @@ fn a_duplicate_key_reads_the_same_for_every_format() {
         "{:?}",
         run.tests[0].message()
     );
+}
+
+/// junit_reader: a file cut short inside hundreds of nested `<testsuite>`s
+/// (what a killed CI job leaves; the fuzzers grow nesting and cut inputs
+/// anywhere). It is refused with the place where it ends and the element
+/// left open, not read as a partial run and not a stack overflow.
+#[test]
+fn a_truncated_deeply_nested_junit_says_where_it_ends() {
+    let bytes = fixture("junit_reader", "deep-nesting-cut-short.xml");
+    let e = pipeline::junit(&bytes).expect_err("a truncated file is refused");
+    assert_eq!((e.line, e.column), (4, 126), "{e}");
+    assert!(
+        e.message.contains("<failure>") && e.message.contains("truncated"),
+        "{e}"
+    );
+}
+
+/// junit_reader: character references, predefined entities and an
+/// undefined entity in attributes, a test name with quotes and `&`, a
+/// negative time, a line number and a time too big for any number type.
+#[test]
+fn odd_references_and_numbers_in_attributes_still_read() {
+    use pytest_mcp::model::Outcome;
+
+    let bytes = fixture("junit_reader", "odd-entities-in-attributes.xml");
+    let run = pipeline::junit(&bytes).expect("reads");
+    let ids: Vec<&str> = run.tests.iter().map(|t| t.node_id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "tests/test_odd.py::test_refs",
+            "tests/test_odd.py::test_\"quoted\"[a&b]",
+            "tests/test_odd.py::test_huge_time",
+        ]
+    );
+    let outcomes: Vec<Outcome> = run.tests.iter().map(|t| t.outcome).collect();
+    assert_eq!(
+        outcomes,
+        [Outcome::Failed, Outcome::Skipped, Outcome::Failed]
+    );
+    // An undefined entity is kept as written, never looked up.
+    let first = run.tests[0].message().unwrap_or_default();
+    assert!(first.contains("&undefined;"), "{first}");
+    // Markup in a reason is text: decoded once, shown as it was meant.
+    assert_eq!(run.tests[1].message(), Some("<script>alert(1)</script>"));
+    // Numbers that do not fit are left out, not wrapped or made up.
+    assert_eq!(run.tests[2].duration, None);
+    assert_eq!(
+        run.tests[2].location.as_ref().and_then(|l| l.line),
+        None,
+        "{:?}",
+        run.tests[2].location
+    );
+}
+
+/// junit_reader: a DOCTYPE declaring a recursive entity and an external one
+/// (the billion laughs and XXE shapes, cut down), used in a suite-level
+/// `<failure>` and in a name, beside nameless cases and a case with every
+/// status element. Nothing is expanded or fetched.
+#[test]
+fn a_doctype_with_entities_expands_nothing() {
+    let bytes = fixture("junit_reader", "doctype-entities-and-nameless-cases.xml");
+    let run = pipeline::junit(&bytes).expect("reads");
+    assert_eq!(
+        run.collection_errors.len(),
+        1,
+        "{:?}",
+        run.collection_errors
+    );
+    assert_eq!(
+        run.collection_errors[0].message,
+        "class could not load: &ext;"
+    );
+    assert!(
+        run.tests.iter().any(|t| t.node_id.ends_with("t&a;")),
+        "{:?}",
+        run.tests
+    );
+    let markdown = pytest_mcp::report::render(&run, pytest_mcp::render::Format::Markdown);
+    assert!(!markdown.contains("root:"), "{markdown}");
+}
+
+/// params: which field each saved argument set is refused for, and the
+/// rule, for `execute_tests` (`run`) or `discover_tests` (`discover`).
+#[test]
+fn each_saved_params_input_is_refused_for_the_right_field() {
+    // (file, tool, field, words of the rule)
+    let cases = [
+        (
+            "wrong-type-node-ids.json",
+            "run",
+            "node_ids",
+            "must be an array of strings",
+        ),
+        ("float-timeout.json", "run", "timeout", "must be an integer"),
+        (
+            "unknown-key.json",
+            "run",
+            "extra_args",
+            "is not a known parameter",
+        ),
+        ("nul-in-node-id.json", "run", "node_ids", "NUL"),
+        ("nul-in-discover-path.json", "discover", "path", "NUL"),
+        ("dot-dot-through-symlink.json", "run", "node_ids", "'..'"),
+        (
+            "symlink-out-of-root.json",
+            "discover",
+            "path",
+            "must stay inside the project root",
+        ),
+    ];
+    for (name, tool, field, rule) in cases {
+        let answers = pipeline::params(&fixture("params", name));
+        // JSON arguments give two answers: execute_tests, discover_tests.
+        assert_eq!(answers.len(), 2, "{name}");
+        let answer = if tool == "run" {
+            &answers[0]
+        } else {
+            &answers[1]
+        };
+        let e = answer
+            .as_ref()
+            .expect_err(&format!("{name}: {tool} must refuse it"));
+        assert_eq!(e.field, field, "{name}: {e}");
+        assert!(e.detail.contains(rule), "{name}: {e}");
+    }
+    // Bytes that are not JSON (a NUL, an option after it, invalid UTF-8)
+    // are refused as arguments, as a node id / expression and as a path /
+    // pattern alike.
+    let answers = pipeline::params(&fixture("params", "raw-nul-not-json.bin"));
+    assert_eq!(answers.len(), 6);
+    for answer in &answers {
+        assert!(answer.is_err(), "accepted: {answers:?}");
+    }
 }
