@@ -63,10 +63,7 @@ pub struct ExecuteTestsRequest {
     /// when it expires.
     #[schemars(range(min = 1, max = crate::params::MAX_TIMEOUT_SECS))]
     pub timeout: Option<i64>,
-    /// Answer format. 'markdown' (default): token-lean text; errors come back
-    /// as tool errors (isError) whose text says what happened. 'json': the
-    /// full structured object; errors come back as JSON-RPC errors (-32000
-    /// execution failure, -32602 invalid params) with details in data.
+    // Described by `AnswerFormat`, the same for both tools.
     #[schemars(with = "Option<AnswerFormat>")]
     pub format: Option<String>,
 }
@@ -93,16 +90,19 @@ pub struct DiscoverTestsRequest {
     /// tool takes the server's.
     #[serde(skip)]
     pub timeout: Option<i64>,
-    /// Answer format. 'markdown' (default): token-lean text; errors come back
-    /// as tool errors (isError) whose text says what happened. 'json': the
-    /// full structured object; errors come back as JSON-RPC errors (-32000
-    /// execution failure, -32602 invalid params) with details in data.
+    // Described by `AnswerFormat`, the same for both tools.
     #[schemars(with = "Option<AnswerFormat>")]
     pub format: Option<String>,
 }
 
-/// The values a tool's `format` takes (its schema; `params` checks them, so
-/// that a refusal keeps its rule's order and wording).
+/// Answer format. 'markdown' (default): token-lean text; errors come back as
+/// tool errors (isError) whose text says what happened. 'json': the full
+/// structured object; errors come back as JSON-RPC errors (-32000 execution
+/// failure, -32602 invalid params) with details in data.
+//
+// Only the schema of a tool's `format` (this doc comment is its
+// description): the field is read as a string and `params` checks its
+// value, so that a refusal keeps its rule's order and wording.
 #[derive(JsonSchema)]
 #[schemars(crate = "rmcp::schemars", inline, rename_all = "lowercase")]
 #[allow(dead_code)]
@@ -234,20 +234,18 @@ fn lean(schema: &mut Schema) {
     }
 }
 
+fn type_of(schema: &Value) -> Option<&str> {
+    schema.get("type")?.as_str()
+}
+
 /// The rule a value breaks when its JSON type is not the property's, and
 /// the value to report (for an array, its first item of the wrong type).
 /// Types the tools do not use are left to serde.
 fn wrong_type<'a>(property: &Value, value: &'a Value) -> Option<(&'static str, &'a Value)> {
-    let type_of = |schema: &Value| {
-        schema
-            .get("type")
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-    };
-    match type_of(property)?.as_str() {
+    match type_of(property)? {
         "array" => {
             let item = property.get("items").and_then(type_of);
-            let detail = match item?.as_str() {
+            let detail = match item? {
                 "string" => "must be an array of strings",
                 _ => return None,
             };
