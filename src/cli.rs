@@ -8,10 +8,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::execute::{self, ErrorKind, ExecError, Settings};
-use crate::params::{DEFAULT_TIMEOUT_SECS, DiscoverRequest, Root, RunRequest};
+use crate::params::{DEFAULT_TIMEOUT_SECS, Root};
 use crate::process::CancelToken;
 use crate::render::{self, Format};
 use crate::report::{self, Input};
+use crate::request::{DiscoverTestsRequest, ExecuteTestsRequest};
 
 /// Exit status when the report was written.
 pub const EXIT_OK: u8 = 0;
@@ -377,7 +378,7 @@ fn run_pytest(args: &RunArgs) -> u8 {
         Ok(s) => s,
         Err(status) => return status,
     };
-    let request = RunRequest {
+    let request = ExecuteTestsRequest {
         node_ids: args.node_ids.clone(),
         markers: args.markers.clone(),
         keywords: args.keywords.clone(),
@@ -468,7 +469,7 @@ fn run_discover(args: &DiscoverArgs) -> u8 {
         Ok(s) => s,
         Err(status) => return status,
     };
-    let request = DiscoverRequest {
+    let request = DiscoverTestsRequest {
         path: args.path.clone(),
         pattern: args.pattern.clone(),
         timeout: project.timeout,

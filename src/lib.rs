@@ -23,6 +23,7 @@ pub mod process;
 pub mod pytest_text;
 pub mod render;
 pub mod report;
+pub mod request;
 pub mod server;
 pub mod sources;
 pub mod text;

@@ -1,17 +1,19 @@
-//! Request parameters: raw values in, validated and typed values out.
+//! Request parameters: a tool's request (`request`) in, validated and typed
+//! values out.
 //!
 //! The same rules serve the command line and the MCP tools (SPEC.md,
 //! Security): every value is checked before anything runs, and a rejection
-//! names the field, the rule and the value received. Raw MCP arguments are
-//! read from JSON here too, so wrong types and unknown keys get the same
-//! precise error instead of a generic deserialization failure.
+//! names the field, the rule and the value received. `request` reads raw MCP
+//! arguments with the same error, so wrong types and unknown keys get it too
+//! instead of a generic deserialization failure.
 
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::render::Format;
+use crate::request::{DiscoverTestsRequest, ExecuteTestsRequest};
 
 /// Default time limit of one pytest run.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 300;
@@ -44,7 +46,11 @@ fn shown(v: &Value) -> String {
     }
 }
 
-fn invalid(field: &str, detail: impl Into<String>, received: impl Into<Value>) -> ValidationError {
+pub(crate) fn invalid(
+    field: &str,
+    detail: impl Into<String>,
+    received: impl Into<Value>,
+) -> ValidationError {
     ValidationError {
         field: field.to_string(),
         detail: detail.into(),
@@ -149,82 +155,7 @@ pub struct DiscoverParams {
     pub format: Format,
 }
 
-/// Raw run parameters, as the CLI or a client gave them.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RunRequest {
-    pub node_ids: Vec<String>,
-    pub markers: Option<String>,
-    pub keywords: Option<String>,
-    pub verbosity: Option<i64>,
-    pub failfast: Option<bool>,
-    pub maxfail: Option<i64>,
-    pub show_capture: Option<bool>,
-    pub timeout: Option<i64>,
-    pub format: Option<String>,
-}
-
-/// Raw discovery parameters.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct DiscoverRequest {
-    pub path: Option<String>,
-    pub pattern: Option<String>,
-    pub timeout: Option<i64>,
-    pub format: Option<String>,
-}
-
-/// The parameter names of `execute_tests`, in schema order.
-pub const RUN_FIELDS: &[&str] = &[
-    "node_ids",
-    "markers",
-    "keywords",
-    "verbosity",
-    "failfast",
-    "maxfail",
-    "show_capture",
-    "timeout",
-    "format",
-];
-
-/// The parameter names of `discover_tests`.
-pub const DISCOVER_FIELDS: &[&str] = &["path", "pattern", "format"];
-
-impl RunRequest {
-    /// Reads raw JSON arguments. Unknown keys and wrong types are refused.
-    pub fn from_json(args: &Value) -> Result<RunRequest, ValidationError> {
-        let map = object(args, RUN_FIELDS)?;
-        Ok(RunRequest {
-            node_ids: match map.get("node_ids") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(items)) => items
-                    .iter()
-                    .map(|v| match v {
-                        Value::String(s) => Ok(s.clone()),
-                        other => Err(invalid(
-                            "node_ids",
-                            "must be an array of strings",
-                            other.clone(),
-                        )),
-                    })
-                    .collect::<Result<_, _>>()?,
-                Some(other) => {
-                    return Err(invalid(
-                        "node_ids",
-                        "must be an array of strings",
-                        other.clone(),
-                    ));
-                }
-            },
-            markers: string(map, "markers")?,
-            keywords: string(map, "keywords")?,
-            verbosity: integer(map, "verbosity")?,
-            failfast: boolean(map, "failfast")?,
-            maxfail: integer(map, "maxfail")?,
-            show_capture: boolean(map, "show_capture")?,
-            timeout: integer(map, "timeout")?,
-            format: string(map, "format")?,
-        })
-    }
-
+impl ExecuteTestsRequest {
     /// Applies every rule. `default_timeout` is the server's or CLI's.
     pub fn validate(
         self,
@@ -301,18 +232,8 @@ impl RunRequest {
     }
 }
 
-impl DiscoverRequest {
-    /// Reads raw JSON arguments. Unknown keys and wrong types are refused.
-    pub fn from_json(args: &Value) -> Result<DiscoverRequest, ValidationError> {
-        let map = object(args, DISCOVER_FIELDS)?;
-        Ok(DiscoverRequest {
-            path: string(map, "path")?,
-            pattern: string(map, "pattern")?,
-            timeout: None,
-            format: string(map, "format")?,
-        })
-    }
-
+impl DiscoverTestsRequest {
+    /// Applies every rule. `default_timeout` is the server's or CLI's.
     pub fn validate(
         self,
         root: &Root,
@@ -349,54 +270,6 @@ impl DiscoverRequest {
             timeout: timeout(self.timeout, default_timeout)?,
             format: format(self.format)?,
         })
-    }
-}
-
-fn object<'a>(args: &'a Value, fields: &[&str]) -> Result<&'a Map<String, Value>, ValidationError> {
-    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
-    let map = match args {
-        Value::Object(map) => map,
-        Value::Null => EMPTY.get_or_init(Map::new),
-        other => return Err(invalid("arguments", "must be a JSON object", other.clone())),
-    };
-    if let Some(unknown) = map.keys().find(|k| !fields.contains(&k.as_str())) {
-        return Err(invalid(
-            unknown,
-            format!("is not a known parameter (known: {})", fields.join(", ")),
-            map[unknown].clone(),
-        ));
-    }
-    Ok(map)
-}
-
-fn string(map: &Map<String, Value>, field: &str) -> Result<Option<String>, ValidationError> {
-    match map.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(invalid(field, "must be a string", other.clone())),
-    }
-}
-
-fn integer(map: &Map<String, Value>, field: &str) -> Result<Option<i64>, ValidationError> {
-    match map.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => match n.as_i64() {
-            Some(i) => Ok(Some(i)),
-            None => Err(invalid(
-                field,
-                "must be an integer",
-                Value::Number(n.clone()),
-            )),
-        },
-        Some(other) => Err(invalid(field, "must be an integer", other.clone())),
-    }
-}
-
-fn boolean(map: &Map<String, Value>, field: &str) -> Result<Option<bool>, ValidationError> {
-    match map.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Bool(b)) => Ok(Some(*b)),
-        Some(other) => Err(invalid(field, "must be true or false", other.clone())),
     }
 }
 
@@ -466,6 +339,7 @@ fn format(value: Option<String>) -> Result<Format, ValidationError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::request::ToolRequest;
     use serde_json::json;
 
     fn project() -> (tempfile::TempDir, Root) {
@@ -478,7 +352,7 @@ mod tests {
 
     fn run(args: Value) -> Result<RunParams, ValidationError> {
         let (_dir, root) = project();
-        RunRequest::from_json(&args)?.validate(&root, Duration::from_secs(300))
+        ExecuteTestsRequest::from_json(&args)?.validate(&root, Duration::from_secs(300))
     }
 
     fn refused(args: Value, field: &str, detail_part: &str) {
@@ -576,9 +450,9 @@ mod tests {
         let outside = tempfile::tempdir().expect("tempdir");
         std::fs::write(outside.path().join("x.py"), "").expect("write");
         std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).expect("symlink");
-        let err = RunRequest {
+        let err = ExecuteTestsRequest {
             node_ids: vec!["link/x.py".into()],
-            ..RunRequest::default()
+            ..ExecuteTestsRequest::default()
         }
         .validate(&root, Duration::from_secs(1))
         .expect_err("escapes");
@@ -588,7 +462,7 @@ mod tests {
     #[test]
     fn discovery_rules() {
         let (_dir, root) = project();
-        let ok = DiscoverRequest::from_json(&json!({"path": "tests", "pattern": "test_*.py"}))
+        let ok = DiscoverTestsRequest::from_json(&json!({"path": "tests", "pattern": "test_*.py"}))
             .and_then(|r| r.validate(&root, Duration::from_secs(5)))
             .expect("valid");
         assert_eq!(ok.pattern.as_deref(), Some("test_*.py"));
@@ -599,7 +473,7 @@ mod tests {
             (json!({"pattern": "--co"}), "pattern"),
             (json!({"timeout": 5}), "timeout"),
         ] {
-            let err = DiscoverRequest::from_json(&args)
+            let err = DiscoverTestsRequest::from_json(&args)
                 .and_then(|r| r.validate(&root, Duration::from_secs(5)))
                 .expect_err("refused");
             assert_eq!(err.field, field, "{err}");

@@ -1,7 +1,9 @@
 //! The MCP server: `execute_tests` and `discover_tests` over stdio (rmcp).
 //!
-//! Arguments are taken raw and validated by `params` (SPEC.md: wrong types
-//! and unknown keys get our field/rule/value error, not rmcp's generic one).
+//! Each tool is its request type (`request`): its description and input
+//! schema come from the type, raw arguments are read into it and validated
+//! by `params` (SPEC.md: wrong types and unknown keys get our
+//! field/rule/value error, not rmcp's generic one).
 //! Errors follow the request's `format`: `json` gives JSON-RPC errors with
 //! ADR-007 codes and data; `markdown` (the default) gives tool results with
 //! `isError: true` whose text is the Markdown rendering, so every client
@@ -25,9 +27,10 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::execute::{self, ExecError, Settings};
-use crate::params::{DiscoverRequest, RunRequest, ValidationError};
+use crate::params::ValidationError;
 use crate::process::CancelToken;
 use crate::render::{self, Format};
+use crate::request::{DiscoverTestsRequest, ExecuteTestsRequest, ToolRequest};
 
 /// The server: settings fixed at start, nothing else shared between calls.
 #[derive(Clone)]
@@ -45,98 +48,18 @@ impl Server {
     }
 }
 
-fn object(value: Value) -> JsonObject {
-    match value {
-        Value::Object(map) => map,
-        _ => JsonObject::new(),
-    }
+/// The two tools, each described by its request type (`request`): name,
+/// description and input schema.
+pub fn tools() -> Vec<Tool> {
+    vec![
+        tool::<ExecuteTestsRequest>(),
+        tool::<DiscoverTestsRequest>(),
+    ]
 }
 
-/// The two tools and their input schemas (the style guide's, plus `format`).
-pub fn tools() -> Vec<Tool> {
-    let format = json!({
-        "type": "string",
-        "enum": ["markdown", "json"],
-        "description": "Answer format. 'markdown' (default): token-lean text; errors come back as tool errors (isError) whose text says what happened. 'json': the full structured object; errors come back as JSON-RPC errors (-32000 execution failure, -32602 invalid params) with details in data."
-    });
-    let execute = Tool::new(
-        "execute_tests",
-        "Run pytest in the project and return the results. Test failures are a normal result, not an error. \
-The Markdown answer starts with 'Test SUCCESS|FAILURE|NO TESTS (<secs>s) — <n> run, <n> failed, ...' and has one \
-'### FAILED: <node_id>' (or '### ERROR at setup: <node_id>') section per problem with the message, 'at file:line' \
-frames and the failing source line; collection errors and skip reasons follow; passing tests are only counted. \
-The JSON answer has exit_code, summary, tests (node_id, outcome, duration, message, traceback), json_report, \
-text_output and collection_errors. A timeout or crash is an error that still lists the tests that finished and \
-names the test that was running. Node ids in answers can be passed back in node_ids.",
-        object(json!({
-            "type": "object",
-            "properties": {
-                "node_ids": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "description": "Tests to run, as pytest node ids relative to the project root: a test ('tests/test_user.py::test_login'), a class ('tests/test_user.py::TestAuth'), a file or a directory ('tests/unit'). Must stay inside the project root. Omit to run the whole suite."
-                },
-                "markers": {
-                    "type": "string",
-                    "description": "Pytest marker expression (pytest -m), e.g. 'not slow and integration'."
-                },
-                "keywords": {
-                    "type": "string",
-                    "description": "Keyword expression on test names (pytest -k), e.g. 'login and not admin'."
-                },
-                "verbosity": {
-                    "type": "integer",
-                    "minimum": -2,
-                    "maximum": 2,
-                    "description": "pytest verbosity, -2 (quietest) to 2 (most verbose); changes pytest's own output (text_output in JSON). Default 0."
-                },
-                "failfast": {
-                    "type": "boolean",
-                    "description": "Stop at the first failure (pytest -x). Do not combine with maxfail."
-                },
-                "maxfail": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": "Stop after this many failures (pytest --maxfail)."
-                },
-                "show_capture": {
-                    "type": "boolean",
-                    "description": "Include captured stdout/stderr/log of failing tests. Default true."
-                },
-                "timeout": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": crate::params::MAX_TIMEOUT_SECS,
-                    "description": "Time limit in seconds for the whole run; default is the server's (300 unless configured). The run and every process it started are killed when it expires."
-                },
-                "format": format.clone()
-            },
-            "additionalProperties": false
-        })),
-    );
-    let discover = Tool::new(
-        "discover_tests",
-        "List the tests pytest would run, without running them (pytest --collect-only). The Markdown answer \
-groups tests by file ('### tests/test_x.py' then '- L<line> <name>' per test); the JSON answer has tests \
-(node_id, module, class, function, file, line), count and collection_errors (file, error_type, message, line, \
-traceback). Files that fail to import are reported as collection errors, not as a failure of the tool.",
-        object(json!({
-            "type": "object",
-            "properties": {
-                "path": {
-                    "type": "string",
-                    "description": "Directory or file to look in, relative to the project root (default: the whole project). Must stay inside the root."
-                },
-                "pattern": {
-                    "type": "string",
-                    "description": "Test file name glob replacing pytest's python_files, e.g. 'test_*.py' or '*_spec.py' (default: the project's setting, normally 'test_*.py' and '*_test.py')."
-                },
-                "format": format
-            },
-            "additionalProperties": false
-        })),
-    );
-    vec![execute, discover]
+fn tool<T: ToolRequest>() -> Tool {
+    let (description, schema) = T::input_schema().clone();
+    Tool::new(T::TOOL, description, schema)
 }
 
 /// The request's format, read before validation so that even a refused
@@ -237,7 +160,7 @@ impl Server {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let format = requested_format(&args);
-        let params = match RunRequest::from_json(&Value::Object(args))
+        let params = match ExecuteTestsRequest::from_json(&Value::Object(args))
             .and_then(|r| r.validate(&self.settings.root, self.settings.default_timeout))
         {
             Ok(p) => p,
@@ -280,7 +203,7 @@ impl Server {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let format = requested_format(&args);
-        let params = match DiscoverRequest::from_json(&Value::Object(args))
+        let params = match DiscoverTestsRequest::from_json(&Value::Object(args))
             .and_then(|r| r.validate(&self.settings.root, self.settings.default_timeout))
         {
             Ok(p) => p,

@@ -17,9 +17,10 @@ use std::time::Duration;
 
 use pytest_mcp::merge::merge;
 use pytest_mcp::model::Run;
-use pytest_mcp::params::{DiscoverRequest, Root, RunRequest, ValidationError};
+use pytest_mcp::params::{Root, ValidationError};
 use pytest_mcp::render::{self, Format};
 use pytest_mcp::report::{self, Input};
+use pytest_mcp::request::{DiscoverTestsRequest, ExecuteTestsRequest, ToolRequest};
 use pytest_mcp::sources::{self, ParseError, ReadOptions};
 use serde_json::Value;
 
@@ -244,7 +245,7 @@ pub fn params(data: &[u8]) -> Vec<Result<(), ValidationError>> {
     }
     let mut answers = Vec::new();
     for v in &values {
-        let run = RunRequest::from_json(v).and_then(|r| r.validate(root, default));
+        let run = ExecuteTestsRequest::from_json(v).and_then(|r| r.validate(root, default));
         if let Ok(p) = &run {
             run_rules_hold(p);
         }
@@ -252,7 +253,7 @@ pub fn params(data: &[u8]) -> Vec<Result<(), ValidationError>> {
             error_is_sane(e);
         }
         answers.push(run.map(|_| ()));
-        let discover = DiscoverRequest::from_json(v).and_then(|r| r.validate(root, default));
+        let discover = DiscoverTestsRequest::from_json(v).and_then(|r| r.validate(root, default));
         if let Ok(p) = &discover {
             if let Some(path) = &p.path {
                 path_rules_hold(path, path);

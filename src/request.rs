@@ -1,0 +1,386 @@
+//! The MCP tools' requests: one type per tool, exactly as a client sends it.
+//!
+//! Each type is the whole contract of its tool. Its doc comment is the
+//! tool's description and its fields, with their doc comments and range
+//! attributes, are the tool's input schema ([`ToolRequest::input_schema`]):
+//! nothing is written twice. [`ToolRequest::from_json`] reads raw arguments
+//! into it, refusing unknown keys and wrong JSON types with our
+//! field/rule/value error (ADR-007), not serde's; `params` then validates
+//! the request into typed parameters. The command line builds the same
+//! types from its flags and validates them the same way.
+
+use std::sync::OnceLock;
+
+use rmcp::schemars::generate::SchemaSettings;
+use rmcp::schemars::transform::{RecursiveTransform, RestrictFormats};
+use rmcp::schemars::{JsonSchema, Schema};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::params::{ValidationError, invalid};
+
+/// Run pytest in the project and return the results. Test failures are a
+/// normal result, not an error. The Markdown answer starts with 'Test
+/// SUCCESS|FAILURE|NO TESTS (<secs>s) — <n> run, <n> failed, ...' and has
+/// one '### FAILED: <node_id>' (or '### ERROR at setup: <node_id>') section
+/// per problem with the message, 'at file:line' frames and the failing
+/// source line; collection errors and skip reasons follow; passing tests are
+/// only counted. The JSON answer has exit_code, summary, tests (node_id,
+/// outcome, duration, message, traceback), json_report, text_output and
+/// collection_errors. A timeout or crash is an error that still lists the
+/// tests that finished and names the test that was running. Node ids in
+/// answers can be passed back in node_ids.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct ExecuteTestsRequest {
+    /// Tests to run, as pytest node ids relative to the project root: a test
+    /// ('tests/test_user.py::test_login'), a class
+    /// ('tests/test_user.py::TestAuth'), a file or a directory
+    /// ('tests/unit'). Must stay inside the project root. Omit to run the
+    /// whole suite.
+    pub node_ids: Vec<String>,
+    /// Pytest marker expression (pytest -m), e.g. 'not slow and
+    /// integration'.
+    pub markers: Option<String>,
+    /// Keyword expression on test names (pytest -k), e.g. 'login and not
+    /// admin'.
+    pub keywords: Option<String>,
+    /// pytest verbosity, -2 (quietest) to 2 (most verbose); changes pytest's
+    /// own output (text_output in JSON). Default 0.
+    #[schemars(range(min = -2, max = 2))]
+    pub verbosity: Option<i64>,
+    /// Stop at the first failure (pytest -x). Do not combine with maxfail.
+    pub failfast: Option<bool>,
+    /// Stop after this many failures (pytest --maxfail).
+    #[schemars(range(min = 1))]
+    pub maxfail: Option<i64>,
+    /// Include captured stdout/stderr/log of failing tests. Default true.
+    pub show_capture: Option<bool>,
+    /// Time limit in seconds for the whole run; default is the server's (300
+    /// unless configured). The run and every process it started are killed
+    /// when it expires.
+    #[schemars(range(min = 1, max = crate::params::MAX_TIMEOUT_SECS))]
+    pub timeout: Option<i64>,
+    // Described by `AnswerFormat`, the same for both tools.
+    #[schemars(with = "Option<AnswerFormat>")]
+    pub format: Option<String>,
+}
+
+/// List the tests pytest would run, without running them (pytest
+/// --collect-only). The Markdown answer groups tests by file ('###
+/// tests/test_x.py' then '- L<line> <name>' per test); the JSON answer has
+/// tests (node_id, module, class, function, file, line), count and
+/// collection_errors (file, error_type, message, line, traceback). Files
+/// that fail to import are reported as collection errors, not as a failure
+/// of the tool.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct DiscoverTestsRequest {
+    /// Directory or file to look in, relative to the project root (default:
+    /// the whole project). Must stay inside the root.
+    pub path: Option<String>,
+    /// Test file name glob replacing pytest's python_files, e.g. 'test_*.py'
+    /// or '*_spec.py' (default: the project's setting, normally 'test_*.py'
+    /// and '*_test.py').
+    pub pattern: Option<String>,
+    /// Time limit in seconds, from the command line (`--timeout`) only: the
+    /// tool takes the server's.
+    #[serde(skip)]
+    pub timeout: Option<i64>,
+    // Described by `AnswerFormat`, the same for both tools.
+    #[schemars(with = "Option<AnswerFormat>")]
+    pub format: Option<String>,
+}
+
+/// Answer format. 'markdown' (default): token-lean text; errors come back as
+/// tool errors (isError) whose text says what happened. 'json': the full
+/// structured object; errors come back as JSON-RPC errors (-32000 execution
+/// failure, -32602 invalid params) with details in data.
+//
+// Only the schema of a tool's `format` (this doc comment is its
+// description): the field is read as a string and `params` checks its
+// value, so that a refusal keeps its rule's order and wording.
+#[derive(JsonSchema)]
+#[schemars(crate = "rmcp::schemars", inline, rename_all = "lowercase")]
+#[allow(dead_code)]
+enum AnswerFormat {
+    Markdown,
+    Json,
+}
+
+/// A tool's request type: its name, its schema and how raw arguments are read.
+pub trait ToolRequest: DeserializeOwned + JsonSchema {
+    /// The tool's name in `tools/list` and `tools/call`.
+    const TOOL: &'static str;
+
+    /// The tool's description (the type's doc comment) and its input
+    /// schema (see [`derive_schema`]), derived once.
+    fn input_schema() -> &'static (String, Map<String, Value>);
+
+    /// Reads raw JSON arguments (`null` is no arguments; a `null` value is
+    /// an absent one). Unknown keys and wrong types are refused, in the
+    /// schema's field order, before serde sees the value.
+    fn from_json(args: &Value) -> Result<Self, ValidationError> {
+        let empty = Map::new();
+        let map = match args {
+            Value::Object(map) => map,
+            Value::Null => &empty,
+            other => return Err(invalid("arguments", "must be a JSON object", other.clone())),
+        };
+        let (_, schema) = Self::input_schema();
+        let properties = match schema.get("properties") {
+            Some(Value::Object(properties)) => properties,
+            _ => &empty,
+        };
+        if let Some(unknown) = map.keys().find(|k| !properties.contains_key(*k)) {
+            let known: Vec<&str> = properties.keys().map(String::as_str).collect();
+            return Err(invalid(
+                unknown,
+                format!("is not a known parameter (known: {})", known.join(", ")),
+                map[unknown].clone(),
+            ));
+        }
+        for (field, property) in properties {
+            if let Some(value) = map.get(field).filter(|v| !v.is_null())
+                && let Some((detail, received)) = wrong_type(property, value)
+            {
+                return Err(invalid(field, detail, received.clone()));
+            }
+        }
+        let given: Map<String, Value> = map
+            .iter()
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        // The checks above leave serde nothing to refuse; should the two
+        // ever disagree, its message still names the rule.
+        serde_json::from_value(Value::Object(given))
+            .map_err(|e| invalid("arguments", e.to_string(), args.clone()))
+    }
+}
+
+impl ToolRequest for ExecuteTestsRequest {
+    const TOOL: &'static str = "execute_tests";
+
+    fn input_schema() -> &'static (String, Map<String, Value>) {
+        static SCHEMA: OnceLock<(String, Map<String, Value>)> = OnceLock::new();
+        SCHEMA.get_or_init(derive_schema::<Self>)
+    }
+}
+
+impl ToolRequest for DiscoverTestsRequest {
+    const TOOL: &'static str = "discover_tests";
+
+    fn input_schema() -> &'static (String, Map<String, Value>) {
+        static SCHEMA: OnceLock<(String, Map<String, Value>)> = OnceLock::new();
+        SCHEMA.get_or_init(derive_schema::<Self>)
+    }
+}
+
+/// A request type's description (its doc comment) and input schema: an
+/// object of the type's fields, none required, no others allowed.
+fn derive_schema<T: JsonSchema>() -> (String, Map<String, Value>) {
+    let mut settings = SchemaSettings::draft2020_12();
+    // Integer widths ("int64") are not JSON Schema formats: dropped
+    // while `$schema` still says which standard applies.
+    settings
+        .transforms
+        .push(Box::new(RestrictFormats::default()));
+    settings.transforms.push(Box::new(RecursiveTransform(lean)));
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    let mut object = match schema.to_value() {
+        Value::Object(object) => object,
+        _ => Map::new(),
+    };
+    for noise in ["$schema", "title"] {
+        object.shift_remove(noise);
+    }
+    // Last, after the properties it is about.
+    if let Some(closed) = object.shift_remove("additionalProperties") {
+        object.insert("additionalProperties".into(), closed);
+    }
+    let description = match object.shift_remove("description") {
+        Some(Value::String(text)) => text,
+        _ => String::new(),
+    };
+    (description, object)
+}
+
+/// Keeps the schema as short as it can say the same (it is read on every
+/// turn of an agent): an `Option` field is its value's type (a `null` reads
+/// as absent, which the missing `required` already says), defaults are said
+/// in the descriptions, and a doc comment wrapped over lines is one line,
+/// last.
+fn lean(schema: &mut Schema) {
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    if let Some(Value::Array(types)) = object.get_mut("type") {
+        types.retain(|t| t != "null");
+        if let [only] = types.as_slice() {
+            let only = only.clone();
+            object.insert("type".into(), only);
+        }
+    }
+    if let Some(Value::Array(choices)) = object.get_mut("enum") {
+        choices.retain(|v| !v.is_null());
+    }
+    object.shift_remove("default");
+    if let Some(Value::String(text)) = object.shift_remove("description") {
+        object.insert("description".into(), text.replace('\n', " ").into());
+    }
+}
+
+fn type_of(schema: &Value) -> Option<&str> {
+    schema.get("type")?.as_str()
+}
+
+/// The rule a value breaks when its JSON type is not the property's, and
+/// the value to report (for an array, its first item of the wrong type).
+/// Types the tools do not use are left to serde.
+fn wrong_type<'a>(property: &Value, value: &'a Value) -> Option<(&'static str, &'a Value)> {
+    match type_of(property)? {
+        "array" => {
+            let item = property.get("items").and_then(type_of);
+            let detail = match item? {
+                "string" => "must be an array of strings",
+                _ => return None,
+            };
+            match value {
+                Value::Array(items) => items.iter().find(|v| !v.is_string()).map(|v| (detail, v)),
+                other => Some((detail, other)),
+            }
+        }
+        "string" => (!value.is_string()).then_some(("must be a string", value)),
+        "integer" => value
+            .as_i64()
+            .is_none()
+            .then_some(("must be an integer", value)),
+        "boolean" => (!value.is_boolean()).then_some(("must be true or false", value)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn properties<T: ToolRequest>() -> Map<String, Value> {
+        match T::input_schema().1.get("properties") {
+            Some(Value::Object(p)) => p.clone(),
+            other => panic!("no properties: {other:?}"),
+        }
+    }
+
+    /// A value of the property's type, and one of another type.
+    fn samples(property: &Value) -> (Value, Value) {
+        match property["type"].as_str() {
+            Some("string") => (json!("x"), json!(1)),
+            Some("integer") => (json!(1), json!("1")),
+            Some("boolean") => (json!(true), json!("true")),
+            Some("array") => (json!(["x"]), json!("x")),
+            other => panic!("a type the reader does not check: {other:?}"),
+        }
+    }
+
+    /// Every property the schema lists is a field serde reads, and a value
+    /// of another JSON type gets our error naming that field.
+    fn schema_and_reader_agree<T: ToolRequest + std::fmt::Debug + Default + PartialEq>() {
+        let properties = properties::<T>();
+        assert!(properties.len() >= 3, "{properties:?}");
+        for (field, property) in &properties {
+            let (good, bad) = samples(property);
+            let read = T::from_json(&json!({ field: good })).expect("a value of the schema's type");
+            assert_ne!(read, T::default(), "{field} was not read");
+            let err = T::from_json(&json!({ field: bad.clone() })).expect_err("wrong type");
+            assert_eq!(
+                (err.field.as_str(), &err.received_value),
+                (field.as_str(), &bad)
+            );
+            assert!(err.detail.starts_with("must be "), "{err}");
+            assert_eq!(T::from_json(&json!({ field: null })), Ok(T::default()));
+        }
+    }
+
+    #[test]
+    fn every_schema_property_is_read_and_type_checked() {
+        schema_and_reader_agree::<ExecuteTestsRequest>();
+        schema_and_reader_agree::<DiscoverTestsRequest>();
+    }
+
+    #[test]
+    fn unknown_keys_are_refused_naming_the_known_ones_in_schema_order() {
+        let err = ExecuteTestsRequest::from_json(&json!({"node_ids": [], "extra_args": ["-p"]}))
+            .expect_err("unknown");
+        assert_eq!(
+            err.to_string(),
+            "Invalid params: extra_args is not a known parameter (known: node_ids, markers, keywords, verbosity, failfast, maxfail, show_capture, timeout, format) (received [\"-p\"])"
+        );
+        // The command line's discovery time limit is no tool parameter.
+        let err = DiscoverTestsRequest::from_json(&json!({"timeout": 5})).expect_err("unknown");
+        assert_eq!(
+            err.detail,
+            "is not a known parameter (known: path, pattern, format)"
+        );
+    }
+
+    #[test]
+    fn wrong_types_are_reported_in_schema_order_with_the_bad_item() {
+        let err = ExecuteTestsRequest::from_json(&json!({"format": 1, "node_ids": ["a", 2]}))
+            .expect_err("wrong types");
+        assert_eq!(
+            err.to_string(),
+            "Invalid params: node_ids must be an array of strings (received 2)"
+        );
+        let err = ExecuteTestsRequest::from_json(&json!({"maxfail": 1.5})).expect_err("float");
+        assert_eq!(err.detail, "must be an integer");
+        let err = ExecuteTestsRequest::from_json(&json!({"timeout": u64::MAX})).expect_err("big");
+        assert_eq!(err.received_value, json!(u64::MAX));
+    }
+
+    #[test]
+    fn a_full_request_reads_every_field() {
+        let read = ExecuteTestsRequest::from_json(&json!({
+            "node_ids": ["t.py"], "markers": "m", "keywords": "k", "verbosity": -2,
+            "failfast": false, "maxfail": 3, "show_capture": false, "timeout": 9,
+            "format": "yaml"
+        }))
+        .expect("read");
+        assert_eq!(
+            read,
+            ExecuteTestsRequest {
+                node_ids: vec!["t.py".into()],
+                markers: Some("m".into()),
+                keywords: Some("k".into()),
+                verbosity: Some(-2),
+                failfast: Some(false),
+                maxfail: Some(3),
+                show_capture: Some(false),
+                timeout: Some(9),
+                // Values are checked by `params`, in its order.
+                format: Some("yaml".into()),
+            }
+        );
+    }
+
+    #[test]
+    fn the_schema_says_only_what_the_tool_takes() {
+        let (description, schema) = ExecuteTestsRequest::input_schema().clone();
+        assert!(
+            description.starts_with("Run pytest in the project"),
+            "{description}"
+        );
+        assert!(!description.contains('\n'), "{description}");
+        let keys: Vec<&String> = schema.keys().collect();
+        assert_eq!(keys, ["type", "properties", "additionalProperties"]);
+        assert_eq!(schema["additionalProperties"], json!(false));
+        let text = Value::Object(schema).to_string();
+        for noise in ["null", "\"default\":", "int64", "$defs", "\\n", "required"] {
+            assert!(!text.contains(noise), "{noise} in {text}");
+        }
+    }
+}

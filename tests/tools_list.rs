@@ -1,0 +1,49 @@
+//! What `tools/list` tells an agent, pinned: both tools' names,
+//! descriptions and input schemas as derived from their request types
+//! (`src/request.rs`), in the bytes the server sends. An agent pays for them
+//! on every turn, so a change to a doc comment or an attribute of a request
+//! field shows here, with its cost.
+//!
+//! To accept a reviewed change: `UPDATE_GOLDEN=1 cargo test --test tools_list`.
+
+use std::path::PathBuf;
+
+/// o200k tokens of the whole list, measured when the schemas were first
+/// derived from the request types (875, the same bytes as the hand-written
+/// schemas they replaced), with a little room.
+const MAX_TOKENS: usize = 900;
+
+fn wire() -> String {
+    serde_json::to_string(&pytest_mcp::server::tools()).expect("tools serialize")
+}
+
+#[test]
+fn tools_list_is_pinned() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("golden/mcp/tools_list.json");
+    let value: serde_json::Value = serde_json::from_str(&wire()).expect("JSON");
+    let actual = serde_json::to_string_pretty(&value).expect("pretty") + "\n";
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, &actual).expect("write");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    if expected != actual {
+        let diff = similar::TextDiff::from_lines(&expected, &actual);
+        panic!(
+            "{} differs (review, then UPDATE_GOLDEN=1 cargo test --test tools_list):\n{}",
+            path.display(),
+            diff.unified_diff().header("expected", "actual")
+        );
+    }
+}
+
+#[test]
+fn tools_list_stays_small() {
+    let bpe = tiktoken_rs::o200k_base().expect("o200k_base loads");
+    let tokens = bpe.encode_with_special_tokens(&wire()).len();
+    assert!(
+        (500..=MAX_TOKENS).contains(&tokens),
+        "tools/list is {tokens} o200k tokens (budget {MAX_TOKENS})"
+    );
+}
