@@ -55,6 +55,12 @@ def _python() -> Path:
 BIN = _binary()
 PYTHON = _python()
 
+# The --kill-grace every test server gets (the default is 2 s): the time a
+# run's process group has between SIGTERM and SIGKILL. The hanging test
+# projects ignore SIGTERM, so each ended run waits all of it; tests/runner.rs
+# checks the default.
+KILL_GRACE = 0.2
+
 # The protocol revisions the server negotiates: the initialize handshake's
 # newest, and the 2026 revision reached through server/discover.
 HANDSHAKE = "2025-11-25"
@@ -233,12 +239,13 @@ async def serve(
     timeout: int | None = None,
     python: Path | None = None,
     env: dict[str, str] | None = None,
+    kill_grace: float = KILL_GRACE,
 ) -> AsyncIterator[Connection]:
-    """Starts `pytest-mcp serve --root <root>` through the SDK's stdio client
-    and yields an initialized session. The server's stderr goes to `log`.
-    `python` replaces the test interpreter; `env` is added to the SDK's
-    default environment of the server."""
-    args = ["serve", "--root", str(root), "--python", str(python or PYTHON)]
+    """Starts `pytest-mcp serve --root <root> --kill-grace <kill_grace>`
+    through the SDK's stdio client and yields an initialized session. The
+    server's stderr goes to `log`. `python` replaces the test interpreter;
+    `env` is added to the SDK's default environment of the server."""
+    args = ["serve", "--root", str(root), "--python", str(python or PYTHON), "--kill-grace", str(kill_grace)]
     if timeout is not None:
         args += ["--timeout", str(timeout)]
     # Started from the repository, not the project: the root comes from

@@ -20,6 +20,7 @@ import pytest
 from conftest import (
     BIN,
     HANDSHAKE,
+    KILL_GRACE,
     MODERN,
     PYTHON,
     alive,
@@ -34,9 +35,10 @@ from mcp_types import CallToolResult, Request
 
 pytestmark = pytest.mark.anyio
 
-# process::GRACE: time the server gives a process group between SIGTERM and
-# SIGKILL (runner_hang's pytest and child ignore SIGTERM, so all of it).
-GRACE = 2.0
+# The --kill-grace of the test servers: time a process group gets between
+# SIGTERM and SIGKILL (runner_hang's pytest and child ignore SIGTERM, so all
+# of it).
+GRACE = KILL_GRACE
 HANGING = "tests/test_hang.py::test_hangs_with_stubborn_child"
 INVALID_PARAMS = -32602
 EXECUTION_FAILED = -32000
@@ -592,8 +594,8 @@ async def test_a_timeout_names_the_hanging_test_and_leaves_nothing(project, conn
         pids = recorded_pids(root)
         assert all(pids.values()), f"{name}: the hanging test never got going: {pids}"
         outcome, elapsed = answers[name]
-        figure(f"timeout 3s ({name}): answered after {elapsed:.2f}s (SIGTERM ignored, SIGKILL after {GRACE:.0f}s grace)")
-        assert 3.0 <= elapsed < 3.0 + GRACE + 5.0, (name, elapsed)
+        figure(f"timeout 3s ({name}): answered after {elapsed:.2f}s (SIGTERM ignored, SIGKILL after {GRACE:.1f}s grace)")
+        assert 3.0 + GRACE <= elapsed < 3.0 + GRACE + 5.0, (name, elapsed)
 
     error, _ = answers["json"]
     assert isinstance(error, MCPError), error
@@ -872,10 +874,11 @@ import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-BIN, PYTHON, ROOT, LOG = sys.argv[1:5]
+BIN, PYTHON, ROOT, LOG, GRACE = sys.argv[1:6]
 
 async def main():
-    params = StdioServerParameters(command=BIN, args=["serve", "--root", ROOT, "--python", PYTHON])
+    args = ["serve", "--root", ROOT, "--python", PYTHON, "--kill-grace", GRACE]
+    params = StdioServerParameters(command=BIN, args=args)
     with open(LOG, "a") as log:
         async with stdio_client(params, errlog=log) as (read, write):
             async with ClientSession(read, write) as session:
@@ -901,7 +904,7 @@ async def test_a_killed_client_leaves_no_process_behind(project, tmp_path, reape
     log = tmp_path / "killed-client-server.log"
     with anyio.fail_after(40):
         client = await anyio.open_process(
-            [str(PYTHON), str(script), str(BIN), str(PYTHON), str(root), str(log)],
+            [str(PYTHON), str(script), str(BIN), str(PYTHON), str(root), str(log), str(GRACE)],
             stderr=subprocess.STDOUT,
         )
         try:
