@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: Python test dependencies, then
-# cargo test (unit, golden, corpus, pytest agreement, token budget), clippy
-# and rustfmt. Ends with one line totalling cargo's test results.
+# cargo test (unit, golden, corpus, pytest agreement, token budget), the
+# MCP load tests (tests/mcp_load.rs: ignored by a plain `cargo test`, run
+# here with --ignored), clippy and rustfmt. Ends with one line totalling
+# cargo's test results.
 # Usage: bash scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +15,7 @@ trap 'rm -f "$log"' EXIT
 cargo clippy --all-targets -- -D warnings
 cargo fmt --check
 cargo test --all-targets 2>&1 | tee "$log"
+cargo test --test mcp_load -- --ignored 2>&1 | tee -a "$log"
 # Sum the "test result: ok. N passed; M failed" lines of every test binary.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
      END { printf "%d passed, %d failed\n", p, f }' "$log"

@@ -76,13 +76,33 @@ def anyio_backend() -> str:
 # Figures printed at the end of the session
 # ---------------------------------------------------------------------------
 
+# Under pytest-xdist the tests run in worker processes: a figure travels to
+# the controller as a user property of the test's report.
 _FIGURES: list[str] = []
+_CURRENT: list[pytest.Item] = []
 
 
 def figure(line: str) -> None:
     """Records a measurement for the end-of-session summary (and prints it)."""
-    _FIGURES.append(line)
+    if _CURRENT:
+        _CURRENT[-1].user_properties.append(("figure", line))
+    else:
+        _FIGURES.append(line)
     print(line)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    _CURRENT.append(item)
+    try:
+        return (yield)
+    finally:
+        _CURRENT.pop()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "teardown":
+        _FIGURES.extend(value for name, value in report.user_properties if name == "figure")
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
