@@ -4,12 +4,13 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use tokio_util::sync::CancellationToken;
 
 use crate::execute::{self, ErrorKind, ExecError, Settings};
 use crate::params::{DEFAULT_TIMEOUT_SECS, Root};
-use crate::process::CancelToken;
 use crate::render::{self, Format};
 use crate::report::{self, Input};
 use crate::request::{DiscoverTestsRequest, ExecuteTestsRequest};
@@ -117,6 +118,22 @@ pub struct ServeArgs {
     /// Time limit in seconds for a call that sets none (1 to 86400).
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_TIMEOUT_SECS)]
     pub timeout: u64,
+    /// Seconds pytest's process group gets between SIGTERM and SIGKILL when
+    /// a run is ended (time limit, cancellation, a signal to pytest-mcp).
+    #[arg(long, value_name = "SECS", default_value = "2", value_parser = parse_grace)]
+    pub kill_grace: Duration,
+}
+
+/// `--kill-grace`: seconds (a decimal fraction allowed) from 0 to
+/// [`crate::process::MAX_GRACE`].
+fn parse_grace(value: &str) -> Result<Duration, String> {
+    let max = crate::process::MAX_GRACE;
+    value
+        .parse::<f64>()
+        .ok()
+        .and_then(|secs| Duration::try_from_secs_f64(secs).ok())
+        .filter(|grace| *grace <= max)
+        .ok_or_else(|| format!("expected seconds from 0 to {}", max.as_secs()))
 }
 
 /// Options shared by `run` and `discover`.
@@ -132,6 +149,10 @@ pub struct ProjectArgs {
     /// starts, 1 to 86400 (default: 300).
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<i64>,
+    /// Seconds pytest's process group gets between SIGTERM and SIGKILL when
+    /// a run is ended (time limit, cancellation, a signal to pytest-mcp).
+    #[arg(long, value_name = "SECS", default_value = "2", value_parser = parse_grace)]
+    pub kill_grace: Duration,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Markdown)]
     pub format: Format,
@@ -273,6 +294,7 @@ fn run_serve(args: &ServeArgs) -> u8 {
         root,
         python: args.python.clone(),
         default_timeout: std::time::Duration::from_secs(args.timeout),
+        kill_grace: args.kill_grace,
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -304,6 +326,7 @@ fn settings(project: &ProjectArgs) -> Result<Settings, u8> {
             root,
             python: project.python.clone(),
             default_timeout: std::time::Duration::from_secs(DEFAULT_TIMEOUT_SECS),
+            kill_grace: project.kill_grace,
         }),
         Err(e) => {
             eprintln!("pytest-mcp: error: {e}");
@@ -401,7 +424,7 @@ fn run_pytest(args: &RunArgs) -> u8 {
         Err(e) => return refuse(project, &e),
     };
     let mut progress = ProgressLine::new();
-    let cancel = CancelToken::new();
+    let cancel = CancellationToken::new();
     crate::process::cancel_on_signals(&cancel);
     let outcome = execute::run_tests(&settings, &params, &cancel, &mut |p| progress.show(p));
     progress.clear();
@@ -479,7 +502,7 @@ fn run_discover(args: &DiscoverArgs) -> u8 {
         Ok(p) => p,
         Err(e) => return refuse(project, &e),
     };
-    let cancel = CancelToken::new();
+    let cancel = CancellationToken::new();
     crate::process::cancel_on_signals(&cancel);
     match execute::discover(&settings, &params, &cancel) {
         Ok(d) => {
@@ -660,6 +683,48 @@ fn write_output(
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
                 Err(e) => Err(format!("cannot write to standard output: {e}")),
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grace_of(args: &[&str]) -> Result<Duration, clap::Error> {
+        let cli = Cli::try_parse_from(std::iter::once("pytest-mcp").chain(args.iter().copied()))?;
+        Ok(match cli.command {
+            Command::Run(a) => a.project.kill_grace,
+            Command::Discover(a) => a.project.kill_grace,
+            Command::Serve(a) => a.kill_grace,
+            Command::Report(_) => unreachable!("no --kill-grace on report"),
+        })
+    }
+
+    #[test]
+    fn kill_grace_defaults_to_the_process_default_and_takes_fractions() {
+        for sub in ["run", "discover", "serve"] {
+            assert_eq!(
+                grace_of(&[sub]).unwrap(),
+                crate::process::DEFAULT_GRACE,
+                "{sub}"
+            );
+            assert_eq!(
+                grace_of(&[sub, "--kill-grace", "0.2"]).unwrap(),
+                Duration::from_millis(200),
+                "{sub}"
+            );
+            assert_eq!(
+                grace_of(&[sub, "--kill-grace", "0"]).unwrap(),
+                Duration::ZERO
+            );
+        }
+    }
+
+    #[test]
+    fn kill_grace_out_of_range_is_refused() {
+        for bad in ["-1", "61", "nan", "inf", "2s", ""] {
+            assert!(grace_of(&["run", "--kill-grace", bad]).is_err(), "{bad}");
         }
     }
 }

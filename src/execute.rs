@@ -11,12 +11,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use crate::command::{self, Capabilities, Mode, Python, Workspace};
 use crate::merge::merge;
 use crate::model::{CollectionError, Run};
 use crate::params::{DiscoverParams, Root, RunParams};
-use crate::process::{self, CancelToken, Ending, Finished};
+use crate::process::{self, Ending, Finished};
 use crate::render::Format;
 use crate::sources::events::{EventLog, EventTail, Item, Progress};
 use crate::sources::{json_report, junit};
@@ -32,6 +33,9 @@ pub struct Settings {
     /// `--python`, if given.
     pub python: Option<PathBuf>,
     pub default_timeout: Duration,
+    /// Time pytest's process group gets between SIGTERM and SIGKILL when a
+    /// run is ended (`--kill-grace`).
+    pub kill_grace: Duration,
 }
 
 /// The kinds of execution error of ADR-007 (and two of ours).
@@ -136,7 +140,7 @@ pub struct Discovery {
 pub fn run_tests(
     settings: &Settings,
     params: &RunParams,
-    cancel: &CancelToken,
+    cancel: &CancellationToken,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<Run, Box<ExecError>> {
     let done = execute(
@@ -159,7 +163,7 @@ pub fn run_tests(
 pub fn discover(
     settings: &Settings,
     params: &DiscoverParams,
-    cancel: &CancelToken,
+    cancel: &CancellationToken,
 ) -> Result<Discovery, Box<ExecError>> {
     let done = execute(
         settings,
@@ -186,7 +190,7 @@ fn execute(
     settings: &Settings,
     mode: &Mode<'_>,
     format: Format,
-    cancel: &CancelToken,
+    cancel: &CancellationToken,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<Done, Box<ExecError>> {
     let python = command::find_python(settings.python.as_deref(), &settings.root);
@@ -196,7 +200,7 @@ fn execute(
         "pytest".into(),
     ];
     let caps = command::probe_cached(&python, &settings.root)
-        .map_err(|e| ExecError::setup(e.0, shown.clone()))?;
+        .map_err(|e| ExecError::setup(e.to_string(), shown.clone()))?;
     let ws = Workspace::new().map_err(|e| {
         ExecError::setup(
             format!("Failed to spawn pytest subprocess: cannot create a private temporary directory ({e}); check TMPDIR"),
@@ -205,7 +209,7 @@ fn execute(
     })?;
     let spec = command::build(&python, &settings.root, caps, &ws, mode);
     let mut tail = EventTail::new(ws.events());
-    let finished = process::run_watched(&spec, cancel, &mut || {
+    let finished = process::run_watched(&spec, settings.kill_grace, cancel, &mut || {
         if let Some(progress) = tail.poll() {
             on_progress(progress);
         }

@@ -7,26 +7,32 @@
 //! printed.
 
 use std::ffi::OsString;
+use std::future::Future;
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::task::Poll;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, killpg, sigaction};
+use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
 
 /// Bytes kept from the start of each output stream.
 pub const HEAD_BYTES: usize = 256 * 1024;
 /// Bytes kept from the end of each output stream.
 pub const TAIL_BYTES: usize = 768 * 1024;
-/// Time a process group gets between SIGTERM and SIGKILL.
-pub const GRACE: Duration = Duration::from_secs(2);
-/// How often the supervisor looks at the child, the clock and the token.
-const POLL: Duration = Duration::from_millis(20);
+/// Time a process group gets between SIGTERM and SIGKILL, unless
+/// `--kill-grace` says otherwise.
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(2);
+/// Longest `--kill-grace` accepted.
+pub const MAX_GRACE: Duration = Duration::from_secs(60);
+/// How often [`run_watched`] calls its `on_tick` while the child runs.
+const TICK: Duration = Duration::from_millis(100);
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -49,53 +55,59 @@ impl Spec {
     }
 }
 
-/// A flag another thread sets to end a run early (an MCP cancellation, the
-/// client going away). Cheap to clone; all clones share the flag.
-#[derive(Debug, Clone, Default)]
-pub struct CancelToken(Arc<AtomicBool>);
+/// The signals that end a command-line run.
+pub const CLI_STOP_SIGNALS: [Signal; 3] = [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP];
 
-impl CancelToken {
-    pub fn new() -> Self {
-        Self::default()
-    }
-    pub fn cancel(&self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-    pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
-    }
+/// Installs handlers for `signals` now (in the calling thread's tokio
+/// runtime) and returns a future that resolves to the first of them that
+/// arrives. The one signal mechanism of the crate: the server awaits it,
+/// [`cancel_on_signals`] runs it on a thread of its own.
+pub fn stop_signals(signals: &[Signal]) -> std::io::Result<impl Future<Output = Signal> + use<>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut streams = signals
+        .iter()
+        .map(|&s| Ok((s, signal(SignalKind::from_raw(s as i32))?)))
+        .collect::<std::io::Result<Vec<_>>>()?;
+    Ok(std::future::poll_fn(move |cx| {
+        for (number, stream) in &mut streams {
+            if let Poll::Ready(Some(())) = stream.poll_recv(cx) {
+                return Poll::Ready(*number);
+            }
+        }
+        Poll::Pending
+    }))
 }
 
 /// The signal that asked this process to stop (0: none yet), set by the
-/// handler [`cancel_on_signals`] installs.
+/// thread [`cancel_on_signals`] starts.
 static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
-
-extern "C" fn note_stop_signal(signal: nix::libc::c_int) {
-    STOP_SIGNAL.store(signal, Ordering::SeqCst);
-}
 
 /// For a command-line run: SIGTERM, SIGINT or SIGHUP to this process cancel
 /// `token` instead of killing the process at once. The run then ends its
-/// pytest process group (SIGTERM, [`GRACE`], SIGKILL) before we exit;
+/// pytest process group (SIGTERM, the grace, SIGKILL) before we exit;
 /// dying at once would leave pytest's own children (a server a test
 /// started, a child ignoring SIGTERM) running, as pytest is in a process
 /// group of its own and only pytest itself gets the parent-death signal.
-pub fn cancel_on_signals(token: &CancelToken) {
-    let action = SigAction::new(
-        SigHandler::Handler(note_stop_signal),
-        SaFlags::SA_RESTART,
-        SigSet::empty(),
-    );
-    for signal in [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP] {
-        // SAFETY: the handler only stores into an atomic integer, which is
-        // async-signal-safe. Children get default dispositions back at exec.
-        let _ = unsafe { sigaction(signal, &action) };
-    }
+/// The handlers are in place when this returns.
+pub fn cancel_on_signals(token: &CancellationToken) {
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+    else {
+        return;
+    };
+    let stop = {
+        let _entered = runtime.enter();
+        match stop_signals(&CLI_STOP_SIGNALS) {
+            Ok(stop) => stop,
+            Err(_) => return,
+        }
+    };
     let token = token.clone();
     std::thread::spawn(move || {
-        while STOP_SIGNAL.load(Ordering::SeqCst) == 0 {
-            std::thread::sleep(POLL);
-        }
+        let signal = runtime.block_on(stop);
+        // Before the cancellation, so the run's end can read it.
+        STOP_SIGNAL.store(signal as i32, Ordering::SeqCst);
         token.cancel();
     });
 }
@@ -202,19 +214,34 @@ pub struct SpawnError {
 /// The child gets its own process group, null stdin and piped output. When it
 /// ends by itself the group is killed too, so nothing it started outlives the
 /// run; on time-out or cancellation the group gets SIGTERM, then SIGKILL
-/// after [`GRACE`].
-pub fn run(spec: &Spec, cancel: &CancelToken) -> Result<Finished, SpawnError> {
-    run_watched(spec, cancel, &mut || {})
+/// after `grace`.
+pub fn run(
+    spec: &Spec,
+    grace: Duration,
+    cancel: &CancellationToken,
+) -> Result<Finished, SpawnError> {
+    run_watched(spec, grace, cancel, &mut || {})
 }
 
 /// [`run`], calling `on_tick` about ten times a second while the child runs
 /// (progress reporting reads the child's files from there).
 pub fn run_watched(
     spec: &Spec,
-    cancel: &CancelToken,
+    grace: Duration,
+    cancel: &CancellationToken,
     on_tick: &mut dyn FnMut(),
 ) -> Result<Finished, SpawnError> {
     let started = Instant::now();
+    let program = || spec.program.display().to_string();
+    // The supervisor's clock: a runtime of its own, as this runs on plain
+    // threads (the CLI's, the server's blocking pool).
+    let clock = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .map_err(|source| SpawnError {
+            program: program(),
+            source,
+        })?;
     let mut command = Command::new(&spec.program);
     command
         .args(&spec.args)
@@ -226,7 +253,7 @@ pub fn run_watched(
         .process_group(0);
     set_parent_death_signal(&mut command);
     let mut child = command.spawn().map_err(|source| SpawnError {
-        program: spec.program.display().to_string(),
+        program: program(),
         source,
     })?;
     let group = Pid::from_raw(child.id() as i32);
@@ -234,8 +261,20 @@ pub fn run_watched(
     let guard = GroupGuard(group);
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
+    // A thread blocked in waitpid tells the supervisor when the child ends.
+    let (exited, exit) = oneshot::channel();
+    std::thread::spawn(move || {
+        let _ = exited.send(child.wait());
+    });
 
-    let ending = supervise(&mut child, group, spec.timeout, started, cancel, on_tick);
+    let deadline = started.checked_add(spec.timeout);
+    let supervisor = Supervisor {
+        clock,
+        exit,
+        group,
+        grace,
+    };
+    let ending = supervisor.supervise(deadline, cancel, on_tick);
     // Whatever the child left running in its group goes with it.
     let _ = killpg(group, Signal::SIGKILL);
     drop(guard);
@@ -249,56 +288,84 @@ pub fn run_watched(
     })
 }
 
-fn supervise(
-    child: &mut Child,
-    group: Pid,
-    timeout: Duration,
-    started: Instant,
-    cancel: &CancelToken,
-    on_tick: &mut dyn FnMut(),
-) -> Ending {
-    let mut polls = 0u32;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return ending_of(status),
-            Ok(None) => {}
-            Err(_) => {
-                // The child cannot be waited for; treat it as gone.
-                let _ = killpg(group, Signal::SIGKILL);
-                return child.wait().map_or(Ending::Cancelled, ending_of);
-            }
-        }
-        let reason = if cancel.is_cancelled() {
-            Some(Ending::Cancelled)
-        } else if started.elapsed() >= timeout {
-            Some(Ending::TimedOut)
-        } else {
-            None
-        };
-        if let Some(reason) = reason {
-            terminate(child, group);
-            return reason;
-        }
-        polls = polls.wrapping_add(1);
-        if polls % 5 == 0 {
-            on_tick();
-        }
-        std::thread::sleep(POLL);
-    }
+/// What the waiting thread reports: the child's status, or why it could not
+/// be waited for.
+type Exit = Result<std::io::Result<ExitStatus>, oneshot::error::RecvError>;
+
+/// What ended one wait of the supervisor.
+enum Event {
+    Exited(Exit),
+    Stop(Ending),
+    Tick,
 }
 
-/// SIGTERM to the group, up to [`GRACE`] for the child to exit, then SIGKILL.
-fn terminate(child: &mut Child, group: Pid) {
-    let _ = killpg(group, Signal::SIGTERM);
-    let deadline = Instant::now() + GRACE;
-    while Instant::now() < deadline {
-        if let Ok(Some(_)) = child.try_wait() {
-            break;
+/// Waits for the child's end, the time limit and the cancellation at once.
+struct Supervisor {
+    clock: tokio::runtime::Runtime,
+    exit: oneshot::Receiver<std::io::Result<ExitStatus>>,
+    group: Pid,
+    grace: Duration,
+}
+
+impl Supervisor {
+    fn supervise(
+        mut self,
+        deadline: Option<Instant>,
+        cancel: &CancellationToken,
+        on_tick: &mut dyn FnMut(),
+    ) -> Ending {
+        loop {
+            let exit = &mut self.exit;
+            let event = self.clock.block_on(async {
+                let limit = async {
+                    match deadline {
+                        Some(at) => tokio::time::sleep_until(at.into()).await,
+                        None => std::future::pending().await,
+                    }
+                };
+                // In this order when several are ready: an exit is an exit.
+                tokio::select! {
+                    biased;
+                    status = exit => Event::Exited(status),
+                    () = cancel.cancelled() => Event::Stop(Ending::Cancelled),
+                    () = limit => Event::Stop(Ending::TimedOut),
+                    () = tokio::time::sleep(TICK) => Event::Tick,
+                }
+            });
+            match event {
+                Event::Exited(Ok(Ok(status))) => return ending_of(status),
+                Event::Exited(_) => {
+                    // The child cannot be waited for; treat it as gone.
+                    let _ = killpg(self.group, Signal::SIGKILL);
+                    return Ending::Cancelled;
+                }
+                Event::Stop(reason) => {
+                    self.terminate();
+                    return reason;
+                }
+                // Outside the clock's block_on: the callback may block on
+                // a runtime of its own.
+                Event::Tick => on_tick(),
+            }
         }
-        std::thread::sleep(POLL);
     }
-    let _ = killpg(group, Signal::SIGKILL);
-    let _ = child.wait();
+
+    /// SIGTERM to the group, up to the grace for the child to exit, then
+    /// SIGKILL, and the child reaped.
+    fn terminate(self) {
+        let Supervisor {
+            clock,
+            mut exit,
+            group,
+            grace,
+        } = self;
+        let _ = killpg(group, Signal::SIGTERM);
+        let exited = clock.block_on(async { tokio::time::timeout(grace, &mut exit).await });
+        let _ = killpg(group, Signal::SIGKILL);
+        if exited.is_err() {
+            let _ = clock.block_on(exit);
+        }
+    }
 }
 
 fn ending_of(status: std::process::ExitStatus) -> Ending {
@@ -388,6 +455,10 @@ mod tests {
     use super::*;
 
     fn sh(script: &str, timeout: Duration) -> Finished {
+        sh_graced(script, timeout, DEFAULT_GRACE)
+    }
+
+    fn sh_graced(script: &str, timeout: Duration, grace: Duration) -> Finished {
         let spec = Spec {
             program: "/bin/sh".into(),
             args: vec!["-c".into(), script.into()],
@@ -395,7 +466,29 @@ mod tests {
             env: Vec::new(),
             timeout,
         };
-        run(&spec, &CancelToken::new()).expect("spawn")
+        run(&spec, grace, &CancellationToken::new()).expect("spawn")
+    }
+
+    #[test]
+    fn a_group_ignoring_sigterm_gets_the_whole_grace_then_sigkill() {
+        // The ignored SIGTERM is inherited by sleep: only SIGKILL ends it.
+        let grace = Duration::from_millis(600);
+        let timeout = Duration::from_millis(200);
+        let f = sh_graced("trap '' TERM; sleep 60", timeout, grace);
+        assert_eq!(f.ending, Ending::TimedOut);
+        assert!(f.duration >= timeout + grace, "{:?}", f.duration);
+        assert!(f.duration < Duration::from_secs(10), "{:?}", f.duration);
+    }
+
+    #[test]
+    fn a_group_ending_on_sigterm_does_not_wait_out_the_grace() {
+        let f = sh_graced(
+            "sleep 60",
+            Duration::from_millis(200),
+            Duration::from_secs(60),
+        );
+        assert_eq!(f.ending, Ending::TimedOut);
+        assert!(f.duration < Duration::from_secs(10), "{:?}", f.duration);
     }
 
     #[test]
@@ -462,13 +555,13 @@ mod tests {
             env: Vec::new(),
             timeout: Duration::from_secs(60),
         };
-        let token = CancelToken::new();
+        let token = CancellationToken::new();
         let t2 = token.clone();
         std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(200));
             t2.cancel();
         });
-        let f = run(&spec, &token).expect("spawn");
+        let f = run(&spec, DEFAULT_GRACE, &token).expect("spawn");
         assert_eq!(f.ending, Ending::Cancelled);
         assert!(f.duration < Duration::from_secs(10));
     }
@@ -482,7 +575,8 @@ mod tests {
             env: Vec::new(),
             timeout: Duration::from_secs(1),
         };
-        let err = run(&spec, &CancelToken::new()).expect_err("no such program");
+        let err =
+            run(&spec, DEFAULT_GRACE, &CancellationToken::new()).expect_err("no such program");
         assert!(err.to_string().contains("/nonexistent/python"));
     }
 }

@@ -28,7 +28,6 @@ use tokio_util::sync::CancellationToken;
 
 use crate::execute::{self, ExecError, Settings};
 use crate::params::ValidationError;
-use crate::process::CancelToken;
 use crate::render::{self, Format};
 use crate::request::{DiscoverTestsRequest, ExecuteTestsRequest, ToolRequest};
 
@@ -119,24 +118,6 @@ fn internal(message: String) -> ErrorData {
     )
 }
 
-/// Ends `cancel` when the request's token fires, until dropped.
-struct Bridge(tokio::task::JoinHandle<()>);
-
-impl Bridge {
-    fn new(ct: CancellationToken, cancel: CancelToken) -> Bridge {
-        Bridge(tokio::spawn(async move {
-            ct.cancelled().await;
-            cancel.cancel();
-        }))
-    }
-}
-
-impl Drop for Bridge {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
 impl Server {
     /// Runs blocking work (a pytest process) on its own thread with a
     /// cancellation token that fires with the request's.
@@ -144,10 +125,9 @@ impl Server {
         &self,
         ctx: &RequestContext<RoleServer>,
         what: &str,
-        work: impl FnOnce(&Settings, &CancelToken) -> T + Send + 'static,
+        work: impl FnOnce(&Settings, &CancellationToken) -> T + Send + 'static,
     ) -> Result<T, ErrorData> {
-        let cancel = CancelToken::new();
-        let _bridge = Bridge::new(ctx.ct.clone(), cancel.clone());
+        let cancel = ctx.ct.child_token();
         let settings = self.settings.clone();
         tokio::task::spawn_blocking(move || work(&settings, &cancel))
             .await
@@ -332,21 +312,24 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for EofWatch<T> {
     }
 }
 
+/// The signals on which the server ends every run in flight and exits.
+const STOP_SIGNALS: [nix::sys::signal::Signal; 2] = [
+    nix::sys::signal::Signal::SIGTERM,
+    nix::sys::signal::Signal::SIGINT,
+];
+
 /// Serves MCP on stdin/stdout until the client goes away or the server gets
 /// SIGTERM/SIGINT. Every run in flight is ended before this returns.
 pub async fn serve(settings: Settings) -> Result<(), String> {
     let shutdown = CancellationToken::new();
     let signals = shutdown.clone();
     tokio::spawn(async move {
-        let mut term =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(s) => s,
-                Err(_) => return,
-            };
+        let Ok(stop) = crate::process::stop_signals(&STOP_SIGNALS) else {
+            return;
+        };
         tokio::select! {
-            _ = term.recv() => tracing::info!("SIGTERM: ending every run"),
-            _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: ending every run"),
-            _ = signals.cancelled() => {}
+            signal = stop => tracing::info!("{}: ending every run", signal.as_str()),
+            () = signals.cancelled() => {}
         }
         signals.cancel();
     });

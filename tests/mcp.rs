@@ -1,116 +1,19 @@
-//! `pytest-mcp serve` driven through a real MCP client: runs the Python
-//! tests in `tests/mcp/` (the MCP Python SDK over stdio against the binary
-//! cargo just built) and fails with pytest's output when they fail.
+//! `pytest-mcp serve` driven through a real MCP client: the Python tests in
+//! `tests/mcp/` (the MCP Python SDK over stdio against the binary cargo just
+//! built), on two pytest-xdist workers (every test has its own project copy
+//! and its own server). The load tests (`tests/mcp/test_load.py`) are left
+//! to `tests/mcp_load.rs`, so that everyday `cargo test` stays fast.
 //!
-//! Interpreter: `PYTEST_MCP_TEST_PYTHON`, else `.venv/bin/python`, which must
-//! have pytest, pytest-json-report and the MCP SDK (`mcp`); `bash
-//! scripts/setup.sh` creates it. The same interpreter is the one the server
-//! runs the test projects with.
+//! Interpreter: `PYTEST_MCP_TEST_PYTHON`, else `.venv/bin/python`; see
+//! `tests/common/mcp_suite.rs`.
 
-use std::io::Read;
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
-
-const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
-/// The Python suite takes well under a minute; this only stops a hang.
-const DEADLINE: Duration = Duration::from_secs(300);
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn python() -> PathBuf {
-    let (path, what) = match std::env::var_os("PYTEST_MCP_TEST_PYTHON").filter(|p| !p.is_empty()) {
-        Some(p) => (PathBuf::from(p), "PYTEST_MCP_TEST_PYTHON"),
-        None => (repo().join(".venv/bin/python"), "the test interpreter"),
-    };
-    assert!(
-        path.is_file(),
-        "{what} {} does not exist: run `bash scripts/setup.sh` in {} to create .venv with \
-         pytest, pytest-json-report and the MCP Python SDK (requirements-dev.txt)",
-        path.display(),
-        repo().display()
-    );
-    path
-}
-
-fn require_sdk(python: &Path) {
-    let out = Command::new(python)
-        .args([
-            "-c",
-            "import mcp.client.stdio, mcp.client.session, pytest, anyio",
-        ])
-        .output()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", python.display()));
-    assert!(
-        out.status.success(),
-        "{} lacks the MCP Python SDK or pytest: run `bash scripts/setup.sh` in {} \
-         (requirements-dev.txt pins mcp)\n{}",
-        python.display(),
-        repo().display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn read_all(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = pipe.read_to_end(&mut bytes);
-        String::from_utf8_lossy(&bytes).into_owned()
-    })
-}
+#[path = "common/mcp_suite.rs"]
+mod mcp_suite;
 
 #[test]
 fn the_server_works_with_the_mcp_python_sdk() {
-    let python = python();
-    require_sdk(&python);
-    let started = Instant::now();
-    let mut child = Command::new(&python)
-        .args(["-m", "pytest", "tests/mcp", "-p", "no:cacheprovider", "-q"])
-        .current_dir(repo())
-        .env("PYTEST_MCP_BIN", BIN)
-        .env("PYTEST_MCP_TEST_PYTHON", &python)
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // Its own group, so a hang past the deadline can be ended whole.
-        .process_group(0)
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {} -m pytest: {e}", python.display()));
-    let stdout = read_all(child.stdout.take().expect("stdout"));
-    let stderr = read_all(child.stderr.take().expect("stderr"));
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for pytest") {
-            break Some(status);
-        }
-        if started.elapsed() > DEADLINE {
-            let _ = killpg(Pid::from_raw(child.id() as i32), Signal::SIGKILL);
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let stdout = stdout.join().unwrap_or_default();
-    let stderr = stderr.join().unwrap_or_default();
-    println!("{stdout}");
-    eprintln!("{stderr}");
-    println!(
-        "tests/mcp: pytest finished in {:.1}s",
-        started.elapsed().as_secs_f64()
+    mcp_suite::run_python_suite(
+        "the MCP tests (tests/mcp)",
+        &["tests/mcp", "--ignore=tests/mcp/test_load.py", "-n", "2"],
     );
-    match status {
-        None => panic!(
-            "the MCP tests (tests/mcp) did not finish within {DEADLINE:?}:\n{stdout}\n{stderr}"
-        ),
-        Some(status) => assert!(
-            status.success(),
-            "the MCP tests (tests/mcp) failed ({status}):\n{stdout}\n{stderr}"
-        ),
-    }
 }

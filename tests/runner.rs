@@ -28,8 +28,13 @@ use support::{head, reader};
 const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
 /// Longest any single invocation may take before the test gives up on it.
 const DEADLINE: Duration = Duration::from_secs(90);
-/// `process::GRACE`: time between SIGTERM and SIGKILL at a timeout.
-const GRACE: Duration = Duration::from_secs(2);
+/// `process::DEFAULT_GRACE`: time between SIGTERM and SIGKILL when a run
+/// is ended and `--kill-grace` is not given.
+const DEFAULT_GRACE: Duration = Duration::from_secs(2);
+/// The `--kill-grace` of the tests that do not check the default: pytest
+/// and its child ignore SIGTERM there, so every such run waits it in full.
+const SHORT_GRACE: Duration = Duration::from_millis(200);
+const SHORT_GRACE_ARG: &str = "0.2";
 /// The file the `runner_tripwire` project's conftest.py creates.
 const TRIPWIRE: &str = "PYTEST_STARTED";
 
@@ -697,18 +702,22 @@ fn belongs_to(pid: i32, dir: &Path) -> bool {
         || std::fs::read(format!("/proc/{pid}/cmdline")).is_err()
 }
 
-fn assert_prompt(answer: &Answer, timeout: u64) {
-    let limit = Duration::from_secs(timeout) + GRACE + Duration::from_secs(5);
+/// The run ended within a few seconds of its time limit and its grace, and
+/// not before both had passed (SIGTERM is ignored, so only SIGKILL after
+/// the grace ends it).
+fn assert_prompt(answer: &Answer, timeout: u64, grace: Duration) {
+    let earliest = Duration::from_secs(timeout) + grace;
+    let limit = earliest + Duration::from_secs(5);
     println!(
         "timeout {timeout}s: pytest-mcp returned after {:.2}s ({:.2}s after the time limit; \
-         SIGTERM is ignored, so SIGKILL after the {}s grace)",
+         SIGTERM is ignored, so SIGKILL after the {:.1}s grace)",
         answer.elapsed.as_secs_f64(),
         answer.elapsed.as_secs_f64() - timeout as f64,
-        GRACE.as_secs()
+        grace.as_secs_f64()
     );
     assert!(
-        answer.elapsed < limit,
-        "took {:?} with --timeout {timeout}",
+        (earliest..limit).contains(&answer.elapsed),
+        "took {:?} with --timeout {timeout} and a {grace:?} grace",
         answer.elapsed
     );
 }
@@ -718,9 +727,10 @@ fn assert_prompt(answer: &Answer, timeout: u64) {
 fn a_hang_times_out_names_the_test_and_kills_everything() {
     let json_project = Project::copy("runner_hang");
     let md_project = Project::copy("runner_hang");
+    let args = ["--timeout", "3", "--kill-grace", SHORT_GRACE_ARG];
     let ((answer, value), (md_answer, text)) = std::thread::scope(|scope| {
-        let md = scope.spawn(|| run_markdown(&md_project, &python(), &["--timeout", "3"]));
-        let json = run_json(&json_project, &python(), &["--timeout", "3"]);
+        let md = scope.spawn(|| run_markdown(&md_project, &python(), &args));
+        let json = run_json(&json_project, &python(), &args);
         (json, md.join().expect("the Markdown run"))
     });
     let left = [nothing_left(&json_project), nothing_left(&md_project)];
@@ -728,7 +738,7 @@ fn a_hang_times_out_names_the_test_and_kills_everything() {
 
     // JSON: the ADR-007 timeout error with what finished.
     assert_eq!(answer.status, Some(124), "{value}");
-    assert_prompt(&answer, 3);
+    assert_prompt(&answer, 3, SHORT_GRACE);
     let error = &value["error"];
     assert_eq!(error["code"], -32000, "{value}");
     assert!(
@@ -752,7 +762,7 @@ fn a_hang_times_out_names_the_test_and_kills_everything() {
 
     // Markdown.
     assert_eq!(md_answer.status, Some(124), "{text}");
-    assert_prompt(&md_answer, 3);
+    assert_prompt(&md_answer, 3, SHORT_GRACE);
     assert!(text.starts_with("Test TIMEOUT ("), "{text}");
     assert!(text.contains(HANGING), "{text}");
 }
@@ -761,10 +771,16 @@ fn a_hang_times_out_names_the_test_and_kills_everything() {
 /// child that ignores SIGTERM: the CLI ends the whole pytest process group
 /// before it exits (dying at once used to leave that child running, as only
 /// pytest itself gets the parent-death signal), answers CANCELLED naming
-/// the running test, and exits 128+N. One run per signal, at once.
+/// the running test, and exits 128+N. One run per signal, at once; the
+/// SIGHUP run keeps the default grace (no `--kill-grace`), so that default
+/// is checked too, the others take the short one.
 #[test]
 fn a_signal_to_the_cli_ends_the_whole_run() {
     let signals = [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP];
+    let grace = |signal: Signal| match signal {
+        Signal::SIGHUP => None,
+        _ => Some(SHORT_GRACE_ARG),
+    };
     let projects: Vec<Project> = signals
         .iter()
         .map(|_| Project::copy("runner_hang"))
@@ -784,6 +800,7 @@ fn a_signal_to_the_cli_ends_the_whole_run() {
                         .arg("--python")
                         .arg(python())
                         .args(["--timeout", "60"])
+                        .args(grace(*signal).map(|g| ["--kill-grace", g]).iter().flatten())
                         .spawn()
                         .expect("start pytest-mcp");
                     let mut sent = None;
@@ -812,11 +829,12 @@ fn a_signal_to_the_cli_ends_the_whole_run() {
                 answer.stderr
             )
         });
+        let grace = grace(*signal).map_or(DEFAULT_GRACE, |_| SHORT_GRACE);
         println!(
             "{signal} to pytest-mcp run: exit {:?} {exited_after:.2}s after the signal \
-             (pytest and its child ignore SIGTERM: SIGKILL after the {}s grace)",
+             (pytest and its child ignore SIGTERM: SIGKILL after the {:.1}s grace)",
             answer.status,
-            GRACE.as_secs()
+            grace.as_secs_f64()
         );
         assert_eq!(
             answer.status,
@@ -824,9 +842,11 @@ fn a_signal_to_the_cli_ends_the_whole_run() {
             "{signal}: {}",
             answer.stderr
         );
+        // Not before the grace (only SIGKILL ends the run), not long after.
         assert!(
-            exited_after < (GRACE + Duration::from_secs(5)).as_secs_f64(),
-            "{signal}: exited {exited_after:.2}s after the signal"
+            (grace.as_secs_f64()..(grace + Duration::from_secs(5)).as_secs_f64())
+                .contains(&exited_after),
+            "{signal}: exited {exited_after:.2}s after the signal, with a {grace:?} grace"
         );
         let text = answer.text();
         assert!(text.starts_with("Test CANCELLED ("), "{signal}: {text}");
@@ -1952,7 +1972,10 @@ fn discover_path_limits_to_one_file() {
 fn the_private_temporary_directory_is_removed() {
     for (project, extra) in [
         ("one_failure", vec![]),
-        ("runner_hang", vec!["--timeout", "2"]),
+        (
+            "runner_hang",
+            vec!["--timeout", "2", "--kill-grace", SHORT_GRACE_ARG],
+        ),
     ] {
         let project = Project::copy(project);
         let tmp = tempfile::tempdir().expect("TMPDIR for the run");

@@ -9,8 +9,10 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use tokio_util::sync::CancellationToken;
+
 use crate::params::{DiscoverParams, Root, RunParams, Stop};
-use crate::process::{self, CancelToken, Ending, Spec};
+use crate::process::{self, Ending, Spec};
 
 /// The event-log plugin, written into each run's private directory.
 const EVENTS_PLUGIN: &str = include_str!("pytest_mcp_events.py");
@@ -83,10 +85,37 @@ pub struct Capabilities {
     pub json_report: bool,
 }
 
-/// Why pytest cannot be run with this interpreter.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct SetupError(pub String);
+/// Why pytest cannot be run with this interpreter. Every message starts
+/// "Failed to spawn pytest subprocess:" and says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// The interpreter could not be started at all.
+    #[error(
+        "Failed to spawn pytest subprocess: cannot start the Python interpreter {} (from {}): {source}. Point --python or PYTEST_MCP_PYTHON at the project's interpreter.",
+        .python.path.display(), .python.origin
+    )]
+    NoInterpreter {
+        python: Python,
+        source: std::io::Error,
+    },
+    /// It started but did not answer the probe.
+    #[error(
+        "Failed to spawn pytest subprocess: the Python interpreter {} (from {}) did not answer a simple query ({ending:?}): {stderr}",
+        .python.path.display(), .python.origin
+    )]
+    NoAnswer {
+        python: Python,
+        ending: Ending,
+        /// Its stderr, trimmed.
+        stderr: String,
+    },
+    /// It has no pytest.
+    #[error(
+        "Failed to spawn pytest subprocess: pytest is not installed for {shown} (from {}). Install it into the project's environment with `{shown} -m pip install pytest`, or point --python / PYTEST_MCP_PYTHON at an interpreter that has it.",
+        .python.origin, shown = .python.path.display()
+    )]
+    NoPytest { python: Python },
+}
 
 /// The probe's Python: whether pytest and pytest-json-report are
 /// importable, without importing them (fast, no side effects).
@@ -102,27 +131,25 @@ pub fn probe(python: &Python, root: &Root) -> Result<Capabilities, SetupError> {
         env: Vec::new(),
         timeout: Duration::from_secs(60),
     };
-    let shown = python.path.display();
-    let finished = process::run(&spec, &CancelToken::new()).map_err(|e| {
-        SetupError(format!(
-            "Failed to spawn pytest subprocess: cannot start the Python interpreter {shown} (from {}): {}. Point --python or PYTEST_MCP_PYTHON at the project's interpreter.",
-            python.origin, e.source
-        ))
-    })?;
+    let finished =
+        process::run(&spec, process::DEFAULT_GRACE, &CancellationToken::new()).map_err(|e| {
+            SetupError::NoInterpreter {
+                python: python.clone(),
+                source: e.source,
+            }
+        })?;
     let out = finished.stdout.text();
     if finished.ending != Ending::Exited(0) || !out.starts_with("pytest ") {
-        return Err(SetupError(format!(
-            "Failed to spawn pytest subprocess: the Python interpreter {shown} (from {}) did not answer a simple query ({:?}): {}",
-            python.origin,
-            finished.ending,
-            finished.stderr.text().trim()
-        )));
+        return Err(SetupError::NoAnswer {
+            python: python.clone(),
+            ending: finished.ending,
+            stderr: finished.stderr.text().trim().to_string(),
+        });
     }
     if out.contains("pytest False") {
-        return Err(SetupError(format!(
-            "Failed to spawn pytest subprocess: pytest is not installed for {shown} (from {}). Install it into the project's environment with `{shown} -m pip install pytest`, or point --python / PYTEST_MCP_PYTHON at an interpreter that has it.",
-            python.origin
-        )));
+        return Err(SetupError::NoPytest {
+            python: python.clone(),
+        });
     }
     Ok(Capabilities {
         json_report: out.contains("json True"),

@@ -55,6 +55,12 @@ def _python() -> Path:
 BIN = _binary()
 PYTHON = _python()
 
+# The --kill-grace every test server gets (the default is 2 s): the time a
+# run's process group has between SIGTERM and SIGKILL. The hanging test
+# projects ignore SIGTERM, so each ended run waits all of it; tests/runner.rs
+# checks the default.
+KILL_GRACE = 0.2
+
 # The protocol revisions the server negotiates: the initialize handshake's
 # newest, and the 2026 revision reached through server/discover.
 HANDSHAKE = "2025-11-25"
@@ -70,13 +76,33 @@ def anyio_backend() -> str:
 # Figures printed at the end of the session
 # ---------------------------------------------------------------------------
 
+# Under pytest-xdist the tests run in worker processes: a figure travels to
+# the controller as a user property of the test's report.
 _FIGURES: list[str] = []
+_CURRENT: list[pytest.Item] = []
 
 
 def figure(line: str) -> None:
     """Records a measurement for the end-of-session summary (and prints it)."""
-    _FIGURES.append(line)
+    if _CURRENT:
+        _CURRENT[-1].user_properties.append(("figure", line))
+    else:
+        _FIGURES.append(line)
     print(line)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    _CURRENT.append(item)
+    try:
+        return (yield)
+    finally:
+        _CURRENT.pop()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "teardown":
+        _FIGURES.extend(value for name, value in report.user_properties if name == "figure")
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
@@ -233,12 +259,13 @@ async def serve(
     timeout: int | None = None,
     python: Path | None = None,
     env: dict[str, str] | None = None,
+    kill_grace: float = KILL_GRACE,
 ) -> AsyncIterator[Connection]:
-    """Starts `pytest-mcp serve --root <root>` through the SDK's stdio client
-    and yields an initialized session. The server's stderr goes to `log`.
-    `python` replaces the test interpreter; `env` is added to the SDK's
-    default environment of the server."""
-    args = ["serve", "--root", str(root), "--python", str(python or PYTHON)]
+    """Starts `pytest-mcp serve --root <root> --kill-grace <kill_grace>`
+    through the SDK's stdio client and yields an initialized session. The
+    server's stderr goes to `log`. `python` replaces the test interpreter;
+    `env` is added to the SDK's default environment of the server."""
+    args = ["serve", "--root", str(root), "--python", str(python or PYTHON), "--kill-grace", str(kill_grace)]
     if timeout is not None:
         args += ["--timeout", str(timeout)]
     # Started from the repository, not the project: the root comes from

@@ -1,0 +1,118 @@
+//! Runs Python tests of `tests/mcp/` (the MCP Python SDK over stdio against
+//! the binary cargo just built) with pytest, and fails with pytest's output
+//! when they fail. Shared by `tests/mcp.rs` and `tests/mcp_load.rs`.
+//!
+//! Interpreter: `PYTEST_MCP_TEST_PYTHON`, else `.venv/bin/python`, which must
+//! have pytest, pytest-json-report, pytest-xdist and the MCP SDK (`mcp`);
+//! `bash scripts/setup.sh` creates it. The same interpreter is the one the
+//! server runs the test projects with.
+
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+
+const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
+/// Each Python suite takes well under a minute; this only stops a hang.
+const DEADLINE: Duration = Duration::from_secs(300);
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn python() -> PathBuf {
+    let (path, what) = match std::env::var_os("PYTEST_MCP_TEST_PYTHON").filter(|p| !p.is_empty()) {
+        Some(p) => (PathBuf::from(p), "PYTEST_MCP_TEST_PYTHON"),
+        None => (repo().join(".venv/bin/python"), "the test interpreter"),
+    };
+    assert!(
+        path.is_file(),
+        "{what} {} does not exist: run `bash scripts/setup.sh` in {} to create .venv with \
+         pytest, pytest-json-report, pytest-xdist and the MCP Python SDK (requirements-dev.txt)",
+        path.display(),
+        repo().display()
+    );
+    path
+}
+
+fn require_sdk(python: &Path) {
+    let out = Command::new(python)
+        .args([
+            "-c",
+            "import mcp.client.stdio, mcp.client.session, pytest, anyio, xdist",
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", python.display()));
+    assert!(
+        out.status.success(),
+        "{} lacks the MCP Python SDK, pytest or pytest-xdist: run `bash scripts/setup.sh` in {} \
+         (requirements-dev.txt pins them)\n{}",
+        python.display(),
+        repo().display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn read_all(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+/// `python -m pytest <args> -p no:cacheprovider -q` in the repository, with
+/// the binary and the interpreter in the environment; panics with pytest's
+/// output unless every test passed. `what` names the suite in messages.
+pub fn run_python_suite(what: &str, args: &[&str]) {
+    let python = python();
+    require_sdk(&python);
+    let started = Instant::now();
+    let mut child = Command::new(&python)
+        .args(["-m", "pytest"])
+        .args(args)
+        .args(["-p", "no:cacheprovider", "-q"])
+        .current_dir(repo())
+        .env("PYTEST_MCP_BIN", BIN)
+        .env("PYTEST_MCP_TEST_PYTHON", &python)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own group, so a hang past the deadline can be ended whole.
+        .process_group(0)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {} -m pytest: {e}", python.display()));
+    let stdout = read_all(child.stdout.take().expect("stdout"));
+    let stderr = read_all(child.stderr.take().expect("stderr"));
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for pytest") {
+            break Some(status);
+        }
+        if started.elapsed() > DEADLINE {
+            let _ = killpg(Pid::from_raw(child.id() as i32), Signal::SIGKILL);
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let stdout = stdout.join().unwrap_or_default();
+    let stderr = stderr.join().unwrap_or_default();
+    println!("{stdout}");
+    eprintln!("{stderr}");
+    println!(
+        "{what}: pytest finished in {:.1}s",
+        started.elapsed().as_secs_f64()
+    );
+    match status {
+        None => panic!("{what} did not finish within {DEADLINE:?}:\n{stdout}\n{stderr}"),
+        Some(status) => assert!(
+            status.success(),
+            "{what} failed ({status}):\n{stdout}\n{stderr}"
+        ),
+    }
+}
