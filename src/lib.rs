@@ -12,18 +12,11 @@
 //! `report` starts at the sources with files the user gives. Readers and
 //! renderers are pure functions, pinned by the golden files under `golden/`.
 
-pub mod baseline;
-pub mod cli;
-pub mod command;
-pub mod execute;
-pub mod merge;
+pub mod frontend;
 pub mod model;
-pub mod params;
-pub mod process;
 pub mod pytest_text;
 pub mod render;
-pub mod report;
 pub mod request;
-pub mod server;
+pub mod runner;
 pub mod sources;
 pub mod text;

@@ -1,5 +1,5 @@
 //! The `pytest-mcp` binary: parse the command line, run, exit.
 
 fn main() -> std::process::ExitCode {
-    pytest_mcp::cli::main()
+    pytest_mcp::frontend::cli::main()
 }

@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::params::{ValidationError, invalid};
+use crate::runner::params::{ValidationError, invalid};
 
 /// Run pytest in the project and return the results. Test failures are a
 /// normal result, not an error. The Markdown answer starts with 'Test
@@ -61,7 +61,7 @@ pub struct ExecuteTestsRequest {
     /// Time limit in seconds for the whole run; default is the server's (300
     /// unless configured). The run and every process it started are killed
     /// when it expires.
-    #[schemars(range(min = 1, max = crate::params::MAX_TIMEOUT_SECS))]
+    #[schemars(range(min = 1, max = crate::runner::params::MAX_TIMEOUT_SECS))]
     pub timeout: Option<i64>,
     // Described by `AnswerFormat`, the same for both tools.
     #[schemars(with = "Option<AnswerFormat>")]

@@ -126,8 +126,11 @@ fn even_a_tiny_budget_is_respected() {
 fn long_failures_fold_into_details_in_reports_only() {
     let xml = junit_with_failures(3);
     let run = junit::parse(xml.as_bytes(), "long.xml").expect("readable");
-    let report =
-        pytest_mcp::report::render_within(&run, pytest_mcp::render::Format::Markdown, 65_536);
+    let report = pytest_mcp::frontend::report::render_within(
+        &run,
+        pytest_mcp::render::Format::Markdown,
+        65_536,
+    );
     let agent = markdown::render(&run);
     assert!(!agent.contains("<details>"), "agents get no HTML");
     assert_eq!(report.matches("<details><summary>").count(), 3, "{report}");

@@ -18,8 +18,8 @@
 
 use std::path::{Path, PathBuf};
 
+use pytest_mcp::frontend::report::{self, Input};
 use pytest_mcp::render::Format;
-use pytest_mcp::report::{self, Input};
 use similar::TextDiff;
 
 #[path = "common/support.rs"]

@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+use pytest_mcp::frontend::report::{Input, build_run};
 use pytest_mcp::model::Run;
 use pytest_mcp::render::{Format, html, markdown};
-use pytest_mcp::report::{Input, build_run};
 use pytest_mcp::sources::junit;
 
 const CHROMIUM: &str = "/usr/bin/chromium";

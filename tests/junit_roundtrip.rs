@@ -15,10 +15,10 @@
 
 use std::path::{Path, PathBuf};
 
+use pytest_mcp::frontend::report::{Input, build_run};
 use pytest_mcp::model::{CollectionError, Location, Outcome, Phase, Run, TestResult, Xfail};
 use pytest_mcp::render::Format;
 use pytest_mcp::render::junit::render;
-use pytest_mcp::report::{Input, build_run};
 use pytest_mcp::sources::junit;
 use pytest_mcp::text::strip_ansi;
 

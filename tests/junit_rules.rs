@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
+use pytest_mcp::frontend::report::{Input, build_run};
 use pytest_mcp::model::{Outcome, Run};
 use pytest_mcp::render::Format;
-use pytest_mcp::report::{Input, build_run};
 use pytest_mcp::sources::junit;
 
 fn fixture(name: &str) -> PathBuf {
@@ -283,7 +283,7 @@ fn a_baseline_comparison_sees_a_failure_beside_a_pass_of_the_same_id() {
         r#"<testsuite name="repeats"><testcase classname="pkg" name="TestAfterPass"/><testcase classname="pkg" name="TestSkipAfterFailure"/></testsuite>"#,
     );
     let now = read("repeats.xml");
-    let c = pytest_mcp::baseline::compare(&now, &before);
+    let c = pytest_mcp::model::baseline::compare(&now, &before);
     assert_eq!(
         c.new_failures,
         ["pkg#TestAfterPass", "pkg#TestSkipAfterFailure"]
@@ -293,7 +293,7 @@ fn a_baseline_comparison_sees_a_failure_beside_a_pass_of_the_same_id() {
 
     // And the other way round: failing before (in one of two results),
     // passing now in both, is fixed; a removed id is listed once.
-    let c = pytest_mcp::baseline::compare(&before, &now);
+    let c = pytest_mcp::model::baseline::compare(&before, &now);
     assert_eq!(c.fixed, ["pkg#TestAfterPass", "pkg#TestSkipAfterFailure"]);
     assert_eq!(c.removed, ["pkg#TestAfterSkip"]);
     assert!(c.new_failures.is_empty());

@@ -115,8 +115,8 @@ fn coverage_check_notices_what_is_missing() {
     let m = measure(&case);
     assert!(m.coverage.complete(), "{:?}", m.coverage.missing);
     assert_eq!(m.coverage.tests, 5);
-    let run = pytest_mcp::report::build_run(
-        &[pytest_mcp::report::Input {
+    let run = pytest_mcp::frontend::report::build_run(
+        &[pytest_mcp::frontend::report::Input {
             name: "junit-xunit1.xml".into(),
             contents: std::fs::read(&case.files[0]).map_err(|e| e.to_string()),
         }],

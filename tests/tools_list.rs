@@ -14,7 +14,7 @@ use std::path::PathBuf;
 const MAX_TOKENS: usize = 900;
 
 fn wire() -> String {
-    serde_json::to_string(&pytest_mcp::server::tools()).expect("tools serialize")
+    serde_json::to_string(&pytest_mcp::frontend::server::tools()).expect("tools serialize")
 }
 
 #[test]

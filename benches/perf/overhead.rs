@@ -8,9 +8,9 @@
 use std::ffi::OsString;
 use std::process::{Command, Stdio};
 
-use pytest_mcp::command::{self, Mode, Python, Workspace};
-use pytest_mcp::params::{Root, RunParams, Stop};
 use pytest_mcp::render::Format;
+use pytest_mcp::runner::command::{self, Mode, Python, Workspace};
+use pytest_mcp::runner::params::{Root, RunParams, Stop};
 
 use crate::proc::{Sample, median, timed};
 use crate::{Env, inputs, order, secs};
@@ -282,7 +282,7 @@ pub fn run(env: &Env) {
 /// Temporary paths vary per run; the table shows their shape.
 /// pytest-mcp's environment for `spec`, less the variable that switches
 /// the event log on.
-fn without_event_log(c: &mut Command, spec: &pytest_mcp::process::Spec) {
+fn without_event_log(c: &mut Command, spec: &pytest_mcp::runner::process::Spec) {
     c.envs(
         spec.env
             .iter()

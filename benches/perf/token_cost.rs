@@ -8,8 +8,8 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use pytest_mcp::frontend::report::{Input, build_run};
 use pytest_mcp::render::Format;
-use pytest_mcp::report::{Input, build_run};
 
 use crate::overhead::verdict;
 use crate::{Env, inputs};

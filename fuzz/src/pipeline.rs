@@ -15,12 +15,12 @@ use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use pytest_mcp::merge::merge;
+use pytest_mcp::frontend::report::{self, Input};
 use pytest_mcp::model::Run;
-use pytest_mcp::params::{Root, ValidationError};
 use pytest_mcp::render::{self, Format};
-use pytest_mcp::report::{self, Input};
 use pytest_mcp::request::{DiscoverTestsRequest, ExecuteTestsRequest, ToolRequest};
+use pytest_mcp::runner::params::{Root, ValidationError};
+use pytest_mcp::sources::merge::merge;
 use pytest_mcp::sources::{self, ParseError, ReadOptions};
 use serde_json::Value;
 
@@ -275,7 +275,7 @@ pub fn params(data: &[u8]) -> Vec<Result<(), ValidationError>> {
 }
 
 /// What a validated run request promises (README, Safety).
-fn run_rules_hold(p: &pytest_mcp::params::RunParams) {
+fn run_rules_hold(p: &pytest_mcp::runner::params::RunParams) {
     for id in &p.node_ids {
         path_rules_hold(id, id.split("::").next().unwrap_or_default());
     }

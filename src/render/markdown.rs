@@ -210,7 +210,7 @@ pub fn render_within_after(run: &Run, max_chars: usize, preface: &str, collapse:
 /// The comparison with a baseline, for [`render_within_after`]: one line,
 /// then the new failures (first: they are what a reviewer must look at) and
 /// the fixed tests by id.
-pub fn comparison_block(c: &crate::baseline::Comparison) -> String {
+pub fn comparison_block(c: &crate::model::baseline::Comparison) -> String {
     const LISTED: usize = 50;
     let mut out = format!("Compared with the baseline: {}\n", c.phrase());
     for (title, ids) in [("NEW FAILURES", &c.new_failures), ("FIXED", &c.fixed)] {

@@ -7,9 +7,9 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::markdown;
-use crate::execute::{Discovery, ExecError};
-use crate::params::ValidationError;
 use crate::render::json as adr006;
+use crate::runner::execute::{Discovery, ExecError};
+use crate::runner::params::ValidationError;
 
 /// Lines of stdout/stderr shown under an error in Markdown.
 const OUTPUT_TAIL_LINES: usize = 30;

@@ -11,6 +11,7 @@ pub mod events;
 pub mod json_report;
 pub mod junit;
 mod junit_case;
+pub mod merge;
 
 use std::fmt;
 use std::sync::Arc;

@@ -13,9 +13,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use pytest_mcp::frontend::report::{Input, build_run, render};
 use pytest_mcp::model::{Run, TestResult};
 use pytest_mcp::render::Format;
-use pytest_mcp::report::{Input, build_run, render};
 use serde_json::Value;
 use tiktoken_rs::CoreBPE;
 

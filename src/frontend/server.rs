@@ -26,10 +26,10 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::execute::{self, ExecError, Settings};
-use crate::params::ValidationError;
 use crate::render::{self, Format};
 use crate::request::{DiscoverTestsRequest, ExecuteTestsRequest, ToolRequest};
+use crate::runner::execute::{self, ExecError, Settings};
+use crate::runner::params::ValidationError;
 
 /// The server: settings fixed at start, nothing else shared between calls.
 #[derive(Clone)]
@@ -324,7 +324,7 @@ pub async fn serve(settings: Settings) -> Result<(), String> {
     let shutdown = CancellationToken::new();
     let signals = shutdown.clone();
     tokio::spawn(async move {
-        let Ok(stop) = crate::process::stop_signals(&STOP_SIGNALS) else {
+        let Ok(stop) = crate::runner::process::stop_signals(&STOP_SIGNALS) else {
             return;
         };
         tokio::select! {

@@ -13,13 +13,13 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::command::{self, Capabilities, Mode, Python, Workspace};
-use crate::merge::merge;
 use crate::model::{CollectionError, Run};
-use crate::params::{DiscoverParams, Root, RunParams};
-use crate::process::{self, Ending, Finished};
 use crate::render::Format;
+use crate::runner::command::{self, Capabilities, Mode, Python, Workspace};
+use crate::runner::params::{DiscoverParams, Root, RunParams};
+use crate::runner::process::{self, Ending, Finished};
 use crate::sources::events::{EventLog, EventTail, Item, Progress};
+use crate::sources::merge::merge;
 use crate::sources::{json_report, junit};
 
 /// Longest string kept inside the `json_report` value: a test that prints

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::params::{DiscoverParams, Root, RunParams, Stop};
-use crate::process::{self, Ending, Spec};
+use crate::runner::params::{DiscoverParams, Root, RunParams, Stop};
+use crate::runner::process::{self, Ending, Spec};
 
 /// The event-log plugin, written into each run's private directory.
 const EVENTS_PLUGIN: &str = include_str!("pytest_mcp_events.py");

@@ -2,10 +2,12 @@
 //! reads.
 //!
 //! Sources (`crate::sources`) turn pytest-json-report JSON or JUnit XML into
-//! [`Run`]s; `crate::merge` folds several of them into one; renderers
+//! [`Run`]s; `crate::sources::merge` folds several of them into one; renderers
 //! (`crate::render`) never look at a source file again. Keeping this the only
 //! contract between the two halves is what lets a JUnit file from Surefire and
 //! a pytest JSON report come out of the same Markdown renderer.
+
+pub mod baseline;
 
 use std::fmt;
 use std::sync::Arc;

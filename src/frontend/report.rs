@@ -6,9 +6,9 @@
 
 use serde_json::json;
 
-use crate::merge::merge;
 use crate::model::Run;
 use crate::render::{self, Format};
+use crate::sources::merge::merge;
 use crate::sources::{self, ReadOptions};
 
 /// One input file: its name as the user gave it and its bytes, or why they
@@ -127,7 +127,7 @@ pub fn render_within(run: &Run, format: Format, max_chars: usize) -> String {
 /// open with the comparison (new failures first); JSON gets a `baseline`
 /// key beside ADR-006's; JUnit has no place for it.
 pub fn render_compared(run: &Run, baseline: &Run, format: Format, max_chars: usize) -> String {
-    let comparison = crate::baseline::compare(run, baseline);
+    let comparison = crate::model::baseline::compare(run, baseline);
     match format {
         Format::Markdown => render::markdown::render_within_after(
             run,

@@ -9,11 +9,11 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use tokio_util::sync::CancellationToken;
 
-use crate::execute::{self, ErrorKind, ExecError, Settings};
-use crate::params::{DEFAULT_TIMEOUT_SECS, Root};
+use crate::frontend::report::{self, Input};
 use crate::render::{self, Format};
-use crate::report::{self, Input};
 use crate::request::{DiscoverTestsRequest, ExecuteTestsRequest};
+use crate::runner::execute::{self, ErrorKind, ExecError, Settings};
+use crate::runner::params::{DEFAULT_TIMEOUT_SECS, Root};
 
 /// Exit status when the report was written.
 pub const EXIT_OK: u8 = 0;
@@ -125,9 +125,9 @@ pub struct ServeArgs {
 }
 
 /// `--kill-grace`: seconds (a decimal fraction allowed) from 0 to
-/// [`crate::process::MAX_GRACE`].
+/// [`crate::runner::process::MAX_GRACE`].
 fn parse_grace(value: &str) -> Result<Duration, String> {
-    let max = crate::process::MAX_GRACE;
+    let max = crate::runner::process::MAX_GRACE;
     value
         .parse::<f64>()
         .ok()
@@ -275,10 +275,10 @@ fn run_serve(args: &ServeArgs) -> u8 {
                 .unwrap_or_else(|_| "info,rmcp=error".into()),
         )
         .init();
-    if !(1..=crate::params::MAX_TIMEOUT_SECS).contains(&args.timeout) {
+    if !(1..=crate::runner::params::MAX_TIMEOUT_SECS).contains(&args.timeout) {
         eprintln!(
             "pytest-mcp: error: --timeout must be between 1 and {} seconds (received {})",
-            crate::params::MAX_TIMEOUT_SECS,
+            crate::runner::params::MAX_TIMEOUT_SECS,
             args.timeout
         );
         return EXIT_INVALID_PARAMS;
@@ -306,7 +306,7 @@ fn run_serve(args: &ServeArgs) -> u8 {
             return 1;
         }
     };
-    let result = runtime.block_on(crate::server::serve(settings));
+    let result = runtime.block_on(crate::frontend::server::serve(settings));
     // Runs still finishing end quickly: their tokens were cancelled.
     runtime.shutdown_timeout(std::time::Duration::from_secs(10));
     match result {
@@ -336,7 +336,7 @@ fn settings(project: &ProjectArgs) -> Result<Settings, u8> {
 }
 
 /// Prints a refused parameter in the requested format; exit status 4.
-fn refuse(project: &ProjectArgs, e: &crate::params::ValidationError) -> u8 {
+fn refuse(project: &ProjectArgs, e: &crate::runner::params::ValidationError) -> u8 {
     let text = match project.format {
         Format::Json => render::json::text(&render::outcome::validation_value(e), true),
         other => other.markdown_page(
@@ -382,7 +382,7 @@ fn error_status(e: &ExecError) -> u8 {
         ErrorKind::Spawn => EXIT_SPAWN,
         // Cancelled by a signal to us: the shell's 128+N.
         ErrorKind::Cancelled => {
-            (128 + crate::process::stop_signal().unwrap_or(15)).clamp(0, 255) as u8
+            (128 + crate::runner::process::stop_signal().unwrap_or(15)).clamp(0, 255) as u8
         }
         _ => e.exit_code.map_or(1, |c| c.clamp(0, 255) as u8),
     }
@@ -425,7 +425,7 @@ fn run_pytest(args: &RunArgs) -> u8 {
     };
     let mut progress = ProgressLine::new();
     let cancel = CancellationToken::new();
-    crate::process::cancel_on_signals(&cancel);
+    crate::runner::process::cancel_on_signals(&cancel);
     let outcome = execute::run_tests(&settings, &params, &cancel, &mut |p| progress.show(p));
     progress.clear();
     match outcome {
@@ -503,7 +503,7 @@ fn run_discover(args: &DiscoverArgs) -> u8 {
         Err(e) => return refuse(project, &e),
     };
     let cancel = CancellationToken::new();
-    crate::process::cancel_on_signals(&cancel);
+    crate::runner::process::cancel_on_signals(&cancel);
     match execute::discover(&settings, &params, &cancel) {
         Ok(d) => {
             let text = match project.format {
@@ -706,7 +706,7 @@ mod tests {
         for sub in ["run", "discover", "serve"] {
             assert_eq!(
                 grace_of(&[sub]).unwrap(),
-                crate::process::DEFAULT_GRACE,
+                crate::runner::process::DEFAULT_GRACE,
                 "{sub}"
             );
             assert_eq!(

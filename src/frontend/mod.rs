@@ -1,0 +1,8 @@
+//! The transports: the command line ([`cli`]), the MCP server over stdio
+//! ([`server`]), and `report`, which reads result files the user names
+//! ([`report`]). They map a request onto the runner or the sources and
+//! write the rendered answer.
+
+pub mod cli;
+pub mod report;
+pub mod server;
