@@ -10,6 +10,7 @@ use super::markdown;
 use crate::execute::{Discovery, ExecError};
 use crate::params::ValidationError;
 use crate::render::json as adr006;
+use crate::text::one_line;
 
 /// Lines of stdout/stderr shown under an error in Markdown.
 const OUTPUT_TAIL_LINES: usize = 30;
@@ -22,7 +23,8 @@ pub fn error_markdown(e: &ExecError) -> String {
         "Test {} ({:.1}s) — {}\n",
         e.kind.status_word(),
         e.duration,
-        e.message
+        // It may name the test that was running: an id, shown as in headings.
+        one_line(&e.message)
     );
     let c = e.partial.counts();
     if c.total > 0 || e.collected.is_some() {
@@ -35,7 +37,7 @@ pub fn error_markdown(e: &ExecError) -> String {
         );
     }
     if let Some(running) = &e.running {
-        let _ = writeln!(out, "Running at the end: {running}");
+        let _ = writeln!(out, "Running at the end: {}", one_line(running));
     }
     markdown::body(&mut out, &e.partial);
     let tail = output_tail(e);
@@ -159,15 +161,15 @@ pub fn discovery_markdown(d: &Discovery) -> String {
     for item in &d.items {
         let file = file_of(&item.nodeid);
         if current != Some(file) {
-            let _ = write!(out, "\n### {}\n", crate::text::one_line(file));
+            let _ = write!(out, "\n### {}\n", one_line(file));
             current = Some(file);
         }
         let rest = item.nodeid[file.len()..].trim_start_matches("::");
-        let rest = if rest.is_empty() {
+        let rest = one_line(if rest.is_empty() {
             item.nodeid.as_str()
         } else {
             rest
-        };
+        });
         match item.line {
             Some(line) => {
                 let _ = writeln!(out, "- L{line} {rest}");
