@@ -35,6 +35,9 @@ pub fn clean_xml_text(text: &str) -> Cow<'_, str> {
 /// pytest's `#xHH` for the C0 controls XML 1.0 forbids, as characters.
 fn unescape_pytest_xml(text: &str) -> Cow<'_, str> {
     let escaped = |i: usize| -> Option<char> {
+        if text.as_bytes().get(i + 1) != Some(&b'x') {
+            return None;
+        }
         let digits = text.get(i + 2..i + 4)?;
         if !digits
             .bytes()
@@ -45,7 +48,7 @@ fn unescape_pytest_xml(text: &str) -> Cow<'_, str> {
         let c = u8::from_str_radix(digits, 16).ok()?;
         matches!(c, 0x00..=0x08 | 0x0B | 0x0C | 0x0E..=0x1F).then_some(char::from(c))
     };
-    let mut found = memchr::memmem::find_iter(text.as_bytes(), b"#x")
+    let mut found = memchr::memchr_iter(b'#', text.as_bytes())
         .filter_map(|i| escaped(i).map(|c| (i, c)))
         .peekable();
     if found.peek().is_none() {
@@ -65,20 +68,25 @@ fn unescape_pytest_xml(text: &str) -> Cow<'_, str> {
 /// Where the first byte [`clean`] removes or rewrites is, from `from` on:
 /// a C0 control other than `\n` and `\t`, DEL, or the first byte of a C1
 /// control (U+0080 to U+009F are `C2 80` to `C2 9F` in UTF-8).
-fn next_control(bytes: &[u8], from: usize) -> Option<usize> {
-    let mut i = from;
-    while let Some(n) = bytes
-        .get(i..)?
-        .iter()
-        .position(|&b| (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f || b == 0xc2)
-    {
-        let at = i + n;
+fn next_control(bytes: &[u8], mut i: usize) -> Option<usize> {
+    // Bitwise, not short-circuit: the block test below compiles to vector
+    // instructions, which is what makes clean text nearly free to check.
+    let suspect = |b: u8| (b < 0x20) & (b != b'\n') & (b != b'\t') | (b == 0x7f) | (b == 0xc2);
+    const BLOCK: usize = 32;
+    loop {
+        while let Some(block) = bytes.get(i..i + BLOCK) {
+            if block.iter().fold(false, |any, &b| any | suspect(b)) {
+                break;
+            }
+            i += BLOCK;
+        }
+        let end = (i + BLOCK).min(bytes.len());
+        let at = i + bytes.get(i..end)?.iter().position(|&b| suspect(b))?;
         if bytes[at] != 0xc2 || matches!(bytes.get(at + 1), Some(0x80..=0x9f)) {
             return Some(at);
         }
         i = at + 1;
     }
-    None
 }
 
 /// [`clean`] of text whose first control character is at `at`.
@@ -181,7 +189,10 @@ pub fn first_line(text: &str) -> &str {
 /// control characters are written as escapes, so a test id cannot start a
 /// section or a note of its own.
 pub fn one_line(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
+    // Bytes first (a control character is a byte below 0x20, DEL, or C1's
+    // lead byte 0xC2), characters only when one of those is there.
+    let maybe = |b: u8| (b < 0x20) | (b == 0x7f) | (b == 0xc2);
+    if !text.bytes().fold(false, |any, b| any | maybe(b)) || !text.chars().any(char::is_control) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
@@ -241,6 +252,23 @@ mod tests {
     fn clean_text_is_borrowed() {
         for s in ["plain", "tab\tand\nlines", "µs ± 1 °C", ""] {
             assert!(matches!(clean(s), Cow::Borrowed(_)), "{s:?}");
+        }
+        let long = "°".repeat(70);
+        assert!(matches!(clean(&long), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn controls_are_found_wherever_they_are_in_long_text() {
+        for at in 0..100 {
+            let head = "a".repeat(at);
+            let text = format!("{head}\x1b[1m{}\u{85}°", "b".repeat(50));
+            assert_eq!(
+                clean(&text),
+                format!("{head}{}°", "b".repeat(50)),
+                "at {at}"
+            );
+            let c1 = format!("{}{head}\u{9b}0m.", "±".repeat(20));
+            assert_eq!(clean(&c1), format!("{}{head}.", "±".repeat(20)), "at {at}");
         }
     }
 
