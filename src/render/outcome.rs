@@ -46,7 +46,7 @@ pub fn error_markdown(e: &ExecError) -> String {
         let lines: Vec<&str> = tail.iter().map(String::as_str).collect();
         markdown::indented(&mut out, &lines);
     }
-    let command = format!("Command: {}", e.command.join(" "));
+    let command = format!("Command: {}", one_line(&e.command.join(" ")));
     markdown::notes(&mut out, &e.partial, &[command]);
     out
 }
@@ -214,4 +214,46 @@ pub fn discovery_value(d: &Discovery) -> Value {
             "traceback": e.traceback,
         })).collect::<Vec<_>>(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::execute::ErrorKind;
+    use crate::sources::events::Item;
+
+    /// Ids are shown with their control characters escaped, as in reports.
+    #[test]
+    fn ids_in_errors_and_discovery_are_escaped() {
+        let id = "tests/t.py::test_\u{1b}[31mred";
+        let d = Discovery {
+            items: vec![Item {
+                nodeid: id.into(),
+                file: None,
+                line: Some(3),
+                module: None,
+                class: None,
+                function: None,
+            }],
+            ..Discovery::default()
+        };
+        let md = discovery_markdown(&d);
+        assert!(md.contains(r"- L3 test_\u{1b}[31mred"), "{md}");
+        let e = ExecError {
+            kind: ErrorKind::Timeout,
+            message: format!("pytest execution exceeded timeout of 1 seconds while running {id}"),
+            exit_code: None,
+            signal: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            command: vec!["python".into(), id.into()],
+            duration: 1.0,
+            partial: crate::model::Run::default(),
+            running: Some(id.into()),
+            collected: None,
+        };
+        let md = error_markdown(&e);
+        assert!(!md.contains('\u{1b}'), "{md:?}");
+        assert_eq!(md.matches(r"test_\u{1b}[31mred").count(), 3, "{md}");
+    }
 }
