@@ -168,7 +168,10 @@ fn unquote(s: &str) -> &str {
     s
 }
 
-/// Undoes the escapes Python's `repr` puts in a string literal.
+/// Undoes the escapes Python's `repr` puts in a string literal: a colour
+/// code in a skip reason comes back as the ESC it was (and is then cleaned
+/// away with the rest of the sequence, see [`crate::text::clean`]), not as
+/// the letters `\x1b[31m`.
 fn python_unescape(s: &str) -> String {
     if !s.contains('\\') {
         return s.to_string();
@@ -180,12 +183,39 @@ fn python_unescape(s: &str) -> String {
             out.push(c);
             continue;
         }
+        let hex = |chars: &std::str::Chars<'_>, n: usize| -> Option<char> {
+            let digits = chars.as_str().get(..n)?;
+            if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            u32::from_str_radix(digits, 16)
+                .ok()
+                .and_then(char::from_u32)
+        };
         match chars.next() {
             Some('n') => out.push('\n'),
             Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
             Some('\\') => out.push('\\'),
             Some('\'') => out.push('\''),
             Some('"') => out.push('"'),
+            Some(kind @ ('x' | 'u' | 'U')) => {
+                let n = match kind {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                match hex(&chars, n) {
+                    Some(decoded) => {
+                        out.push(decoded);
+                        chars = chars.as_str()[n..].chars();
+                    }
+                    None => {
+                        out.push('\\');
+                        out.push(kind);
+                    }
+                }
+            }
             Some(other) => {
                 out.push('\\');
                 out.push(other);
@@ -406,6 +436,15 @@ mod tests {
             "it's, odd"
         );
         assert_eq!(skip_reason("plain"), "plain");
+        // repr's escapes for control and other non-printable characters.
+        assert_eq!(
+            skip_reason(r"('/p/t.py', 3, 'Skipped: \x1b[31mred\x1b[0m \u2028 \U0001f600 \r')"),
+            "\u{1b}[31mred\u{1b}[0m \u{2028} \u{1f600} \r"
+        );
+        assert_eq!(
+            skip_reason(r"('/p/t.py', 3, 'a \xZZ \x+1 \u12')"),
+            r"a \xZZ \x+1 \u12"
+        );
     }
 
     #[test]

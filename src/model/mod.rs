@@ -9,6 +9,7 @@
 
 pub mod baseline;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -500,6 +501,52 @@ impl Run {
                 .filter_map(|t| t.duration)
                 .fold(0.0, |a, d| a + d)
         })
+    }
+
+    /// Passes every text of the run that a renderer writes as text through
+    /// `clean` ([`crate::text::clean`]): messages, tracebacks, captured
+    /// output and log, earlier attempts' messages, collection errors,
+    /// warnings, notes and pytest's console output. Not test ids, file
+    /// paths or source names, which must stay what the source said (an id
+    /// is fed back to pytest; renderers make its control characters
+    /// visible), nor [`Run::json_report`], which is pytest-json-report's
+    /// own document (ADR-006). Every reader calls this on the run it
+    /// returns, so no escape sequence reaches a renderer. Clean text is
+    /// not copied.
+    pub fn clean_text(&mut self, clean: fn(&str) -> Cow<'_, str>) {
+        let fix = |s: &mut String| {
+            let cleaned = match clean(s) {
+                Cow::Owned(c) => Some(c),
+                Cow::Borrowed(_) => None,
+            };
+            if let Some(c) = cleaned {
+                *s = c;
+            }
+        };
+        let fix_opt = |s: &mut Option<String>| s.iter_mut().for_each(fix);
+        for d in self
+            .tests
+            .iter_mut()
+            .filter_map(|t| t.details.as_deref_mut())
+        {
+            fix_opt(&mut d.message);
+            fix_opt(&mut d.traceback);
+            fix_opt(&mut d.stdout);
+            fix_opt(&mut d.stderr);
+            fix_opt(&mut d.log);
+            d.reruns.iter_mut().for_each(|a| fix_opt(&mut a.message));
+        }
+        for e in &mut self.collection_errors {
+            fix_opt(&mut e.error_type);
+            fix(&mut e.message);
+            fix_opt(&mut e.traceback);
+        }
+        for w in &mut self.warnings {
+            fix(&mut w.message);
+            fix_opt(&mut w.category);
+        }
+        self.notes.iter_mut().for_each(fix);
+        fix_opt(&mut self.text_output);
     }
 
     /// pytest's exit status: the recorded one, else what pytest would have

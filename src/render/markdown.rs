@@ -25,9 +25,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::ops::Range;
 
-use crate::model::{Counts, Outcome, Phase, Run, SourceKind, TestResult, Xfail};
+use crate::model::{Counts, Location, Outcome, Phase, Run, SourceKind, TestResult, Xfail};
 use crate::pytest_text::{self, FrameLine};
-use crate::text::{first_line, one_line, strip_ansi};
+use crate::text::{first_line, one_line};
 
 /// Lines of captured output kept per stream: the head and the tail.
 const OUTPUT_HEAD: usize = 5;
@@ -458,7 +458,7 @@ impl<'r> Section<'r> {
             Some(tb) => foreign_detail(&mut detail, tb, &tb_lines, message, t),
             None => {
                 if let Some(l) = &t.location {
-                    detail.push(Cow::Owned(format!("at {l}")));
+                    detail.push(Cow::Owned(at_location(l)));
                 }
             }
         }
@@ -859,10 +859,19 @@ fn pytest_detail<'a>(
 fn at_line(path: &str, line: u32) -> String {
     let mut s = String::with_capacity(path.len() + 14);
     s.push_str("at ");
-    s.push_str(path);
+    s.push_str(&one_line(path));
     s.push(':');
     let _ = write!(s, "{line}");
     s
+}
+
+/// `at file:line` for a test's location (a path from its id, control
+/// characters made visible as in the id).
+fn at_location(l: &Location) -> String {
+    match l.line {
+        Some(line) => at_line(&l.file, line),
+        None => ["at ", &one_line(&l.file)].concat(),
+    }
 }
 
 /// A relative path that is not in an installed package: the user's code.
@@ -924,7 +933,7 @@ fn foreign_detail<'a>(
         // trace gives for it (PHPUnit puts it at the end of a long trace).
         match (loc.line, line_in_trace(tb, &loc.file)) {
             (None, Some(line)) => detail.push(Cow::Owned(at_line(&loc.file, line))),
-            _ => detail.push(Cow::Owned(format!("at {loc}"))),
+            _ => detail.push(Cow::Owned(at_location(loc))),
         }
     }
     detail.extend(dedent(&kept).map(Cow::Borrowed));
@@ -981,8 +990,7 @@ fn captured(
     max_tail: usize,
 ) {
     let Some(text) = text else { return };
-    let clean = strip_ansi(text);
-    let lines: Vec<&str> = clean
+    let lines: Vec<&str> = text
         .lines()
         .map(str::trim_end)
         .filter(|l| !l.trim().is_empty() && !already.contains(l.trim()))

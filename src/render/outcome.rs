@@ -10,6 +10,7 @@ use super::markdown;
 use crate::render::json as adr006;
 use crate::runner::execute::{Discovery, ExecError};
 use crate::runner::params::ValidationError;
+use crate::text::one_line;
 
 /// Lines of stdout/stderr shown under an error in Markdown.
 const OUTPUT_TAIL_LINES: usize = 30;
@@ -22,7 +23,8 @@ pub fn error_markdown(e: &ExecError) -> String {
         "Test {} ({:.1}s) — {}\n",
         e.kind.status_word(),
         e.duration,
-        e.message
+        // It may name the test that was running: an id, shown as in headings.
+        one_line(&e.message)
     );
     let c = e.partial.counts();
     if c.total > 0 || e.collected.is_some() {
@@ -35,7 +37,7 @@ pub fn error_markdown(e: &ExecError) -> String {
         );
     }
     if let Some(running) = &e.running {
-        let _ = writeln!(out, "Running at the end: {running}");
+        let _ = writeln!(out, "Running at the end: {}", one_line(running));
     }
     markdown::body(&mut out, &e.partial);
     let tail = output_tail(e);
@@ -44,7 +46,7 @@ pub fn error_markdown(e: &ExecError) -> String {
         let lines: Vec<&str> = tail.iter().map(String::as_str).collect();
         markdown::indented(&mut out, &lines);
     }
-    let command = format!("Command: {}", e.command.join(" "));
+    let command = format!("Command: {}", one_line(&e.command.join(" ")));
     markdown::notes(&mut out, &e.partial, &[command]);
     out
 }
@@ -159,15 +161,15 @@ pub fn discovery_markdown(d: &Discovery) -> String {
     for item in &d.items {
         let file = file_of(&item.nodeid);
         if current != Some(file) {
-            let _ = write!(out, "\n### {}\n", crate::text::one_line(file));
+            let _ = write!(out, "\n### {}\n", one_line(file));
             current = Some(file);
         }
         let rest = item.nodeid[file.len()..].trim_start_matches("::");
-        let rest = if rest.is_empty() {
+        let rest = one_line(if rest.is_empty() {
             item.nodeid.as_str()
         } else {
             rest
-        };
+        });
         match item.line {
             Some(line) => {
                 let _ = writeln!(out, "- L{line} {rest}");
@@ -212,4 +214,46 @@ pub fn discovery_value(d: &Discovery) -> Value {
             "traceback": e.traceback,
         })).collect::<Vec<_>>(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::execute::ErrorKind;
+    use crate::sources::events::Item;
+
+    /// Ids are shown with their control characters escaped, as in reports.
+    #[test]
+    fn ids_in_errors_and_discovery_are_escaped() {
+        let id = "tests/t.py::test_\u{1b}[31mred";
+        let d = Discovery {
+            items: vec![Item {
+                nodeid: id.into(),
+                file: None,
+                line: Some(3),
+                module: None,
+                class: None,
+                function: None,
+            }],
+            ..Discovery::default()
+        };
+        let md = discovery_markdown(&d);
+        assert!(md.contains(r"- L3 test_\u{1b}[31mred"), "{md}");
+        let e = ExecError {
+            kind: ErrorKind::Timeout,
+            message: format!("pytest execution exceeded timeout of 1 seconds while running {id}"),
+            exit_code: None,
+            signal: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            command: vec!["python".into(), id.into()],
+            duration: 1.0,
+            partial: crate::model::Run::default(),
+            running: Some(id.into()),
+            collected: None,
+        };
+        let md = error_markdown(&e);
+        assert!(!md.contains('\u{1b}'), "{md:?}");
+        assert_eq!(md.matches(r"test_\u{1b}[31mred").count(), 3, "{md}");
+    }
 }

@@ -302,6 +302,8 @@ fn gather(
         text.push_str(&stderr);
     }
     run.text_output = Some(text);
+    // The readers' runs are clean; the notes above may quote a file.
+    run.clean_text(crate::text::clean);
     if run.duration.is_none() {
         run.duration = Some(finished.duration.as_secs_f64());
     }

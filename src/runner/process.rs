@@ -174,8 +174,9 @@ impl Captured {
         self.head.len() as u64 + self.dropped + self.tail.len() as u64
     }
 
-    /// The text, decoded lossily, with ANSI codes removed and a marker
-    /// where bytes were dropped.
+    /// The text, decoded lossily, without escape sequences and control
+    /// characters ([`crate::text::clean`]), with a marker where bytes were
+    /// dropped.
     pub fn text(&self) -> String {
         let mut out = String::from_utf8_lossy(&self.head).into_owned();
         if self.dropped > 0 {
@@ -187,7 +188,10 @@ impl Captured {
             ));
         }
         out.push_str(&String::from_utf8_lossy(&self.tail));
-        crate::text::strip_ansi(&out).into_owned()
+        match crate::text::clean(&out) {
+            std::borrow::Cow::Owned(clean) => clean,
+            std::borrow::Cow::Borrowed(_) => out,
+        }
     }
 }
 

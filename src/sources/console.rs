@@ -50,6 +50,7 @@ pub fn parse(stdout: &str) -> Option<Run> {
         entries: run.tests.len(),
         folded: 0,
     });
+    run.clean_text(crate::text::clean);
     Some(run)
 }
 

@@ -154,6 +154,7 @@ impl EventLog {
             entries: run.tests.len() + run.collection_errors.len(),
             folded: 0,
         });
+        run.clean_text(crate::text::clean);
         run
     }
 }

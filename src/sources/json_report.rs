@@ -241,6 +241,7 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
         entries,
         folded: reruns,
     });
+    run.clean_text(crate::text::clean);
     Ok(run)
 }
 

@@ -88,6 +88,7 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
         entries: cases,
         folded,
     });
+    run.clean_text(crate::text::clean_xml_text);
     Ok(run)
 }
 
