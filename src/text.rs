@@ -296,3 +296,8 @@ mod tests {
         assert_eq!(one_line("plain"), "plain");
     }
 }
+
+/// `1 error`, `2 errors`: a count and the word that goes with it.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

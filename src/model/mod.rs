@@ -13,6 +13,8 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::text::plural;
+
 /// A whole test run: what ran, how it ended, and where the data came from.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Run {
@@ -437,8 +439,7 @@ impl TestResult {
     /// How a flaky test got there: `passed after 2 failed attempts (first:
     /// AssertionError: ...)`, quoting the first earlier attempt's message.
     pub fn flaky_summary(&self) -> String {
-        let n = self.reruns().len();
-        let attempts = if n == 1 { "attempt" } else { "attempts" };
+        let attempts = plural(self.reruns().len(), "failed attempt", "failed attempts");
         let first = self.reruns().iter().find_map(|a| {
             a.message
                 .as_deref()?
@@ -447,8 +448,8 @@ impl TestResult {
                 .find(|l| !l.is_empty())
         });
         match first {
-            Some(m) => format!("passed after {n} failed {attempts} (first: {m})"),
-            None => format!("passed after {n} failed {attempts}"),
+            Some(m) => format!("passed after {attempts} (first: {m})"),
+            None => format!("passed after {attempts}"),
         }
     }
 

@@ -29,7 +29,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::model::{Counts, Run, TestResult};
-use crate::text::{first_line, one_line};
+use crate::text::{first_line, one_line, plural};
 
 pub use sections::{collection_errors, indented, notes};
 
@@ -108,10 +108,6 @@ fn phrase_of(c: &Counts) -> String {
         let _ = write!(s, ", {}", plural(c.warnings, "warning", "warnings"));
     }
     s
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Renders a run as Markdown.

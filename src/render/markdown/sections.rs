@@ -11,7 +11,7 @@ use super::lines::{LineSet, clip, dedent, indent_line, line_breaks};
 use super::{Detail, MAX_MESSAGE_LINES, MAX_SKIP_REASONS, OUTPUT_HEAD, OUTPUT_TAIL};
 use crate::model::{Outcome, Phase, Run, SourceKind, TestResult, Xfail};
 use crate::pytest_text;
-use crate::text::{first_line, one_line};
+use crate::text::{first_line, one_line, plural};
 
 /// Tests that passed only after failing: listed, not counted as failures.
 /// Failed tests that were rerun say so in their section's message.
@@ -182,14 +182,8 @@ pub(super) fn failure_body(
 ) {
     message_lines(out, &message_of(t), detail.message_lines());
     if !t.reruns().is_empty() {
-        let n = t.reruns().len();
-        indent_line(
-            out,
-            &format!(
-                "Rerun: {n} earlier attempt{} failed too",
-                if n == 1 { "" } else { "s" }
-            ),
-        );
+        let attempts = plural(t.reruns().len(), "earlier attempt", "earlier attempts");
+        indent_line(out, &format!("Rerun: {attempts} failed too"));
     }
     if !same.is_empty() {
         let ids: Vec<String> = same
