@@ -208,6 +208,11 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `1 error`, `2 errors`: a count and the word that goes with it.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,9 +300,4 @@ mod tests {
         assert_eq!(one_line("a\n### FAILED: x"), "a\\n### FAILED: x");
         assert_eq!(one_line("plain"), "plain");
     }
-}
-
-/// `1 error`, `2 errors`: a count and the word that goes with it.
-pub fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
