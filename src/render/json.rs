@@ -139,27 +139,22 @@ pub fn write_pretty(run: &Run, out: &mut (impl std::io::Write + ?Sized)) -> std:
 /// Renders the ADR-006 object as text: indented for people, compact for
 /// agents (fewer tokens).
 pub fn render(run: &Run, pretty: bool) -> String {
-    let answer = answer(run);
-    let mut out = if pretty {
-        serde_json::to_string_pretty(&answer)
-    } else {
-        serde_json::to_string(&answer)
-    }
-    // Every key is a string and every number finite: this cannot fail.
-    .unwrap_or_default();
-    out.push('\n');
-    out
+    serialized(&answer(run), pretty)
 }
 
 /// Any JSON answer as text ending in a newline: indented for people,
 /// compact for agents.
 pub fn text(value: &Value, pretty: bool) -> String {
+    serialized(value, pretty)
+}
+
+fn serialized(value: &impl Serialize, pretty: bool) -> String {
     let mut out = if pretty {
         serde_json::to_string_pretty(value)
     } else {
         serde_json::to_string(value)
     }
-    // Serializing a `Value` cannot fail: its keys are strings.
+    // Every key is a string and every number finite: this cannot fail.
     .unwrap_or_default();
     out.push('\n');
     out
