@@ -10,7 +10,7 @@
 //! - **Detail lines.** The report indents detail two spaces, which CommonMark
 //!   reads as paragraph text: the indentation is lost, `> source` lines become
 //!   quotes, `+  where` lines lists. So the report's lines are first sorted
-//!   into [`Piece`]s: the body of each `### FAILED` / `### ERROR` section
+//!   into pieces: the body of each `### FAILED` / `### ERROR` section
 //!   (message and detail) and every other run of indented lines are shown
 //!   in `<pre>`, exactly as written, never read as Markdown; only the lines
 //!   between them go through pulldown-cmark. The page is written from the

@@ -19,7 +19,7 @@ use crate::text::one_line;
 #[derive(Clone)]
 pub(super) struct Section<'r> {
     /// Frames, the failing source line, explanation: each level shows the
-    /// first [`Detail::detail_lines`] (only `at` lines at [`Detail::Brief`]).
+    /// first [`super::Detail::detail_lines`] (only `at` lines at [`super::Detail::Brief`]).
     pub(super) detail: Vec<Cow<'r, str>>,
     /// The lines of the message and traceback, when there is captured
     /// output: output that only repeats the failure (nextest copies the
