@@ -208,6 +208,11 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `1 error`, `2 errors`: a count and the word that goes with it.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

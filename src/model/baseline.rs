@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 
 use crate::model::{Outcome, Run, TestResult};
+use crate::text::plural;
 
 /// How a run differs from its baseline. Ids keep the current run's order
 /// (the baseline's for removed tests).
@@ -89,11 +90,8 @@ pub fn compare(current: &Run, baseline: &Run) -> Comparison {
 impl Comparison {
     /// `1 new failure, 2 fixed, 1 still failing, 3 added, 1 removed, +0.4s (+8%)`
     pub fn phrase(&self) -> String {
-        let n = |count: usize, one: &str, many: &str| {
-            format!("{count} {}", if count == 1 { one } else { many })
-        };
         let mut parts = vec![
-            n(self.new_failures.len(), "new failure", "new failures"),
+            plural(self.new_failures.len(), "new failure", "new failures"),
             format!("{} fixed", self.fixed.len()),
             format!("{} still failing", self.still_failing.len()),
         ];

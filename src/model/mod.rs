@@ -13,6 +13,8 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::text::plural;
+
 /// A whole test run: what ran, how it ended, and where the data came from.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Run {
@@ -108,6 +110,28 @@ impl Phase {
             Phase::Teardown => "teardown",
         }
     }
+
+    /// `[teardown]`: the line before a phase's traceback in a joined one
+    /// ([`TestResult::joined_traceback`]).
+    pub fn marker(self) -> &'static str {
+        match self {
+            Phase::Setup => "[setup]",
+            Phase::Call => "[call]",
+            Phase::Teardown => "[teardown]",
+        }
+    }
+}
+
+impl PhaseFailure {
+    /// `teardown also failed: <message>`, the line the phase adds to a
+    /// joined message.
+    pub fn note(&self) -> String {
+        format!(
+            "{} also failed: {}",
+            self.phase.as_str(),
+            self.message.as_deref().unwrap_or("(no message)")
+        )
+    }
 }
 
 /// A place in a source file. `line` is 1-based, as editors count.
@@ -180,6 +204,10 @@ pub struct Details {
     /// `flakyFailure`/`rerunFailure`, a retried case listed twice,
     /// pytest-rerunfailures). A passed test with attempts is flaky.
     pub reruns: Vec<Attempt>,
+    /// Other phases of the test that failed too (a test that failed and
+    /// then errored in teardown), after the one `message` and `traceback`
+    /// describe, in the order they were added.
+    pub phase_failures: Vec<PhaseFailure>,
 }
 
 impl Details {
@@ -191,7 +219,17 @@ impl Details {
             && self.stderr.is_none()
             && self.log.is_none()
             && self.reruns.is_empty()
+            && self.phase_failures.is_empty()
     }
+}
+
+/// Another phase of a test that failed too (see [`Details::phase_failures`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PhaseFailure {
+    pub phase: Phase,
+    pub message: Option<String>,
+    /// Never blank.
+    pub traceback: Option<String>,
 }
 
 /// One earlier attempt of a rerun test.
@@ -215,14 +253,57 @@ impl TestResult {
         }
     }
 
-    /// The failure or error message, or the skip / xfail reason.
+    /// The failure or error message, or the skip / xfail reason. Of the
+    /// deciding phase only: see [`TestResult::joined_message`].
     pub fn message(&self) -> Option<&str> {
         self.details.as_ref()?.message.as_deref()
     }
 
-    /// The full traceback (pytest's longrepr, a JUnit failure's text).
+    /// The full traceback (pytest's longrepr, a JUnit failure's text). Of
+    /// the deciding phase only: see [`TestResult::joined_traceback`].
     pub fn traceback(&self) -> Option<&str> {
         self.details.as_ref()?.traceback.as_deref()
+    }
+
+    /// Other phases that failed too, in the order they were added.
+    pub fn phase_failures(&self) -> &[PhaseFailure] {
+        self.details.as_ref().map_or(&[], |d| &d.phase_failures)
+    }
+
+    /// The message with every other failing phase's on a line of its own
+    /// (`teardown also failed: ...`): the flat text of renderers that have
+    /// one message per test (JSON, JUnit). Borrowed when there are none.
+    pub fn joined_message(&self) -> Option<Cow<'_, str>> {
+        let phases = self.phase_failures();
+        if phases.is_empty() {
+            return self.message().map(Cow::Borrowed);
+        }
+        let mut lines: Vec<String> = self.message().map(str::to_string).into_iter().collect();
+        lines.extend(phases.iter().map(PhaseFailure::note));
+        Some(Cow::Owned(lines.join("\n")))
+    }
+
+    /// The traceback with every other failing phase's after it, each under
+    /// a `[teardown]` line (a blank line between them): the flat text of
+    /// renderers that have one traceback per test. Borrowed when there are
+    /// none.
+    pub fn joined_traceback(&self) -> Option<Cow<'_, str>> {
+        let mut parts = self.phase_failures().iter().filter_map(|p| {
+            let tb = p.traceback.as_deref()?;
+            Some(format!("{}\n{tb}", p.phase.marker()))
+        });
+        let Some(first_phase) = parts.next() else {
+            return self.traceback().map(Cow::Borrowed);
+        };
+        let mut text = match self.traceback() {
+            Some(tb) => format!("{tb}\n\n{first_phase}"),
+            None => first_phase,
+        };
+        for part in parts {
+            text.push_str("\n\n");
+            text.push_str(&part);
+        }
+        Some(Cow::Owned(text))
     }
 
     /// Captured standard output.
@@ -338,31 +419,37 @@ impl TestResult {
         self.outcome == Outcome::Passed && !self.reruns().is_empty()
     }
 
-    /// Records that another phase of this test failed too: its message goes
-    /// on a line of its own (`teardown also failed: ...`), its traceback
-    /// after a `[teardown]` line, which the Markdown renderer splits on.
+    /// Records that another phase of this test failed too (see
+    /// [`Details::phase_failures`]); a blank traceback is none.
     pub fn add_phase_failure(
         &mut self,
         phase: Phase,
         message: Option<&str>,
         traceback: Option<&str>,
     ) {
-        let note = format!(
-            "{} also failed: {}",
-            phase.as_str(),
-            message.unwrap_or("(no message)")
-        );
-        let details = self.details_mut();
-        details.message = Some(match details.message.take() {
-            Some(m) => format!("{m}\n{note}"),
-            None => note,
+        self.details_mut().phase_failures.push(PhaseFailure {
+            phase,
+            message: message.map(str::to_string),
+            traceback: traceback
+                .filter(|t| !t.trim().is_empty())
+                .map(str::to_string),
         });
-        if let Some(tb) = traceback.filter(|t| !t.trim().is_empty()) {
-            let tb = format!("[{}]\n{tb}", phase.as_str());
-            details.traceback = Some(match details.traceback.take() {
-                Some(existing) => format!("{existing}\n\n{tb}"),
-                None => tb,
-            });
+    }
+
+    /// How a flaky test got there: `passed after 2 failed attempts (first:
+    /// AssertionError: ...)`, quoting the first earlier attempt's message.
+    pub fn flaky_summary(&self) -> String {
+        let attempts = plural(self.reruns().len(), "failed attempt", "failed attempts");
+        let first = self.reruns().iter().find_map(|a| {
+            a.message
+                .as_deref()?
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+        });
+        match first {
+            Some(m) => format!("passed after {attempts} (first: {m})"),
+            None => format!("passed after {attempts}"),
         }
     }
 
@@ -535,6 +622,10 @@ impl Run {
             fix_opt(&mut d.stderr);
             fix_opt(&mut d.log);
             d.reruns.iter_mut().for_each(|a| fix_opt(&mut a.message));
+            for p in &mut d.phase_failures {
+                fix_opt(&mut p.message);
+                fix_opt(&mut p.traceback);
+            }
         }
         for e in &mut self.collection_errors {
             fix_opt(&mut e.error_type);
@@ -570,27 +661,4 @@ impl Run {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A large report holds one of these per test: growing it is a cost
-    /// every `report` on 100,000 tests pays (see BENCHMARKS.md).
-    #[test]
-    fn a_test_result_stays_small() {
-        assert!(std::mem::size_of::<TestResult>() <= 80);
-    }
-
-    #[test]
-    fn setting_nothing_allocates_no_details() {
-        let mut t = TestResult::new("t.py::a", Outcome::Passed);
-        t.set_message(None);
-        t.set_reruns(Vec::new());
-        t.clear_capture();
-        assert!(t.details().is_none());
-        t.set_stdout(Some("out".into()));
-        assert_eq!(t.stdout(), Some("out"));
-        t.set_details(Some(Box::default()));
-        assert!(t.details().is_none(), "empty details are stored as none");
-        assert_eq!(t, TestResult::new("t.py::a", Outcome::Passed));
-    }
-}
+mod tests;

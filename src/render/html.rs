@@ -9,19 +9,21 @@
 //!
 //! - **Detail lines.** The report indents detail two spaces, which CommonMark
 //!   reads as paragraph text: the indentation is lost, `> source` lines become
-//!   quotes, `+  where` lines lists. So before parsing, the body of each
-//!   `### FAILED` / `### ERROR` section (message and detail) and every other
-//!   run of indented lines become fenced code blocks: shown in `<pre>`,
-//!   exactly as written, never read as Markdown.
+//!   quotes, `+  where` lines lists. So the report's lines are first sorted
+//!   into pieces: the body of each `### FAILED` / `### ERROR` section
+//!   (message and detail) and every other run of indented lines are shown
+//!   in `<pre>`, exactly as written, never read as Markdown; only the lines
+//!   between them go through pulldown-cmark. The page is written from the
+//!   parser's events with a code block's events put in for each literal
+//!   piece, never from rewritten Markdown.
 //! - **Test output is not markup.** Raw HTML (`<script>`, `<img onerror>`) in
 //!   ids, reasons or notes is shown as text, and links and images as the
 //!   Markdown that wrote them, so the page holds only the tags pulldown-cmark
 //!   and the template write.
 
-use std::fmt::Write as _;
 use std::ops::Range;
 
-use pulldown_cmark::{CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 /// The page; `{{title}}` and `{{body}}` are filled in.
 const TEMPLATE: &str = include_str!("../../templates/report.html");
@@ -29,7 +31,7 @@ const TEMPLATE: &str = include_str!("../../templates/report.html");
 /// Renders a Markdown report (see [`super::markdown`]) as a complete HTML
 /// page titled `title`.
 pub fn render(markdown: &str, title: &str) -> String {
-    let body = to_html(&literal_blocks(markdown));
+    let body = to_html(markdown);
     let title = escape(title);
     let (head, tail) = TEMPLATE
         .split_once("{{body}}")
@@ -42,15 +44,28 @@ pub fn render(markdown: &str, title: &str) -> String {
     page
 }
 
-/// Rewrites the line-oriented parts of the report as fenced code blocks.
-fn literal_blocks(markdown: &str) -> String {
-    let lines: Vec<&str> = markdown.lines().collect();
-    let mut out = String::with_capacity(markdown.len() + markdown.len() / 8);
+/// A run of the report's lines.
+#[derive(Debug, PartialEq)]
+enum Piece<'a> {
+    /// Lines read as Markdown: their byte range in the report.
+    Markdown(Range<usize>),
+    /// Lines shown exactly as written, in `<pre>`. `item` is the bullet of
+    /// the list item they are the detail of, if any.
+    Literal {
+        lines: Vec<&'a str>,
+        item: Option<u8>,
+    },
+}
+
+/// Sorts the report's lines into [`Piece`]s.
+fn pieces(markdown: &str) -> Vec<Piece<'_>> {
+    let mut out = Pieces::new(markdown);
+    let lines: Vec<&str> = out.lines.iter().map(|(_, l)| *l).collect();
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
         if let Some(heading) = line.strip_prefix("### ") {
-            push_line(&mut out, line);
+            out.markdown_line(i);
             i += 1;
             if is_problem_heading(heading) {
                 // The whole section: the message flush left, detail indented.
@@ -59,7 +74,7 @@ fn literal_blocks(markdown: &str) -> String {
                     .position(|l| l.trim().is_empty() || l.starts_with("### "))
                     .map_or(lines.len(), |n| i + n);
                 if end > i {
-                    fence(&mut out, "", &message_block(&lines[i..end]));
+                    out.literal(i, message_block(&lines[i..end]));
                 }
                 i = end;
             }
@@ -68,28 +83,85 @@ fn literal_blocks(markdown: &str) -> String {
         if is_indented(line) {
             // Indented lines under a heading (`### OUTPUT`): the block alone.
             let end = indented_run_end(&lines, i);
-            let block: Vec<&str> = lines[i..end].iter().map(|l| &l[2..]).collect();
-            fence(&mut out, "", &block);
+            out.literal(i, unindented(&lines[i..end], None));
             i = end;
             continue;
         }
         let end = indented_run_end(&lines, i + 1);
         if end == i + 1 || line.trim().is_empty() || line.starts_with(['>', '|']) {
-            push_line(&mut out, line);
+            out.markdown_line(i);
             i += 1;
         } else if is_list_item(line) {
             // `- item` and its detail: the block goes inside the item.
-            push_line(&mut out, line);
-            let block: Vec<&str> = lines[i + 1..end].iter().map(|l| &l[2..]).collect();
-            fence(&mut out, "  ", &block);
+            out.markdown_line(i);
+            let bullet = line.bytes().next();
+            out.literal(i + 1, unindented(&lines[i + 1..end], bullet));
             i = end;
         } else {
             // A line with detail under it: one block, as in a failure.
-            fence(&mut out, "", &message_block(&lines[i..end]));
+            out.literal(i, message_block(&lines[i..end]));
             i = end;
         }
     }
-    out
+    out.finish()
+}
+
+/// The [`Piece`]s of a report as they are found.
+struct Pieces<'a> {
+    markdown: &'a str,
+    /// Each line (without its line break) and the byte offset it starts at.
+    lines: Vec<(usize, &'a str)>,
+    pieces: Vec<Piece<'a>>,
+    /// The first line of the Markdown lines not yet in `pieces`.
+    run: Option<usize>,
+}
+
+impl<'a> Pieces<'a> {
+    fn new(markdown: &'a str) -> Self {
+        let mut at = 0;
+        let lines = markdown
+            .split_inclusive('\n')
+            .map(|l| {
+                let start = at;
+                at += l.len();
+                let l = l.strip_suffix('\n').unwrap_or(l);
+                (start, l.strip_suffix('\r').unwrap_or(l))
+            })
+            .collect();
+        Pieces {
+            markdown,
+            lines,
+            pieces: Vec::new(),
+            run: None,
+        }
+    }
+
+    /// Where line `i` starts (the end of the text for the line after the last).
+    fn offset(&self, i: usize) -> usize {
+        self.lines.get(i).map_or(self.markdown.len(), |(at, _)| *at)
+    }
+
+    /// Line `i` is read as Markdown.
+    fn markdown_line(&mut self, i: usize) {
+        self.run.get_or_insert(i);
+    }
+
+    /// A literal piece from line `i` on, after the Markdown lines before it.
+    fn literal(&mut self, i: usize, piece: Piece<'a>) {
+        if let Some(start) = self.run.take() {
+            let range = self.offset(start)..self.offset(i);
+            self.pieces.push(Piece::Markdown(range));
+        }
+        self.pieces.push(piece);
+    }
+
+    fn finish(mut self) -> Vec<Piece<'a>> {
+        if let Some(start) = self.run.take() {
+            let range = self.offset(start)..self.markdown.len();
+            self.pieces.push(Piece::Markdown(range));
+        }
+        self.pieces
+    }
 }
 
 /// `FAILED: id`, `ERROR: id`, `ERROR at setup: id`: a section whose body is
@@ -119,76 +191,162 @@ fn indented_run_end(lines: &[&str], start: usize) -> usize {
         .max(start)
 }
 
+/// Indented lines without their first two spaces.
+fn unindented<'a>(lines: &[&'a str], item: Option<u8>) -> Piece<'a> {
+    let lines = lines.iter().map(|l| &l[2..]).collect();
+    Piece::Literal { lines, item }
+}
+
 /// A message and its detail, with the backslash the Markdown renderer puts
 /// before a message starting with `#` or `>` taken off again.
-fn message_block<'a>(lines: &[&'a str]) -> Vec<&'a str> {
-    let mut block = lines.to_vec();
-    if let Some(first) = block.first_mut()
+fn message_block<'a>(lines: &[&'a str]) -> Piece<'a> {
+    let mut lines = lines.to_vec();
+    if let Some(first) = lines.first_mut()
         && let Some(rest) = first.strip_prefix('\\')
         && rest.starts_with(['#', '>'])
     {
         *first = rest;
     }
-    block
+    Piece::Literal { lines, item: None }
 }
 
-/// A fenced code block, its fence longer than any run of backticks inside so
-/// that no line can close it.
-fn fence(out: &mut String, indent: &str, lines: &[&str]) {
-    let longest = lines
-        .iter()
-        .flat_map(|l| l.split(|c| c != '`'))
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
-    let marker = "`".repeat(longest.max(2) + 1);
-    let _ = writeln!(out, "{indent}{marker}");
-    for line in lines {
-        let _ = writeln!(out, "{indent}{line}");
+/// An event and the byte range of the report it stands for.
+type Spanned<'a> = (Event<'a>, Range<usize>);
+
+/// The events of the whole report: the parser's for each Markdown piece,
+/// with their ranges in the report, and a code block for each literal one.
+/// A literal piece under a list item goes inside the item, and an item
+/// right after it continues the list, as when the detail is indented under
+/// the item. (Loose lists, with blank lines between items, do not come
+/// with detail in a report.)
+fn events(markdown: &str) -> Vec<Spanned<'_>> {
+    let mut events: Vec<Spanned<'_>> = Vec::new();
+    // The bullet of a list left open after an item's detail.
+    let mut open_list: Option<u8> = None;
+    let end_list = |at: usize| (Event::End(TagEnd::List(false)), at..at);
+    for piece in pieces(markdown) {
+        match piece {
+            Piece::Markdown(range) => {
+                let text = &markdown[range.clone()];
+                let mut parsed = Parser::new_ext(text, Options::ENABLE_TABLES)
+                    .into_offset_iter()
+                    .map(|(e, r)| (e, r.start + range.start..r.end + range.start))
+                    .peekable();
+                if let Some(bullet) = open_list.take() {
+                    let next_item = text.as_bytes().first() == Some(&bullet)
+                        && matches!(parsed.peek(), Some((Event::Start(Tag::List(None)), _)));
+                    match next_item {
+                        true => drop(parsed.next()),
+                        false => events.push(end_list(range.start)),
+                    }
+                }
+                events.extend(parsed);
+            }
+            Piece::Literal { lines, item } => {
+                let at = events.last().map_or(0, |(_, r)| r.end);
+                if open_list.take().is_some() {
+                    events.push(end_list(at));
+                }
+                let in_item = item.is_some()
+                    && matches!(
+                        events.as_slice(),
+                        [
+                            ..,
+                            (Event::End(TagEnd::Item), _),
+                            (Event::End(TagEnd::List(false)), _)
+                        ]
+                    );
+                if in_item {
+                    events.truncate(events.len() - 2);
+                    open_list = item;
+                }
+                code_block(&mut events, &lines, at);
+                if in_item {
+                    events.push((Event::End(TagEnd::Item), at..at));
+                }
+            }
+        }
     }
-    let _ = writeln!(out, "{indent}{marker}");
+    if open_list.is_some() {
+        events.push(end_list(markdown.len()));
+    }
+    events
 }
 
-fn push_line(out: &mut String, line: &str) {
-    out.push_str(line);
-    out.push('\n');
+/// A code block of `lines`, shown as written (a NUL as U+FFFD, as the
+/// parser reads it).
+fn code_block<'a>(events: &mut Vec<Spanned<'a>>, lines: &[&'a str], at: usize) {
+    let mut text = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+    for line in lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    let text = text.replace('\0', "\u{FFFD}");
+    let kind = CodeBlockKind::Fenced(CowStr::Borrowed(""));
+    events.push((Event::Start(Tag::CodeBlock(kind)), at..at));
+    events.push((Event::Text(text.into()), at..at));
+    events.push((Event::End(TagEnd::CodeBlock), at..at));
 }
 
-/// Markdown to HTML, with raw HTML, links and images turned into text.
+/// The report as HTML: its events, with raw HTML, links and images turned
+/// into text.
 fn to_html(markdown: &str) -> String {
-    let events: Vec<(Event<'_>, Range<usize>)> = Parser::new_ext(markdown, Options::ENABLE_TABLES)
-        .into_offset_iter()
-        .collect();
-    let summary = summary_class(markdown);
-    let mut out: Vec<Event<'_>> = Vec::with_capacity(events.len());
-    let mut in_summary = false;
-    // List items entered and not left: an HTML block in one is not wrapped
-    // in a paragraph (a tight list has none).
-    let mut items = 0usize;
-    let mut paragraph_for_html = false;
-    // A line of an HTML block was shown: the next one goes on a new line.
-    let mut html_line_open = false;
+    let events = events(markdown);
+    let mut page = Page {
+        markdown,
+        summary: summary_class(markdown),
+        out: Vec::with_capacity(events.len()),
+        in_summary: false,
+        items: 0,
+        paragraph_for_html: false,
+        html_line_open: false,
+    };
     let mut i = 0;
     while i < events.len() {
+        i = page.event(&events, i);
+    }
+    let mut html = String::with_capacity(markdown.len() * 3 / 2);
+    pulldown_cmark::html::push_html(&mut html, page.out.into_iter());
+    html
+}
+
+/// The events of the page, as they are made from the report's.
+struct Page<'a> {
+    markdown: &'a str,
+    /// The class of the header line, if the report has one.
+    summary: Option<&'static str>,
+    out: Vec<Event<'a>>,
+    in_summary: bool,
+    /// List items entered and not left: an HTML block in one is not wrapped
+    /// in a paragraph (a tight list has none).
+    items: usize,
+    paragraph_for_html: bool,
+    /// A line of an HTML block was shown: the next one goes on a new line.
+    html_line_open: bool,
+}
+
+impl<'a> Page<'a> {
+    /// Takes in the event at `i`; returns the index of the next one to take.
+    fn event(&mut self, events: &[Spanned<'a>], i: usize) -> usize {
         let (event, range) = &events[i];
-        i += 1;
         match event {
             // The header line: styled by the run's status.
-            Event::Start(Tag::Paragraph) if i == 1 && summary.is_some() => {
-                let class = summary.unwrap_or_default();
-                out.push(Event::Html(format!("<p class=\"summary {class}\">").into()));
-                in_summary = true;
+            Event::Start(Tag::Paragraph) if i == 0 && self.summary.is_some() => {
+                let class = self.summary.unwrap_or_default();
+                let tag = format!("<p class=\"summary {class}\">");
+                self.out.push(Event::Html(tag.into()));
+                self.in_summary = true;
             }
-            Event::End(TagEnd::Paragraph) if in_summary => {
-                out.push(Event::Html("</p>\n".into()));
-                in_summary = false;
+            Event::End(TagEnd::Paragraph) if self.in_summary => {
+                self.out.push(Event::Html("</p>\n".into()));
+                self.in_summary = false;
             }
             Event::Start(Tag::Heading {
                 level: HeadingLevel::H3,
                 ..
             }) => {
-                let class = heading_class(events.get(i).map(|(e, _)| e));
-                out.push(Event::Start(Tag::Heading {
+                let class = heading_class(events.get(i + 1).map(|(e, _)| e));
+                self.out.push(Event::Start(Tag::Heading {
                     level: HeadingLevel::H3,
                     id: None,
                     classes: class.map(CowStr::from).into_iter().collect(),
@@ -198,47 +356,55 @@ fn to_html(markdown: &str) -> String {
             // A link or an image is shown as the Markdown that wrote it: no
             // URL reaches an attribute, nothing is loaded or followed.
             Event::Start(Tag::Link { .. } | Tag::Image { .. }) => {
-                out.push(Event::Text(markdown[range.clone()].into()));
-                i = after_end(&events, i - 1);
+                self.out
+                    .push(Event::Text(self.markdown[range.clone()].into()));
+                return after_end(events, i);
             }
             Event::Start(Tag::Item) => {
-                items += 1;
-                out.push(event.clone());
+                self.items += 1;
+                self.out.push(event.clone());
             }
             Event::End(TagEnd::Item) => {
-                items -= 1;
-                out.push(event.clone());
+                self.items -= 1;
+                self.out.push(event.clone());
             }
-            // Raw HTML is shown as the text it is, line by line.
+            Event::Start(Tag::HtmlBlock) | Event::End(TagEnd::HtmlBlock) | Event::Html(_) => {
+                self.html(event);
+            }
+            Event::InlineHtml(html) => self.out.push(Event::Text(html.clone())),
+            // Every line break of the report means something.
+            Event::SoftBreak => self.out.push(Event::HardBreak),
+            other => self.out.push(other.clone()),
+        }
+        i + 1
+    }
+
+    /// Raw HTML is shown as the text it is, line by line.
+    fn html(&mut self, event: &Event<'a>) {
+        match event {
             Event::Start(Tag::HtmlBlock) => {
-                paragraph_for_html = items == 0;
-                if paragraph_for_html {
-                    out.push(Event::Start(Tag::Paragraph));
+                self.paragraph_for_html = self.items == 0;
+                if self.paragraph_for_html {
+                    self.out.push(Event::Start(Tag::Paragraph));
                 }
             }
             Event::End(TagEnd::HtmlBlock) => {
-                if paragraph_for_html {
-                    out.push(Event::End(TagEnd::Paragraph));
+                if self.paragraph_for_html {
+                    self.out.push(Event::End(TagEnd::Paragraph));
                 }
-                html_line_open = false;
+                self.html_line_open = false;
             }
             Event::Html(html) => {
-                if html_line_open {
-                    out.push(Event::HardBreak);
+                if self.html_line_open {
+                    self.out.push(Event::HardBreak);
                 }
                 let text = html.strip_suffix('\n').unwrap_or(html);
-                out.push(Event::Text(CowStr::from(text.to_string())));
-                html_line_open = true;
+                self.out.push(Event::Text(CowStr::from(text.to_string())));
+                self.html_line_open = true;
             }
-            Event::InlineHtml(html) => out.push(Event::Text(html.clone())),
-            // Every line break of the report means something.
-            Event::SoftBreak => out.push(Event::HardBreak),
-            other => out.push(other.clone()),
+            _ => {}
         }
     }
-    let mut html = String::with_capacity(markdown.len() * 3 / 2);
-    pulldown_cmark::html::push_html(&mut html, out.into_iter());
-    html
 }
 
 /// The index after the `End` matching the `Start` at `start`.
@@ -309,27 +475,45 @@ fn escape(text: &str) -> String {
 mod tests {
     use super::*;
 
+    fn literal(lines: &[&'static str], item: Option<u8>) -> Piece<'static> {
+        Piece::Literal {
+            lines: lines.to_vec(),
+            item,
+        }
+    }
+
     #[test]
-    fn failure_sections_become_code_blocks() {
+    fn failure_sections_are_literal() {
         let md = "Test FAILURE (0.1s) — 1 run, 1 failed\n\n### FAILED: t.py::x\n\\# not a heading\n  > assert x\n";
         assert_eq!(
-            literal_blocks(md),
-            "Test FAILURE (0.1s) — 1 run, 1 failed\n\n### FAILED: t.py::x\n```\n# not a heading\n  > assert x\n```\n"
+            pieces(md),
+            vec![
+                Piece::Markdown(0..md.find("\\#").unwrap()),
+                literal(&["# not a heading", "  > assert x"], None),
+            ]
+        );
+        assert!(to_html(md).contains("<pre><code># not a heading\n  &gt; assert x\n</code></pre>"));
+    }
+
+    #[test]
+    fn list_item_detail_stays_in_the_item_and_the_list_goes_on() {
+        let md = "### COLLECTION ERROR: t.py\n- L6 — SyntaxError: expected ':'\n  for n in range(5)\n                   ^\n- L9 — E\n  x\n";
+        let html = to_html(md);
+        assert_eq!(html.matches("<ul>").count(), 1, "{html}");
+        assert!(
+            html.contains("<li>L6 — SyntaxError: expected ':'\n<pre><code>for n in range(5)\n                 ^\n</code></pre>\n</li>\n<li>L9 — E"),
+            "{html}"
         );
     }
 
     #[test]
-    fn fences_outlast_backticks_inside() {
-        let md = "### FAILED: t\n````\n  ```\n";
-        assert!(literal_blocks(md).contains("\n`````\n````\n  ```\n`````\n"));
-    }
-
-    #[test]
-    fn list_item_detail_stays_in_the_item() {
-        let md = "### COLLECTION ERROR: t.py\n- L6 — SyntaxError: expected ':'\n  for n in range(5)\n                   ^\n";
-        assert_eq!(
-            literal_blocks(md),
-            "### COLLECTION ERROR: t.py\n- L6 — SyntaxError: expected ':'\n  ```\n  for n in range(5)\n                   ^\n  ```\n"
+    fn backticks_and_markup_in_a_literal_stay_text() {
+        let html = to_html("### FAILED: t\n````\n  ``` <b>x</b> [a](http://x)\n");
+        assert!(
+            html.contains(
+                "<pre><code>````\n  ``` &lt;b&gt;x&lt;/b&gt; [a](http://x)\n</code></pre>"
+            ),
+            "{html}"
         );
     }
 }

@@ -52,7 +52,7 @@ impl Serialize for Tests<'_> {
                 outcome: t.outcome.as_str(),
                 duration: t.duration.and_then(|d| finite(round_secs(d))),
                 message: message_cow(t),
-                traceback: t.traceback(),
+                traceback: t.joined_traceback(),
             })?;
         }
         seq.end()
@@ -65,7 +65,7 @@ struct TestEntry<'a> {
     outcome: &'static str,
     duration: Option<f64>,
     message: Option<Cow<'a, str>>,
-    traceback: Option<&'a str>,
+    traceback: Option<Cow<'a, str>>,
 }
 
 #[derive(Serialize)]
@@ -139,11 +139,20 @@ pub fn write_pretty(run: &Run, out: &mut (impl std::io::Write + ?Sized)) -> std:
 /// Renders the ADR-006 object as text: indented for people, compact for
 /// agents (fewer tokens).
 pub fn render(run: &Run, pretty: bool) -> String {
-    let answer = answer(run);
+    serialized(&answer(run), pretty)
+}
+
+/// Any JSON answer as text ending in a newline: indented for people,
+/// compact for agents.
+pub fn text(value: &Value, pretty: bool) -> String {
+    serialized(value, pretty)
+}
+
+fn serialized(value: &impl Serialize, pretty: bool) -> String {
     let mut out = if pretty {
-        serde_json::to_string_pretty(&answer)
+        serde_json::to_string_pretty(value)
     } else {
-        serde_json::to_string(&answer)
+        serde_json::to_string(value)
     }
     // Every key is a string and every number finite: this cannot fail.
     .unwrap_or_default();
@@ -151,22 +160,9 @@ pub fn render(run: &Run, pretty: bool) -> String {
     out
 }
 
-/// Any JSON answer as text ending in a newline: indented for people,
-/// compact for agents.
-pub fn text(value: &Value, pretty: bool) -> String {
-    let mut out = if pretty {
-        serde_json::to_string_pretty(value)
-    } else {
-        serde_json::to_string(value)
-    }
-    // Serializing a `Value` cannot fail: its keys are strings.
-    .unwrap_or_default();
-    out.push('\n');
-    out
-}
-
 /// The test's message as ADR-006 and SPEC.md want it: `XFAIL: <reason>` for
-/// an xfailed test, `XPASS: <reason>` for a non-strict xpass.
+/// an xfailed test, `XPASS: <reason>` for a non-strict xpass, `FLAKY: passed
+/// after ...` for a flaky one, other failing phases on lines of their own.
 pub fn message(t: &TestResult) -> Option<String> {
     message_cow(t).map(Cow::into_owned)
 }
@@ -174,34 +170,17 @@ pub fn message(t: &TestResult) -> Option<String> {
 /// [`message`], borrowing the test's own message when it is used as is.
 fn message_cow(t: &TestResult) -> Option<Cow<'_, str>> {
     if t.is_flaky() {
-        return Some(Cow::Owned(flaky_message(t)));
+        return Some(Cow::Owned(format!("FLAKY: {}", t.flaky_summary())));
     }
     let prefix = match t.xfail {
         Some(Xfail::XFailed) => "XFAIL",
         Some(Xfail::XPassed) => "XPASS",
-        None => return t.message().map(Cow::Borrowed),
+        None => return t.joined_message(),
     };
     Some(Cow::Owned(match t.message().filter(|m| !m.is_empty()) {
         Some(reason) => format!("{prefix}: {reason}"),
         None => prefix.to_string(),
     }))
-}
-
-/// `FLAKY: passed after 2 failed attempts (first: AssertionError: ...)`.
-pub fn flaky_message(t: &TestResult) -> String {
-    let n = t.reruns().len();
-    let attempts = if n == 1 { "attempt" } else { "attempts" };
-    let first = t.reruns().iter().find_map(|a| {
-        a.message
-            .as_deref()?
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty())
-    });
-    match first {
-        Some(m) => format!("FLAKY: passed after {n} failed {attempts} (first: {m})"),
-        None => format!("FLAKY: passed after {n} failed {attempts}"),
-    }
 }
 
 /// Durations to the millisecond: more digits cost tokens and say nothing.

@@ -760,6 +760,7 @@ impl<'a> Parser<'a> {
             stderr: nonempty(case.stderr),
             log: None,
             reruns: case.attempts,
+            phase_failures: Vec::new(),
         };
         if !details.is_empty() {
             test.set_details(Some(Box::new(details)));

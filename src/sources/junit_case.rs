@@ -71,7 +71,7 @@ pub(super) fn fold_retry(kept: &mut TestResult, mut next: TestResult) {
     let mut reruns = next.take_reruns();
     reruns.push(Attempt {
         outcome: next.outcome,
-        message: next.take_message(),
+        message: next.joined_message().map(|m| m.into_owned()),
     });
     reruns.extend(later);
     kept.set_reruns(reruns);

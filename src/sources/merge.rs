@@ -119,6 +119,9 @@ fn fill_test(kept: &mut TestResult, mut extra: TestResult) {
         fill(&mut k.stderr, e.stderr);
         fill(&mut k.log, e.log);
         if agree {
+            if k.message.is_none() && k.phase_failures.is_empty() {
+                k.phase_failures = e.phase_failures;
+            }
             fill(&mut k.message, e.message);
             fill(&mut k.traceback, e.traceback);
             if k.reruns.is_empty() {

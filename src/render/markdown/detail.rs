@@ -1,0 +1,313 @@
+//! What a failure section shows of a traceback: frames in the project,
+//! the failing source line, explanation lines the message does not hold;
+//! for other frameworks' stack traces, their first lines.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::ops::Range;
+
+use super::lines::{LineSet, dedent, lines_of};
+use super::sections::message_of;
+use super::{FOREIGN_TRACE_LINES, MAX_FRAMES, MAX_MESSAGE_LINES};
+use crate::model::{Location, Phase, TestResult};
+use crate::pytest_text::{self, FrameLine};
+use crate::text::one_line;
+
+/// The parts of a failure section that are the same at every level of
+/// detail: reading a traceback is most of the cost of rendering a failure.
+#[derive(Clone)]
+pub(super) struct Section<'r> {
+    /// Frames, the failing source line, explanation: each level shows the
+    /// first [`super::Detail::detail_lines`] (only `at` lines at [`super::Detail::Brief`]).
+    pub(super) detail: Vec<Cow<'r, str>>,
+    /// The lines of the message and traceback, when there is captured
+    /// output: output that only repeats the failure (nextest copies the
+    /// panic to stderr) is not shown twice.
+    pub(super) said: Option<LineSet<'r>>,
+}
+
+impl<'r> Section<'r> {
+    pub(super) fn new(t: &'r TestResult) -> Self {
+        let message = message_of(t);
+        // The traceback is split into lines and searched for frames once.
+        let (tb_lines, parts) = traceback_lines(t);
+        let frames = frame_lines(&tb_lines);
+        let msg_lines = lines_of(&message);
+        let mut detail = Vec::new();
+        match t.joined_traceback().as_deref() {
+            Some(_) if !frames.is_empty() => {
+                let message_lines = LineSet::new(&[&msg_lines]);
+                for (phase, section) in parts {
+                    if let Some(phase) = phase {
+                        detail.push(Cow::Borrowed(phase.marker()));
+                    }
+                    let in_section = frames.partition_point(|(i, _)| *i < section.start)
+                        ..frames.partition_point(|(i, _)| *i < section.end);
+                    let frames = &frames[in_section];
+                    pytest_detail(
+                        &mut detail,
+                        &tb_lines,
+                        section,
+                        frames,
+                        &message,
+                        &message_lines,
+                    );
+                }
+            }
+            Some(tb) => foreign_detail(&mut detail, tb, &tb_lines, &message, t),
+            None => {
+                if let Some(l) = &t.location {
+                    detail.push(Cow::Owned(at_location(l)));
+                }
+            }
+        }
+        let has_output = t.stdout().is_some() || t.stderr().is_some() || t.log().is_some();
+        let said = has_output.then(|| match &message {
+            Cow::Borrowed(m) => LineSet::new(&[&lines_of(m), &tb_lines]),
+            Cow::Owned(_) => LineSet::new(&[&tb_lines]).with_copies(&msg_lines),
+        });
+        Section { detail, said }
+    }
+}
+
+/// pytest's advice to rerun with more verbosity: no information in itself.
+pub(super) fn is_pytest_hint(line: &str) -> bool {
+    line.starts_with("Use -v to get")
+        || line.starts_with("Use -vv to get")
+        || (line.starts_with("Omitting ") && line.ends_with("use -vv to show"))
+}
+
+/// The range of each part of [`traceback_lines`], with its phase (none for
+/// the deciding phase's own traceback).
+pub(super) type Parts = Vec<(Option<Phase>, Range<usize>)>;
+
+/// The lines of a test's traceback and then of each other failing phase's
+/// (see [`TestResult::phase_failures`]), each after a blank line and its
+/// `[teardown]` line, as one list, and where each part is in it.
+pub(super) fn traceback_lines(t: &TestResult) -> (Vec<&str>, Parts) {
+    let mut lines = t.traceback().map_or_else(Vec::new, lines_of);
+    let mut parts = vec![(None, 0..lines.len())];
+    for p in t.phase_failures() {
+        let Some(tb) = p.traceback.as_deref() else {
+            continue;
+        };
+        if !lines.is_empty() {
+            lines.push("");
+        }
+        lines.push(p.phase.marker());
+        let start = lines.len();
+        lines.extend(lines_of(tb));
+        parts.push((Some(p.phase), start..lines.len()));
+    }
+    (lines, parts)
+}
+
+/// pytest's frame lines (`path:line: ...`) among a traceback's lines, with
+/// their index. None means a trace from another framework.
+pub(super) fn frame_lines<'a>(lines: &[&'a str]) -> Vec<(usize, FrameLine<'a>)> {
+    lines
+        .iter()
+        .enumerate()
+        // A frame line has a colon; most lines of a traceback (source,
+        // locals, separators) have none, and `memchr` says so quickly.
+        .filter(|(_, l)| memchr::memchr(b':', l.as_bytes()).is_some())
+        .filter_map(|(i, l)| pytest_text::frame_line(l).map(|f| (i, f)))
+        .collect()
+}
+
+/// Frames in the project, the failing source line, and the `E` lines the
+/// message does not already say, for the `section` of a traceback's `lines`
+/// that holds `frames`. `message_lines` are the message's.
+pub(super) fn pytest_detail<'a>(
+    detail: &mut Vec<Cow<'a, str>>,
+    lines: &[&'a str],
+    section: Range<usize>,
+    frames: &[(usize, FrameLine<'_>)],
+    message: &str,
+    message_lines: &LineSet<'_>,
+) {
+    let in_project: Vec<&FrameLine<'_>> = frames
+        .iter()
+        .map(|(_, f)| f)
+        .filter(|f| is_project_path(f.path))
+        .collect();
+    let listed: Vec<&FrameLine<'_>> = if in_project.is_empty() {
+        frames.last().map(|(_, f)| f).into_iter().collect()
+    } else {
+        in_project
+    };
+    let skipped = listed.len().saturating_sub(MAX_FRAMES);
+    if skipped > 0 {
+        detail.push(Cow::Owned(format!("… {skipped} earlier frames")));
+    }
+    for f in listed.iter().skip(skipped) {
+        detail.push(Cow::Owned(at_line(f.path, f.line)));
+    }
+    // The last frame's block: from the previous frame line to the last one.
+    let Some(&(last, _)) = frames.last() else {
+        return;
+    };
+    let start = frames
+        .iter()
+        .rev()
+        .nth(1)
+        .map_or(section.start, |(i, _)| i + 1);
+    let mut explanation: Vec<&str> = Vec::new();
+    let mut more = 0usize;
+    for l in &lines[start..last] {
+        if let Some(code) = l.strip_prefix('>') {
+            // `assert x < 3` failing says `assert x < 3`: once is enough.
+            if !message_lines.contains(code.trim()) {
+                detail.push(Cow::Owned(["> ", code.trim()].concat()));
+            }
+        } else if let Some(rest) = l.strip_prefix('E') {
+            let text = rest.trim();
+            if text.is_empty() || !rest.starts_with(' ') || is_pytest_hint(text) {
+                continue;
+            }
+            if explanation.len() == MAX_MESSAGE_LINES {
+                more += 1;
+                continue;
+            }
+            // pytest repeats the message in `E` lines, sometimes with a
+            // prefix (`AssertionError: `) the message has or lacks.
+            if message_lines.contains(text) || message.contains(text) {
+                continue;
+            }
+            explanation.push(rest.trim_end());
+        }
+    }
+    detail.extend(dedent(&explanation).map(Cow::Borrowed));
+    if more > 0 {
+        detail.push(Cow::Owned(format!("… {more} more lines")));
+    }
+}
+
+/// `at path:line`, as `format!` would write it, at a fraction of the cost
+/// (there is one per frame listed).
+pub(super) fn at_line(path: &str, line: u32) -> String {
+    let mut s = String::with_capacity(path.len() + 14);
+    s.push_str("at ");
+    s.push_str(&one_line(path));
+    s.push(':');
+    let _ = write!(s, "{line}");
+    s
+}
+
+/// `at file:line` for a test's location (a path from its id, control
+/// characters made visible as in the id).
+pub(super) fn at_location(l: &Location) -> String {
+    match l.line {
+        Some(line) => at_line(&l.file, line),
+        None => ["at ", &one_line(&l.file)].concat(),
+    }
+}
+
+/// A relative path that is not in an installed package: the user's code.
+pub(super) fn is_project_path(path: &str) -> bool {
+    !(path.starts_with('/')
+        || path.starts_with('<')
+        || path.starts_with("..")
+        || path.contains("site-packages")
+        || path.contains(":\\"))
+}
+
+/// A stack trace from another framework: its first lines, minus the lines
+/// the message already holds and frames inside test frameworks and runtimes.
+pub(super) fn foreign_detail<'a>(
+    detail: &mut Vec<Cow<'a, str>>,
+    tb: &str,
+    lines: &[&'a str],
+    message: &str,
+    t: &TestResult,
+) {
+    let message_lines: Vec<&str> = message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    // A line repeats the message when it is a message line, or ends with one
+    // (`java.lang.AssertionError: <message>`); very short message lines
+    // ("Failed") are only matched exactly.
+    let repeats_message = |line: &str| {
+        message_lines
+            .iter()
+            .any(|m| line == *m || (m.chars().count() >= 8 && line.ends_with(m)))
+    };
+    let mut kept: Vec<&str> = Vec::new();
+    let mut frames_seen: HashSet<&str> = HashSet::new();
+    let mut more = 0usize;
+    for line in lines.iter().map(|l| l.trim_end()) {
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if kept.len() == FOREIGN_TRACE_LINES {
+            more += 1;
+            continue;
+        }
+        if repeats_message(t) || is_framework_frame(t) {
+            continue;
+        }
+        // A stack frame printed twice (a rethrown exception) is shown once.
+        if t.starts_with("at ") && !frames_seen.insert(t) {
+            continue;
+        }
+        kept.push(line);
+    }
+    if let Some(loc) = &t.location
+        && !kept.iter().any(|l| l.contains(&*loc.file))
+    {
+        // The test's own file and, when the case does not say, the line the
+        // trace gives for it (PHPUnit puts it at the end of a long trace).
+        match (loc.line, line_in_trace(tb, &loc.file)) {
+            (None, Some(line)) => detail.push(Cow::Owned(at_line(&loc.file, line))),
+            _ => detail.push(Cow::Owned(at_location(loc))),
+        }
+    }
+    detail.extend(dedent(&kept).map(Cow::Borrowed));
+    if more > 0 {
+        detail.push(Cow::Owned(format!("… {more} more lines")));
+    }
+}
+
+/// The first `file:N` in a trace for the given file.
+pub(super) fn line_in_trace(tb: &str, file: &str) -> Option<u32> {
+    tb.match_indices(file).find_map(|(i, _)| {
+        let rest = tb[i + file.len()..].strip_prefix(':')?;
+        let digits: &str = &rest[..rest.bytes().take_while(u8::is_ascii_digit).count()];
+        digits.parse().ok()
+    })
+}
+
+/// Frames of test frameworks, runtimes and dependencies in Java, JS, .NET
+/// and Python stack traces: rarely what a reader needs to fix a test.
+pub(super) fn is_framework_frame(line: &str) -> bool {
+    let Some(frame) = line.strip_prefix("at ") else {
+        return false;
+    };
+    const PREFIXES: &[&str] = &[
+        "java.",
+        "javax.",
+        "jdk.",
+        "sun.",
+        "org.junit.",
+        "junit.",
+        "org.testng.",
+        "org.apache.maven.",
+        "org.hamcrest.",
+        "org.gradle.",
+        "kotlin.",
+        "scala.",
+        "System.",
+        "NUnit.",
+        "Xunit.",
+        "new Promise",
+        "process.",
+        "processTicksAndRejections",
+        "internal/",
+        "node:",
+    ];
+    PREFIXES.iter().any(|p| frame.starts_with(p)) || frame.contains("node_modules")
+}

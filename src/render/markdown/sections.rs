@@ -1,0 +1,380 @@
+//! The sections of a report: failures, flaky tests, skips, collection
+//! errors, captured output and the closing notes.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+
+use super::detail::{Section, is_framework_frame, is_pytest_hint};
+use super::grouping::Group;
+use super::lines::{LineSet, clip, dedent, indent_line, line_breaks};
+use super::{Detail, MAX_MESSAGE_LINES, MAX_SKIP_REASONS, OUTPUT_HEAD, OUTPUT_TAIL};
+use crate::model::{Outcome, Phase, Run, SourceKind, TestResult, Xfail};
+use crate::pytest_text;
+use crate::text::{first_line, one_line, plural};
+
+/// Tests that passed only after failing: listed, not counted as failures.
+/// Failed tests that were rerun say so in their section's message.
+pub(super) fn flaky(out: &mut String, run: &Run) {
+    let flaky: Vec<&TestResult> = run.tests.iter().filter(|t| t.is_flaky()).collect();
+    if flaky.is_empty() {
+        return;
+    }
+    let _ = write!(out, "\n### FLAKY ({})\n", flaky.len());
+    for t in flaky {
+        let line = format!("- {} — {}", one_line(&t.node_id), t.flaky_summary());
+        let _ = writeln!(out, "{}", clip(&line));
+    }
+}
+
+/// Indented lines, for blocks of output under a section.
+pub fn indented(out: &mut String, lines: &[&str]) {
+    for line in lines {
+        indent_line(out, line);
+    }
+}
+
+pub fn collection_errors(out: &mut String, run: &Run) {
+    let mut by_file: BTreeMap<&str, Vec<_>> = BTreeMap::new();
+    for e in &run.collection_errors {
+        by_file.entry(e.file.as_str()).or_default().push(e);
+    }
+    for (file, errors) in by_file {
+        let shown = if file.is_empty() { "(session)" } else { file };
+        let _ = write!(out, "\n### COLLECTION ERROR: {}\n", clip(&one_line(shown)));
+        for e in errors {
+            let mut head = String::from("- ");
+            if let Some(line) = e.line {
+                let _ = write!(head, "L{line} — ");
+            }
+            if let Some(t) = &e.error_type {
+                let _ = write!(head, "{t}: ");
+            }
+            head.push_str(first_line(&e.message));
+            let _ = writeln!(out, "{}", clip(&head));
+            let tb = e.traceback.as_deref().unwrap_or_default();
+            for line in collection_detail(tb, &e.message, file) {
+                indent_line(out, &line);
+            }
+        }
+    }
+}
+
+/// The useful lines of a collection error's traceback: the offending source
+/// line (with a SyntaxError's caret) and explanation lines not in the message.
+pub(super) fn collection_detail(traceback: &str, message: &str, file: &str) -> Vec<String> {
+    let lines: Vec<&str> = traceback.lines().collect();
+    let mut detail: Vec<&str> = Vec::new();
+    // A SyntaxError shows `File "...", line N`, the source and a caret as
+    // `E` lines; the last `E` line is the message itself.
+    let e_lines: Vec<&str> = pytest_text::error_lines(traceback).collect();
+    if let Some(last) = e_lines.iter().rposition(|l| !l.trim().is_empty()) {
+        for l in &e_lines[..last] {
+            let t = l.trim();
+            if t.is_empty() || t.starts_with("File \"") || message.contains(t) {
+                continue;
+            }
+            detail.push(l);
+            if detail.len() == MAX_MESSAGE_LINES {
+                break;
+            }
+        }
+    }
+    if detail.is_empty() {
+        // Otherwise show the source line of the last frame in the file.
+        if let Some(i) = lines.iter().rposition(|l| {
+            pytest_text::frame_line(l).is_some_and(|f| pytest_text::paths_match(f.path, file))
+        }) && let Some(src) = lines.get(i + 1).filter(|l| !l.trim().is_empty())
+        {
+            return vec![format!("> {}", src.trim())];
+        }
+    }
+    dedent(&detail).map(str::to_string).collect()
+}
+
+pub(super) fn label(t: &TestResult) -> &'static str {
+    match (t.outcome, t.phase) {
+        (Outcome::Error, Some(Phase::Setup)) => "ERROR at setup",
+        (Outcome::Error, Some(Phase::Teardown)) => "ERROR at teardown",
+        (Outcome::Error, _) => "ERROR",
+        _ => "FAILED",
+    }
+}
+
+/// One failure section; `same` are other tests that failed the same way.
+/// Lines of a failure section shown before the rest folds into a
+/// `<details>` block (PR comments and job summaries only).
+pub(super) const COLLAPSE_AFTER: usize = 12;
+
+pub(super) fn failure(out: &mut String, group: &Group<'_>, detail: Detail, collapse: bool) {
+    let t = group.first;
+    let _ = write!(out, "\n### {}: {}\n", label(t), clip(&one_line(&t.node_id)));
+    let start = out.len();
+    failure_body(out, t, &group.same, &group.section(), detail);
+    if collapse {
+        collapse_long(out, start);
+    }
+}
+
+/// Rewrites the section written to `out` from `start` on, folding all but
+/// its first line (the message) and the lines naming other tests or reruns
+/// into `<details>` when it is long. The folded lines go in a code fence
+/// longer than any backtick run in them, so test output renders as written
+/// and cannot close it.
+pub(super) fn collapse_long(out: &mut String, start: usize) {
+    let keep = |i: usize, l: &str| {
+        i == 0 || l.starts_with("  Same failure in ") || l.starts_with("  Rerun: ")
+    };
+    // The first line is always kept, so no more lines can be folded than
+    // there are line breaks: most sections are decided by counting them,
+    // and stay where they were written.
+    if line_breaks(&out[start..]) <= COLLAPSE_AFTER {
+        return;
+    }
+    let section = out.split_off(start);
+    let hidden: Vec<&str> = section
+        .lines()
+        .enumerate()
+        .filter(|(i, l)| !keep(*i, l))
+        .map(|(_, l)| l)
+        .collect();
+    if hidden.len() <= COLLAPSE_AFTER {
+        out.push_str(&section);
+        return;
+    }
+    for (i, l) in section.lines().enumerate() {
+        if keep(i, l) {
+            let _ = writeln!(out, "{l}");
+        }
+    }
+    let longest_ticks = hidden
+        .iter()
+        .flat_map(|l| l.split(|c| c != '`'))
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    let fence = "`".repeat((longest_ticks + 1).max(3));
+    let _ = write!(
+        out,
+        "<details><summary>{} more lines</summary>\n\n{fence}text\n",
+        hidden.len()
+    );
+    for l in &hidden {
+        let _ = writeln!(out, "{l}");
+    }
+    let _ = write!(out, "{fence}\n\n</details>\n");
+}
+
+/// The message the section of `t` opens with.
+pub(super) fn message_of(t: &TestResult) -> Cow<'_, str> {
+    t.joined_message()
+        .or_else(|| t.traceback().map(|tb| Cow::Borrowed(first_line(tb))))
+        .unwrap_or(Cow::Borrowed("(no message)"))
+}
+
+/// Everything of a failure section under its heading.
+pub(super) fn failure_body(
+    out: &mut String,
+    t: &TestResult,
+    same: &[&TestResult],
+    section: &Section<'_>,
+    detail: Detail,
+) {
+    message_lines(out, &message_of(t), detail.message_lines());
+    if !t.reruns().is_empty() {
+        let attempts = plural(t.reruns().len(), "earlier attempt", "earlier attempts");
+        indent_line(out, &format!("Rerun: {attempts} failed too"));
+    }
+    if !same.is_empty() {
+        let ids: Vec<String> = same
+            .iter()
+            .map(|o| one_line(&o.node_id).into_owned())
+            .collect();
+        // Not clipped: every failing id stays in the report.
+        let _ = writeln!(
+            out,
+            "  Same failure in {} more: {}",
+            same.len(),
+            ids.join(", ")
+        );
+    }
+    let brief = detail == Detail::Brief;
+    let lines = section
+        .detail
+        .iter()
+        .filter(|l| !brief || l.starts_with("at "))
+        .take(detail.detail_lines());
+    for line in lines {
+        indent_line(out, line);
+    }
+    if brief {
+        return;
+    }
+    let tail = if detail == Detail::Reduced {
+        5
+    } else {
+        usize::MAX
+    };
+    let Some(already) = &section.said else { return };
+    captured(out, "Captured stdout", t.stdout(), already, tail);
+    captured(out, "Captured stderr", t.stderr(), already, tail);
+    captured(out, "Captured log", t.log(), already, tail);
+}
+
+/// The message: first line flush left, further lines indented two spaces
+/// (keeping their relative indentation). pytest's "use -v" hints and stack
+/// frames of test frameworks (some assertion libraries put a whole trace in
+/// the message) are left out; very long messages are cut, saying how much.
+pub(super) fn message_lines(out: &mut String, message: &str, max_lines: usize) {
+    let mut lines = message
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty());
+    let Some(first) = lines.next() else { return };
+    // A message must not be read as a header or a note.
+    if first.starts_with('#') || first.starts_with('>') {
+        out.push('\\');
+    }
+    out.push_str(&clip(first));
+    out.push('\n');
+    let rest: Vec<&str> = lines
+        .filter(|l| !is_pytest_hint(l.trim()) && !is_framework_frame(l.trim()))
+        .collect();
+    let shown = rest.len().min(max_lines);
+    let omitted = rest.len() - shown;
+    for line in dedent(&rest[..shown]) {
+        indent_line(out, line);
+    }
+    if omitted > 0 {
+        indent_line(out, &format!("… {omitted} more lines"));
+    }
+}
+
+pub(super) fn captured(
+    out: &mut String,
+    label: &str,
+    text: Option<&str>,
+    already: &LineSet<'_>,
+    max_tail: usize,
+) {
+    let Some(text) = text else { return };
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty() && !already.contains(l.trim()))
+        .collect();
+    if lines.is_empty() {
+        return;
+    }
+    // Short lines of our own: written as they are, nothing to clip.
+    let _ = writeln!(out, "  {label}:");
+    if lines.len() > max_tail {
+        let _ = writeln!(out, "  … {} earlier lines", lines.len() - max_tail);
+        for l in &lines[lines.len() - max_tail..] {
+            indent_line(out, l);
+        }
+        return;
+    }
+    if lines.len() <= OUTPUT_HEAD + OUTPUT_TAIL {
+        for l in &lines {
+            indent_line(out, l);
+        }
+        return;
+    }
+    for l in &lines[..OUTPUT_HEAD] {
+        indent_line(out, l);
+    }
+    let dropped = lines.len() - OUTPUT_HEAD - OUTPUT_TAIL;
+    let _ = writeln!(out, "  … {dropped} lines omitted");
+    for l in &lines[lines.len() - OUTPUT_TAIL..] {
+        indent_line(out, l);
+    }
+}
+
+pub(super) fn skipped(out: &mut String, run: &Run) {
+    let skips: Vec<&TestResult> = run
+        .tests
+        .iter()
+        .filter(|t| t.outcome == Outcome::Skipped)
+        .collect();
+    if skips.is_empty() {
+        return;
+    }
+    // Group by reason, in order of first appearance. Reasons are borrowed
+    // from the tests where they can be: there may be thousands of skips.
+    let mut reasons: Vec<(Cow<'_, str>, usize)> = Vec::new();
+    let mut index: HashMap<Cow<'_, str>, usize> = HashMap::new();
+    for t in &skips {
+        let reason = match (t.xfail, t.message()) {
+            (Some(Xfail::XFailed), Some(r)) if !r.is_empty() => {
+                Cow::Owned(format!("XFAIL: {}", first_line(r)))
+            }
+            (Some(Xfail::XFailed), _) => Cow::Borrowed("XFAIL"),
+            (_, Some(r)) if !r.trim().is_empty() => Cow::Borrowed(first_line(r)),
+            _ => Cow::Borrowed("(no reason given)"),
+        };
+        match index.get(&reason) {
+            Some(&i) => reasons[i].1 += 1,
+            None => {
+                index.insert(reason.clone(), reasons.len());
+                reasons.push((reason, 1));
+            }
+        }
+    }
+    let _ = write!(out, "\n### SKIPPED ({})\n", skips.len());
+    for (reason, n) in reasons.iter().take(MAX_SKIP_REASONS) {
+        let line = if *n > 1 {
+            format!("- {reason} ({n})")
+        } else {
+            format!("- {reason}")
+        };
+        let _ = writeln!(out, "{}", clip(&line));
+    }
+    if reasons.len() > MAX_SKIP_REASONS {
+        let rest: usize = reasons[MAX_SKIP_REASONS..].iter().map(|(_, n)| n).sum();
+        let _ = writeln!(
+            out,
+            "- … {} more reasons ({rest} tests)",
+            reasons.len() - MAX_SKIP_REASONS
+        );
+    }
+}
+
+/// The closing `>` notes: the run's sources and notes, then `extra`.
+pub fn notes(out: &mut String, run: &Run, extra: &[String]) {
+    let mut notes: Vec<String> = Vec::new();
+    if !run.sources.is_empty() {
+        notes.push(sources_note(run));
+    }
+    notes.extend(run.notes.iter().cloned());
+    notes.extend(extra.iter().cloned());
+    if notes.is_empty() {
+        return;
+    }
+    out.push('\n');
+    for note in notes {
+        for line in note.lines() {
+            let _ = writeln!(out, "> {}", clip(line));
+        }
+    }
+}
+
+/// Which kinds of source the run was read from, e.g. `Sources:
+/// pytest-json-report, pytest JUnit XML` or `Sources: 3 JUnit XML files`.
+pub(super) fn sources_note(run: &Run) -> String {
+    let mut kinds: Vec<(SourceKind, usize)> = Vec::new();
+    for s in &run.sources {
+        match kinds.iter_mut().find(|(k, _)| *k == s.kind) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((s.kind, 1)),
+        }
+    }
+    let parts: Vec<String> = kinds
+        .iter()
+        .map(|(k, n)| match n {
+            1 => k.describe().to_string(),
+            n => format!("{n} {} files", k.describe()),
+        })
+        .collect();
+    format!("Sources: {}", parts.join(", "))
+}

@@ -1,0 +1,57 @@
+use super::MAX_LINE_CHARS;
+use super::lines::{clip, lines_of};
+use crate::model::{Outcome, Phase, Run, TestResult};
+
+#[test]
+fn lines_are_split_as_str_lines_splits_them() {
+    // Every string of up to six characters from an alphabet of line
+    // ends, a space and a multi-byte character.
+    let alphabet = ['a', '\r', '\n', ' ', 'é'];
+    let mut texts = vec![String::new()];
+    let mut longest = vec![String::new()];
+    for _ in 0..6 {
+        longest = longest
+            .iter()
+            .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+            .collect();
+        texts.extend(longest.iter().cloned());
+    }
+    for text in &texts {
+        assert_eq!(lines_of(text), text.lines().collect::<Vec<_>>(), "{text:?}");
+    }
+}
+
+#[test]
+fn long_lines_are_clipped() {
+    let long = "x".repeat(MAX_LINE_CHARS + 10);
+    assert!(clip(&long).ends_with("… (10 more chars)"));
+    assert_eq!(clip("short"), "short");
+}
+
+#[test]
+fn other_phases_are_shown_under_their_label_and_a_look_alike_line_is_not_one() {
+    let mut t = TestResult::new("t.py::test_a", Outcome::Error);
+    t.phase = Some(Phase::Teardown);
+    t.set_message(Some("RuntimeError: closed".into()));
+    // A line of the test's own traceback that only looks like a phase label.
+    t.set_traceback(Some("[call]\ndb.py:24: RuntimeError".into()));
+    t.add_phase_failure(
+        Phase::Call,
+        Some("AssertionError: assert 2 == 3"),
+        Some(">       assert n == 3\nE       AssertionError: assert 2 == 3\n\nt.py:9: AssertionError"),
+    );
+    let run = Run {
+        tests: vec![t],
+        ..Run::default()
+    };
+    let md = super::render(&run);
+    let section = md
+        .split("### ERROR at teardown: t.py::test_a\n")
+        .nth(1)
+        .unwrap();
+    assert_eq!(
+        section,
+        "RuntimeError: closed\n  call also failed: AssertionError: assert 2 == 3\n  at db.py:24\n  [call]\n  at t.py:9\n  > assert n == 3\n",
+        "{md}"
+    );
+}
