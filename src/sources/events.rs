@@ -11,8 +11,9 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
+use super::phases;
 use crate::model::{
-    CollectionError, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult, Xfail,
+    CollectionError, Location, Outcome, Run, SourceInfo, SourceKind, TestResult, Xfail,
 };
 use crate::pytest_text;
 
@@ -160,69 +161,45 @@ impl EventLog {
 }
 
 fn test_from_reports(id: &str, reports: &[Report]) -> TestResult {
-    let phase_of = |when: &str| match when {
-        "setup" => Phase::Setup,
-        "teardown" => Phase::Teardown,
-        _ => Phase::Call,
-    };
-    let failed = reports
+    let failing: Vec<phases::Failure> = reports
         .iter()
-        .find(|r| r.outcome == "failed" && r.when != "call");
-    let failed = failed.or_else(|| reports.iter().find(|r| r.outcome == "failed"));
-    let skipped = reports.iter().find(|r| r.outcome == "skipped");
-    let xfail = reports
-        .iter()
-        .find_map(|r| r.wasxfail.as_ref().map(|w| (r, w)));
-    let mut test = match (failed, skipped) {
-        (Some(r), _) => {
-            let outcome = if r.when == "call" {
-                Outcome::Failed
-            } else {
-                Outcome::Error
-            };
-            let mut t = TestResult::new(id, outcome);
-            t.phase = Some(phase_of(&r.when));
-            t.set_message(r.message.clone().or_else(|| {
+        .filter(|r| r.outcome == "failed")
+        .map(|r| phases::Failure {
+            phase: phases::phase_of(&r.when),
+            message: r.message.clone().or_else(|| {
                 r.longrepr
                     .as_deref()
                     .and_then(pytest_text::last_error_line)
                     .map(str::to_string)
-            }));
-            t.set_traceback(r.longrepr.clone());
-            t
+            }),
+            traceback: r.longrepr.clone(),
+        })
+        .collect();
+    let skipped = reports.iter().find(|r| r.outcome == "skipped");
+    let xfail_reason = reports.iter().find_map(|r| {
+        let reason = r.wasxfail.as_deref()?;
+        Some(
+            reason
+                .strip_prefix("reason: ")
+                .unwrap_or(reason)
+                .to_string(),
+        )
+    });
+    let mut test = TestResult::new(id, Outcome::Passed);
+    if let Some(outcome) = phases::fold_failures(&mut test, failing) {
+        test.outcome = outcome;
+    } else if let Some(r) = skipped {
+        test.outcome = Outcome::Skipped;
+        if let Some(reason) = xfail_reason {
+            test.xfail = Some(Xfail::XFailed);
+            test.set_message(Some(reason));
+        } else {
+            test.set_message(r.longrepr.as_deref().map(pytest_text::skip_reason));
         }
-        (None, Some(r)) => {
-            let mut t = TestResult::new(id, Outcome::Skipped);
-            if let Some((_, reason)) = xfail {
-                t.xfail = Some(Xfail::XFailed);
-                t.set_message(Some(
-                    reason
-                        .strip_prefix("reason: ")
-                        .unwrap_or(reason)
-                        .to_string(),
-                ));
-            } else {
-                t.set_message(r.longrepr.as_deref().map(pytest_text::skip_reason));
-            }
-            t
-        }
-        (None, None) => {
-            let mut t = TestResult::new(id, Outcome::Passed);
-            if let Some((_, reason)) = xfail {
-                t.xfail = Some(Xfail::XPassed);
-                t.set_message(
-                    Some(
-                        reason
-                            .strip_prefix("reason: ")
-                            .unwrap_or(reason)
-                            .to_string(),
-                    )
-                    .filter(|m| !m.is_empty()),
-                );
-            }
-            t
-        }
-    };
+    } else if let Some(reason) = xfail_reason {
+        test.xfail = Some(Xfail::XPassed);
+        test.set_message(Some(reason).filter(|m| !m.is_empty()));
+    }
     let durations: Vec<f64> = reports.iter().filter_map(|r| r.duration).collect();
     test.duration = (!durations.is_empty()).then(|| durations.iter().sum());
     let file = id.split("::").next().unwrap_or_default();

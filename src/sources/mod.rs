@@ -10,8 +10,8 @@ pub mod console;
 pub mod events;
 pub mod json_report;
 pub mod junit;
-mod junit_case;
 pub mod merge;
+mod phases;
 
 use std::fmt;
 use std::sync::Arc;
