@@ -132,53 +132,48 @@ mod tests {
     }
 
     #[test]
-    fn an_error_in_setup_or_teardown_decides_over_the_calls_failure() {
-        let mut test = TestResult::new("t.py::a", Outcome::Failed);
-        let failing = vec![
-            failure(Phase::Call, "assert 1 == 2"),
-            failure(Phase::Teardown, "boom"),
+    fn the_strongest_earliest_phase_decides_and_the_others_follow_in_order() {
+        use Phase::{Call, Setup, Teardown};
+        type Case<'a> = (
+            &'a [(Phase, &'a str)],
+            Outcome,
+            (Phase, &'a str),
+            &'a [(Phase, &'a str)],
+        );
+        let cases: [Case; 4] = [
+            // A teardown error beats the call's failure.
+            (
+                &[(Call, "assert 1 == 2"), (Teardown, "boom")],
+                Outcome::Error,
+                (Teardown, "boom"),
+                &[(Call, "assert 1 == 2")],
+            ),
+            // Among errors the earliest decides.
+            (
+                &[(Setup, "no db"), (Call, "x"), (Teardown, "still no db")],
+                Outcome::Error,
+                (Setup, "no db"),
+                &[(Call, "x"), (Teardown, "still no db")],
+            ),
+            (
+                &[(Call, "x"), (Setup, "late")],
+                Outcome::Error,
+                (Setup, "late"),
+                &[(Call, "x")],
+            ),
+            (&[(Call, "x")], Outcome::Failed, (Call, "x"), &[]),
         ];
-        assert_eq!(fold_failures(&mut test, failing), Some(Outcome::Error));
-        let want = expected(
-            Outcome::Failed,
-            Phase::Teardown,
-            "boom",
-            &[(Phase::Call, "assert 1 == 2")],
-        );
-        assert_eq!(test, want);
-    }
-
-    #[test]
-    fn the_earliest_of_equal_phases_decides_and_the_others_follow_in_order() {
-        let mut test = TestResult::new("t.py::a", Outcome::Error);
-        let failing = vec![
-            failure(Phase::Setup, "no db"),
-            failure(Phase::Call, "x"),
-            failure(Phase::Teardown, "still no db"),
-        ];
-        assert_eq!(fold_failures(&mut test, failing), Some(Outcome::Error));
-        let want = expected(
-            Outcome::Error,
-            Phase::Setup,
-            "no db",
-            &[(Phase::Call, "x"), (Phase::Teardown, "still no db")],
-        );
-        assert_eq!(test, want);
-        let mut call_only = TestResult::new("t.py::a", Outcome::Failed);
-        let failing = vec![failure(Phase::Call, "x")];
-        assert_eq!(
-            fold_failures(&mut call_only, failing),
-            Some(Outcome::Failed)
-        );
-        assert_eq!(call_only, expected(Outcome::Failed, Phase::Call, "x", &[]));
+        for (failing, outcome, (phase, message), others) in cases {
+            let mut test = TestResult::new("t.py::a", Outcome::Passed);
+            let list = failing.iter().map(|(p, m)| failure(*p, m)).collect();
+            assert_eq!(fold_failures(&mut test, list), Some(outcome), "{failing:?}");
+            let want = expected(Outcome::Passed, phase, message, others);
+            assert_eq!(test, want, "{failing:?}");
+            assert_eq!(outcome_of(failing.iter().map(|(p, _)| *p)), Some(outcome));
+        }
         let mut nothing = TestResult::new("t.py::a", Outcome::Passed);
         assert_eq!(fold_failures(&mut nothing, Vec::new()), None);
         assert_eq!(nothing, TestResult::new("t.py::a", Outcome::Passed));
-        assert_eq!(
-            outcome_of([Phase::Call, Phase::Setup]),
-            Some(Outcome::Error)
-        );
-        assert_eq!(outcome_of([Phase::Call]), Some(Outcome::Failed));
         assert_eq!(outcome_of([]), None);
     }
 
