@@ -160,6 +160,8 @@ impl EventLog {
     }
 }
 
+/// One finished test from its phase reports, folded as every reader folds
+/// them (`phases.rs`).
 fn test_from_reports(id: &str, reports: &[Report]) -> TestResult {
     let failing: Vec<phases::Failure> = reports
         .iter()

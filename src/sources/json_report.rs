@@ -3,9 +3,10 @@
 //! The plugin records every phase of every test (setup, call, teardown) with
 //! its outcome, duration, crash location, longrepr and captured output, and
 //! every collector with its outcome. This module folds the phases into one
-//! test result: the phase that decided the outcome gives the message and
-//! traceback; an error in setup or teardown beats a failure in the call
-//! (SPEC.md), and the call's failure is kept in the message too.
+//! test result by the rules every reader shares (`phases.rs`): the phase
+//! that decided the outcome gives the message and traceback; an error in
+//! setup or teardown beats a failure in the call (SPEC.md), and the call's
+//! failure is kept too.
 
 use serde::Deserialize;
 
