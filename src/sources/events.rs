@@ -12,9 +12,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use super::phases;
-use crate::model::{
-    CollectionError, Location, Outcome, Run, SourceInfo, SourceKind, TestResult, Xfail,
-};
+use crate::model::{Location, Outcome, Run, SourceInfo, SourceKind, TestResult, Xfail};
 use crate::pytest_text;
 
 #[derive(Debug, Deserialize)]
@@ -138,16 +136,8 @@ impl EventLog {
             run.tests.push(test_from_reports(id, reports));
         }
         for (nodeid, longrepr) in &self.collect_errors {
-            let tb = longrepr.clone().filter(|l| !l.trim().is_empty());
-            let (error_type, message, line) =
-                pytest_text::collection_error_summary(tb.as_deref().unwrap_or_default(), nodeid);
-            run.collection_errors.push(CollectionError {
-                file: nodeid.clone(),
-                error_type,
-                message,
-                line,
-                traceback: tb,
-            });
+            let error = super::collection_error(nodeid.clone(), longrepr.clone());
+            run.collection_errors.push(error);
         }
         run.sources.push(SourceInfo {
             kind: SourceKind::PytestEvents,
@@ -202,8 +192,7 @@ fn test_from_reports(id: &str, reports: &[Report]) -> TestResult {
         test.xfail = Some(Xfail::XPassed);
         test.set_message(Some(reason).filter(|m| !m.is_empty()));
     }
-    let durations: Vec<f64> = reports.iter().filter_map(|r| r.duration).collect();
-    test.duration = (!durations.is_empty()).then(|| durations.iter().sum());
+    test.duration = phases::total_duration(reports.iter().filter_map(|r| r.duration));
     let file = id.split("::").next().unwrap_or_default();
     if !file.is_empty() {
         test.location = Some(Location::new(file, None));

@@ -12,8 +12,7 @@ use serde::Deserialize;
 
 use super::{ParseError, ReadOptions, Settle, SharedFile, phases};
 use crate::model::{
-    Attempt, CollectionError, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult,
-    Warning, Xfail,
+    Attempt, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult, Warning, Xfail,
 };
 use crate::pytest_text;
 
@@ -253,17 +252,8 @@ fn read_collectors(run: &mut Run, collectors: Vec<Collector>) -> usize {
             _ => continue,
         }
         entries += 1;
-        let traceback = c.longrepr.filter(|l| !l.trim().is_empty());
-        let file = c.nodeid;
-        let (error_type, message, line) =
-            pytest_text::collection_error_summary(traceback.as_deref().unwrap_or_default(), &file);
-        run.collection_errors.push(CollectionError {
-            file,
-            error_type,
-            message,
-            line,
-            traceback,
-        });
+        let error = super::collection_error(c.nodeid, c.longrepr);
+        run.collection_errors.push(error);
     }
     entries
 }
@@ -364,12 +354,11 @@ fn convert_test(t: JsonTest, files: &mut SharedFile) -> TestResult {
 
     let mut test = TestResult::new(t.nodeid.clone(), outcome);
     test.xfail = xfail;
-    let durations: Vec<f64> = stages
-        .iter()
-        .filter_map(|(_, s)| s.and_then(|s| s.duration))
-        .filter(|d| d.is_finite() && *d >= 0.0)
-        .collect();
-    test.duration = (!durations.is_empty()).then(|| durations.iter().sum());
+    test.duration = phases::total_duration(
+        stages
+            .iter()
+            .filter_map(|(_, s)| s.and_then(|s| s.duration)),
+    );
     let file = t.nodeid.split("::").next().unwrap_or_default();
     if !file.is_empty() {
         test.location = Some(Location {

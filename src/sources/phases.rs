@@ -92,6 +92,16 @@ pub(super) fn also_failed(
     test.add_phase_failure(phase, message, traceback);
 }
 
+/// A test's duration: the sum of its phases' durations, `None` when none
+/// has one. A duration no phase can have (negative, not finite) is left out.
+pub(super) fn total_duration(durations: impl IntoIterator<Item = f64>) -> Option<f64> {
+    let durations: Vec<f64> = durations
+        .into_iter()
+        .filter(|d| d.is_finite() && *d >= 0.0)
+        .collect();
+    (!durations.is_empty()).then(|| durations.iter().sum())
+}
+
 /// Two durations of one test added up; either alone stands.
 pub(super) fn add_durations(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     match (a, b) {

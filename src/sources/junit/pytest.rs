@@ -32,18 +32,8 @@ impl Parser<'_> {
             } else {
                 pytest_text::node_id(&case.classname, &case.name, case.file.as_deref())
             };
-            let traceback = v.traceback.take();
-            let (error_type, message, line) = pytest_text::collection_error_summary(
-                traceback.as_deref().unwrap_or_default(),
-                &file,
-            );
-            self.run.collection_errors.push(CollectionError {
-                file,
-                error_type,
-                message,
-                line,
-                traceback,
-            });
+            let error = crate::sources::collection_error(file, v.traceback.take());
+            self.run.collection_errors.push(error);
             return true;
         }
         if case.classname == "pytest" && case.name == "internal" {
