@@ -104,8 +104,11 @@ enum Sink {
     SuiteStatus,
 }
 
+/// The reader of one document: the events come from `reader`, the results
+/// go to `run`, and the rest is what it has to remember between events.
 struct Parser<'a> {
     reader: Reader<&'a [u8]>,
+    /// The whole text, for the line and column of an error.
     input: &'a str,
     run: Run,
     document: Document,
