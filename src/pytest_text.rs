@@ -326,10 +326,7 @@ pub fn collection_error_summary(
 ) -> (Option<String>, String, Option<u32>) {
     let last_error = last_error_line(traceback);
     let fallback = || {
-        traceback
-            .lines()
-            .map(str::trim)
-            .rfind(|l| !l.is_empty())
+        crate::text::last_line(traceback)
             .unwrap_or("collection failed")
             .to_string()
     };

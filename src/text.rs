@@ -213,6 +213,53 @@ pub fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// The last non-blank line, trimmed, when there is one.
+pub fn last_line(text: &str) -> Option<&str> {
+    text.lines().map(str::trim).rfind(|l| !l.is_empty())
+}
+
+/// A block of text (an element's text in an XML file) without the blank
+/// lines and trailing whitespace around it and without the indentation
+/// all of its lines share: XML writers often indent the text of an element
+/// along with the markup. The indentation within the block stays.
+pub fn trim_block(text: &str) -> String {
+    if text.is_empty() {
+        return String::new();
+    }
+    let trimmed = text.trim_end();
+    let start = trimmed
+        .char_indices()
+        .find(|(_, c)| !c.is_whitespace())
+        .map_or(trimmed.len(), |(i, _)| i);
+    // Back up to the start of the first non-blank line.
+    let line_start = trimmed[..start].rfind('\n').map_or(0, |i| i + 1);
+    let block = &trimmed[line_start..];
+    let lines: Vec<&str> = block.lines().collect();
+    if common_indent(&lines) == 0 {
+        return block.to_string();
+    }
+    dedent(&lines).collect::<Vec<_>>().join("\n")
+}
+
+/// The indentation (in bytes) that every non-blank line starts with.
+pub fn common_indent(lines: &[&str]) -> usize {
+    lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0)
+}
+
+/// Removes the indentation every line shares. What is left of each line is
+/// borrowed from it.
+pub fn dedent<'a>(lines: &[&'a str]) -> impl Iterator<Item = &'a str> {
+    let indent = common_indent(lines);
+    lines
+        .iter()
+        .map(move |l| l.get(indent..).unwrap_or_else(|| l.trim_start()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -299,5 +346,19 @@ mod tests {
     fn one_line_escapes_breaks() {
         assert_eq!(one_line("a\n### FAILED: x"), "a\\n### FAILED: x");
         assert_eq!(one_line("plain"), "plain");
+    }
+
+    #[test]
+    fn blocks_lose_the_blank_lines_around_them_and_their_shared_indent() {
+        assert_eq!(trim_block(""), "");
+        assert_eq!(
+            trim_block("\n   \n    a\n      b\n    c  \n  \n"),
+            "a\n  b\nc"
+        );
+        // No shared indentation: the block as it is, line ends and all.
+        assert_eq!(trim_block("\n\nx\r\n  y\n"), "x\r\n  y");
+        assert_eq!(trim_block("  first\n\n  second"), "first\n\nsecond");
+        assert_eq!(last_line("a\n b \n\n"), Some("b"));
+        assert_eq!(last_line(" \n"), None);
     }
 }

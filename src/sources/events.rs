@@ -11,9 +11,8 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use crate::model::{
-    CollectionError, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult, Xfail,
-};
+use super::phases;
+use crate::model::{Location, Outcome, Run, SourceInfo, SourceKind, TestResult, Xfail};
 use crate::pytest_text;
 
 #[derive(Debug, Deserialize)]
@@ -137,16 +136,8 @@ impl EventLog {
             run.tests.push(test_from_reports(id, reports));
         }
         for (nodeid, longrepr) in &self.collect_errors {
-            let tb = longrepr.clone().filter(|l| !l.trim().is_empty());
-            let (error_type, message, line) =
-                pytest_text::collection_error_summary(tb.as_deref().unwrap_or_default(), nodeid);
-            run.collection_errors.push(CollectionError {
-                file: nodeid.clone(),
-                error_type,
-                message,
-                line,
-                traceback: tb,
-            });
+            let error = super::collection_error(nodeid.clone(), longrepr.clone());
+            run.collection_errors.push(error);
         }
         run.sources.push(SourceInfo {
             kind: SourceKind::PytestEvents,
@@ -159,72 +150,49 @@ impl EventLog {
     }
 }
 
+/// One finished test from its phase reports, folded as every reader folds
+/// them (`phases.rs`).
 fn test_from_reports(id: &str, reports: &[Report]) -> TestResult {
-    let phase_of = |when: &str| match when {
-        "setup" => Phase::Setup,
-        "teardown" => Phase::Teardown,
-        _ => Phase::Call,
-    };
-    let failed = reports
+    let failing: Vec<phases::Failure> = reports
         .iter()
-        .find(|r| r.outcome == "failed" && r.when != "call");
-    let failed = failed.or_else(|| reports.iter().find(|r| r.outcome == "failed"));
-    let skipped = reports.iter().find(|r| r.outcome == "skipped");
-    let xfail = reports
-        .iter()
-        .find_map(|r| r.wasxfail.as_ref().map(|w| (r, w)));
-    let mut test = match (failed, skipped) {
-        (Some(r), _) => {
-            let outcome = if r.when == "call" {
-                Outcome::Failed
-            } else {
-                Outcome::Error
-            };
-            let mut t = TestResult::new(id, outcome);
-            t.phase = Some(phase_of(&r.when));
-            t.set_message(r.message.clone().or_else(|| {
+        .filter(|r| r.outcome == "failed")
+        .map(|r| phases::Failure {
+            phase: phases::phase_of(&r.when),
+            message: r.message.clone().or_else(|| {
                 r.longrepr
                     .as_deref()
                     .and_then(pytest_text::last_error_line)
                     .map(str::to_string)
-            }));
-            t.set_traceback(r.longrepr.clone());
-            t
+            }),
+            traceback: r.longrepr.clone(),
+        })
+        .collect();
+    let skipped = reports.iter().find(|r| r.outcome == "skipped");
+    let xfail_reason = reports.iter().find_map(|r| {
+        let reason = r.wasxfail.as_deref()?;
+        Some(
+            reason
+                .strip_prefix("reason: ")
+                .unwrap_or(reason)
+                .to_string(),
+        )
+    });
+    let mut test = TestResult::new(id, Outcome::Passed);
+    if let Some(outcome) = phases::fold_failures(&mut test, failing) {
+        test.outcome = outcome;
+    } else if let Some(r) = skipped {
+        test.outcome = Outcome::Skipped;
+        if let Some(reason) = xfail_reason {
+            test.xfail = Some(Xfail::XFailed);
+            test.set_message(Some(reason));
+        } else {
+            test.set_message(r.longrepr.as_deref().map(pytest_text::skip_reason));
         }
-        (None, Some(r)) => {
-            let mut t = TestResult::new(id, Outcome::Skipped);
-            if let Some((_, reason)) = xfail {
-                t.xfail = Some(Xfail::XFailed);
-                t.set_message(Some(
-                    reason
-                        .strip_prefix("reason: ")
-                        .unwrap_or(reason)
-                        .to_string(),
-                ));
-            } else {
-                t.set_message(r.longrepr.as_deref().map(pytest_text::skip_reason));
-            }
-            t
-        }
-        (None, None) => {
-            let mut t = TestResult::new(id, Outcome::Passed);
-            if let Some((_, reason)) = xfail {
-                t.xfail = Some(Xfail::XPassed);
-                t.set_message(
-                    Some(
-                        reason
-                            .strip_prefix("reason: ")
-                            .unwrap_or(reason)
-                            .to_string(),
-                    )
-                    .filter(|m| !m.is_empty()),
-                );
-            }
-            t
-        }
-    };
-    let durations: Vec<f64> = reports.iter().filter_map(|r| r.duration).collect();
-    test.duration = (!durations.is_empty()).then(|| durations.iter().sum());
+    } else if let Some(reason) = xfail_reason {
+        test.xfail = Some(Xfail::XPassed);
+        test.set_message(Some(reason).filter(|m| !m.is_empty()));
+    }
+    test.duration = phases::total_duration(reports.iter().filter_map(|r| r.duration));
     let file = id.split("::").next().unwrap_or_default();
     if !file.is_empty() {
         test.location = Some(Location::new(file, None));

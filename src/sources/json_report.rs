@@ -3,16 +3,16 @@
 //! The plugin records every phase of every test (setup, call, teardown) with
 //! its outcome, duration, crash location, longrepr and captured output, and
 //! every collector with its outcome. This module folds the phases into one
-//! test result: the phase that decided the outcome gives the message and
-//! traceback; an error in setup or teardown beats a failure in the call
-//! (SPEC.md), and the call's failure is kept in the message too.
+//! test result by the rules every reader shares (`phases.rs`): the phase
+//! that decided the outcome gives the message and traceback; an error in
+//! setup or teardown beats a failure in the call (SPEC.md), and the call's
+//! failure is kept too.
 
 use serde::Deserialize;
 
-use super::{ParseError, ReadOptions, Settle, SharedFile};
+use super::{ParseError, ReadOptions, Settle, SharedFile, phases};
 use crate::model::{
-    Attempt, CollectionError, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult,
-    Warning, Xfail,
+    Attempt, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult, Warning, Xfail,
 };
 use crate::pytest_text;
 
@@ -116,44 +116,7 @@ pub fn parse(input: &[u8], name: &str, keep_raw: bool) -> Result<Run, ParseError
 
 /// [`parse`] with every reading option.
 pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run, ParseError> {
-    let keep_raw = options.keep_json_report;
-    // A byte-order mark is not JSON; `sniff` looks past it too.
-    let input = super::without_bom(input);
-    let text = std::str::from_utf8(input).map_err(|e| {
-        let valid = String::from_utf8_lossy(&input[..e.valid_up_to()]);
-        ParseError::at(&valid, valid.len(), "the JSON is not valid UTF-8")
-    })?;
-    let text = replace_lone_surrogates(text);
-    let text: &str = &text;
-    // With the raw document wanted, parse once into a value and read the
-    // typed view from it; otherwise straight into the typed view (faster).
-    let (report, raw): (Report, Option<serde_json::Value>) = if keep_raw {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| json_error(&e))?;
-        let report = Report::deserialize(&value).map_err(|_| {
-            // Read the text again for an error with line and column; only
-            // on this error path.
-            match serde_json::from_str::<Report>(text) {
-                Err(e) => json_error(&e),
-                Ok(_) => ParseError::whole("not a pytest-json-report document"),
-            }
-        })?;
-        (report, Some(value))
-    } else {
-        match serde_json::from_str::<Report>(text) {
-            Ok(report) => (report, None),
-            // serde's derive refuses a key given twice in one object; a JSON
-            // value (and Python's json) keeps the last one. Read such a file
-            // through a value, as with the raw document kept, so the answer
-            // does not depend on the output format; only on this error path.
-            Err(e) => {
-                let report = serde_json::from_str::<serde_json::Value>(text)
-                    .ok()
-                    .and_then(|value| Report::deserialize(&value).ok())
-                    .ok_or_else(|| json_error(&e))?;
-                (report, None)
-            }
-        }
-    };
+    let (report, raw) = read_document(input, options.keep_json_report)?;
     let Some(tests) = report.tests else {
         return Err(ParseError::whole(if report.summary.is_some() {
             "this pytest-json-report file has no \"tests\" list (was it written with --json-report-summary?); nothing to report per test"
@@ -168,6 +131,76 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
         ..Run::default()
     };
     let mut entries = tests.len();
+    let reruns = read_tests(&mut run, tests, options);
+    entries += read_collectors(&mut run, report.collectors);
+    for w in report.warnings {
+        run.warnings.push(Warning {
+            message: w.message.unwrap_or_default(),
+            category: w.category,
+            location: w.filename.map(|f| Location {
+                file: relative_to(&f, &root).into(),
+                line: w.lineno,
+            }),
+        });
+    }
+    run.json_report = raw;
+    run.sources.push(SourceInfo {
+        kind: SourceKind::JsonReport,
+        name: name.to_string(),
+        entries,
+        folded: reruns,
+    });
+    run.clean_text(crate::text::clean);
+    Ok(run)
+}
+
+/// The document read into the typed view, with the whole of it as a JSON
+/// value when `keep_raw` asks for it.
+fn read_document(
+    input: &[u8],
+    keep_raw: bool,
+) -> Result<(Report, Option<serde_json::Value>), ParseError> {
+    // A byte-order mark is not JSON; `sniff` looks past it too.
+    let input = super::without_bom(input);
+    let text = std::str::from_utf8(input).map_err(|e| {
+        let valid = String::from_utf8_lossy(&input[..e.valid_up_to()]);
+        ParseError::at(&valid, valid.len(), "the JSON is not valid UTF-8")
+    })?;
+    let text = replace_lone_surrogates(text);
+    let text: &str = &text;
+    // With the raw document wanted, parse once into a value and read the
+    // typed view from it; otherwise straight into the typed view (faster).
+    if keep_raw {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| json_error(&e))?;
+        let report = Report::deserialize(&value).map_err(|_| {
+            // Read the text again for an error with line and column; only
+            // on this error path.
+            match serde_json::from_str::<Report>(text) {
+                Err(e) => json_error(&e),
+                Ok(_) => ParseError::whole("not a pytest-json-report document"),
+            }
+        })?;
+        return Ok((report, Some(value)));
+    }
+    match serde_json::from_str::<Report>(text) {
+        Ok(report) => Ok((report, None)),
+        // serde's derive refuses a key given twice in one object; a JSON
+        // value (and Python's json) keeps the last one. Read such a file
+        // through a value, as with the raw document kept, so the answer
+        // does not depend on the output format; only on this error path.
+        Err(e) => {
+            let report = serde_json::from_str::<serde_json::Value>(text)
+                .ok()
+                .and_then(|value| Report::deserialize(&value).ok())
+                .ok_or_else(|| json_error(&e))?;
+            Ok((report, None))
+        }
+    }
+}
+
+/// Puts the tests in the run; returns how many entries were earlier
+/// attempts of a test.
+fn read_tests(run: &mut Run, tests: Vec<JsonTest>, options: ReadOptions) -> usize {
     // pytest-rerunfailures records each failed attempt as an entry with
     // outcome "rerun" before the test's final entry: they become the
     // test's earlier attempts.
@@ -190,10 +223,17 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
         if let Some(earlier) = attempts.remove(&test.node_id) {
             test.set_reruns(earlier);
         }
-        settle.add(&mut run, test);
+        settle.add(run, test);
     }
-    settle.finish(&mut run);
-    for c in report.collectors {
+    settle.finish(run);
+    reruns
+}
+
+/// Puts the collectors that failed (collection errors) or were skipped (a
+/// skipped entry) in the run; returns how many there were.
+fn read_collectors(run: &mut Run, collectors: Vec<Collector>) -> usize {
+    let mut entries = 0;
+    for c in collectors {
         match c.outcome.as_deref() {
             Some("failed") => {}
             // A module skipped at import (`pytest.importorskip`) is one
@@ -212,37 +252,10 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
             _ => continue,
         }
         entries += 1;
-        let traceback = c.longrepr.filter(|l| !l.trim().is_empty());
-        let file = c.nodeid;
-        let (error_type, message, line) =
-            pytest_text::collection_error_summary(traceback.as_deref().unwrap_or_default(), &file);
-        run.collection_errors.push(CollectionError {
-            file,
-            error_type,
-            message,
-            line,
-            traceback,
-        });
+        let error = super::collection_error(c.nodeid, c.longrepr);
+        run.collection_errors.push(error);
     }
-    for w in report.warnings {
-        run.warnings.push(Warning {
-            message: w.message.unwrap_or_default(),
-            category: w.category,
-            location: w.filename.map(|f| Location {
-                file: relative_to(&f, &root).into(),
-                line: w.lineno,
-            }),
-        });
-    }
-    run.json_report = raw;
-    run.sources.push(SourceInfo {
-        kind: SourceKind::JsonReport,
-        name: name.to_string(),
-        entries,
-        folded: reruns,
-    });
-    run.clean_text(crate::text::clean);
-    Ok(run)
+    entries
 }
 
 /// Python's `json` writes undecodable bytes (from `surrogateescape`) as
@@ -324,32 +337,28 @@ fn convert_test(t: JsonTest, files: &mut SharedFile) -> TestResult {
         (Phase::Call, t.call.as_ref()),
         (Phase::Teardown, t.teardown.as_ref()),
     ];
-    let failed = |s: Option<&Stage>| s.is_some_and(|s| s.outcome.as_deref() == Some("failed"));
-    let (mut outcome, xfail) = match t.outcome.as_str() {
-        "passed" => (Outcome::Passed, None),
-        "failed" => (Outcome::Failed, None),
-        "error" => (Outcome::Error, None),
-        "skipped" => (Outcome::Skipped, None),
-        "xfailed" => (Outcome::Skipped, Some(Xfail::XFailed)),
-        "xpassed" => (Outcome::Passed, Some(Xfail::XPassed)),
-        _ => (Outcome::Error, None),
-    };
+    let failing: Vec<(Phase, &Stage)> = stages
+        .iter()
+        .filter_map(|&(p, s)| {
+            s.filter(|s| s.outcome.as_deref() == Some("failed"))
+                .map(|s| (p, s))
+        })
+        .collect();
+    let (mut outcome, mut xfail) = outcome_word(&t.outcome);
     // An error in setup or teardown beats the call's result (and an xfail
     // or xpass that then errored is an error, nothing else).
-    let mut xfail = xfail;
-    if failed(t.setup.as_ref()) || failed(t.teardown.as_ref()) {
+    if phases::outcome_of(failing.iter().map(|(p, _)| *p)) == Some(Outcome::Error) {
         outcome = Outcome::Error;
         xfail = None;
     }
 
     let mut test = TestResult::new(t.nodeid.clone(), outcome);
     test.xfail = xfail;
-    let durations: Vec<f64> = stages
-        .iter()
-        .filter_map(|(_, s)| s.and_then(|s| s.duration))
-        .filter(|d| d.is_finite() && *d >= 0.0)
-        .collect();
-    test.duration = (!durations.is_empty()).then(|| durations.iter().sum());
+    test.duration = phases::total_duration(
+        stages
+            .iter()
+            .filter_map(|(_, s)| s.and_then(|s| s.duration)),
+    );
     let file = t.nodeid.split("::").next().unwrap_or_default();
     if !file.is_empty() {
         test.location = Some(Location {
@@ -361,27 +370,15 @@ fn convert_test(t: JsonTest, files: &mut SharedFile) -> TestResult {
 
     match outcome {
         Outcome::Failed | Outcome::Error => {
-            let failing: Vec<(Phase, &Stage)> = stages
+            let failing = failing
                 .iter()
-                .filter_map(|(p, s)| s.filter(|s| failed(Some(s))).map(|s| (*p, s)))
+                .map(|(phase, stage)| phases::Failure {
+                    phase: *phase,
+                    message: stage_message(stage),
+                    traceback: stage.longrepr.clone().filter(|l| !l.trim().is_empty()),
+                })
                 .collect();
-            // The deciding phase: setup/teardown for errors, else the call.
-            let primary = failing
-                .iter()
-                .find(|(p, _)| outcome == Outcome::Failed || *p != Phase::Call)
-                .or(failing.first());
-            if let Some((phase, stage)) = primary {
-                test.phase = Some(*phase);
-                test.set_message(stage_message(stage));
-                test.set_traceback(stage.longrepr.clone().filter(|l| !l.trim().is_empty()));
-                for (other_phase, other) in failing.iter().filter(|(p, _)| p != phase) {
-                    test.add_phase_failure(
-                        *other_phase,
-                        stage_message(other).as_deref(),
-                        other.longrepr.as_deref(),
-                    );
-                }
-            } else if outcome == Outcome::Error {
+            if phases::fold_failures(&mut test, failing).is_none() && outcome == Outcome::Error {
                 test.set_message(Some(format!("pytest reported outcome {:?}", t.outcome)));
             }
         }
@@ -399,12 +396,30 @@ fn convert_test(t: JsonTest, files: &mut SharedFile) -> TestResult {
         // and fills it in when both are given.
         _ => {}
     }
+    set_captured(&mut test, stages.iter().filter_map(|(_, s)| *s));
+    test
+}
 
+/// The outcome pytest-json-report's word for a test says; a word it never
+/// writes is an error.
+fn outcome_word(word: &str) -> (Outcome, Option<Xfail>) {
+    match word {
+        "passed" => (Outcome::Passed, None),
+        "failed" => (Outcome::Failed, None),
+        "error" => (Outcome::Error, None),
+        "skipped" => (Outcome::Skipped, None),
+        "xfailed" => (Outcome::Skipped, Some(Xfail::XFailed)),
+        "xpassed" => (Outcome::Passed, Some(Xfail::XPassed)),
+        _ => (Outcome::Error, None),
+    }
+}
+
+/// The output and log records the phases captured, one after the other.
+fn set_captured<'s>(test: &mut TestResult, stages: impl Iterator<Item = &'s Stage>) {
     let mut stdout = String::new();
     let mut stderr = String::new();
     let mut log = String::new();
-    for (_, stage) in stages.iter() {
-        let Some(stage) = stage else { continue };
+    for stage in stages {
         if let Some(s) = &stage.stdout {
             stdout.push_str(s);
         }
@@ -428,7 +443,6 @@ fn convert_test(t: JsonTest, files: &mut SharedFile) -> TestResult {
     test.set_stdout((!stdout.trim().is_empty()).then_some(stdout));
     test.set_stderr((!stderr.trim().is_empty()).then_some(stderr));
     test.set_log((!log.is_empty()).then_some(log));
-    test
 }
 
 fn stage_message(stage: &Stage) -> Option<String> {
@@ -440,13 +454,8 @@ fn stage_message(stage: &Stage) -> Option<String> {
         .or_else(|| {
             let tb = stage.longrepr.as_deref()?;
             pytest_text::last_error_line(tb)
+                .or_else(|| crate::text::last_line(tb))
                 .map(str::to_string)
-                .or_else(|| {
-                    tb.lines()
-                        .map(str::trim)
-                        .rfind(|l| !l.is_empty())
-                        .map(str::to_string)
-                })
         })
 }
 

@@ -10,13 +10,14 @@ pub mod console;
 pub mod events;
 pub mod json_report;
 pub mod junit;
-mod junit_case;
 pub mod merge;
+mod phases;
 
 use std::fmt;
 use std::sync::Arc;
 
-use crate::model::{Run, TestResult};
+use crate::model::{CollectionError, Run, TestResult};
+use crate::pytest_text;
 
 /// Hands out one shared string for the file of consecutive tests: reports
 /// list a module's tests together, so remembering the last file is enough
@@ -31,6 +32,23 @@ impl SharedFile {
             Some(last) if **last == *file => Arc::clone(last),
             _ => Arc::clone(self.0.insert(Arc::from(file))),
         }
+    }
+}
+
+/// A collector pytest could not import, from its node id and its
+/// traceback (a blank one is none): the error's type, message and line are
+/// read off the traceback. Every reader of pytest's results makes its
+/// collection errors here.
+pub(crate) fn collection_error(file: String, traceback: Option<String>) -> CollectionError {
+    let traceback = traceback.filter(|l| !l.trim().is_empty());
+    let (error_type, message, line) =
+        pytest_text::collection_error_summary(traceback.as_deref().unwrap_or_default(), &file);
+    CollectionError {
+        file,
+        error_type,
+        message,
+        line,
+        traceback,
     }
 }
 

@@ -7,11 +7,12 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::ops::Range;
 
-use super::lines::{LineSet, dedent, lines_of};
+use super::lines::{LineSet, lines_of};
 use super::sections::message_of;
 use super::{FOREIGN_TRACE_LINES, MAX_FRAMES, MAX_MESSAGE_LINES};
 use crate::model::{Location, Phase, TestResult};
 use crate::pytest_text::{self, FrameLine};
+use crate::text::dedent;
 use crate::text::one_line;
 
 /// The parts of a failure section that are the same at every level of

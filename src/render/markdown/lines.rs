@@ -26,20 +26,6 @@ pub(super) fn clip(line: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Removes the indentation every line shares. What is left of each line is
-/// borrowed from it.
-pub(super) fn dedent<'a>(lines: &[&'a str]) -> impl Iterator<Item = &'a str> {
-    let indent = lines
-        .iter()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| l.len() - l.trim_start().len())
-        .min()
-        .unwrap_or(0);
-    lines
-        .iter()
-        .map(move |l| l.get(indent..).unwrap_or_else(|| l.trim_start()))
-}
-
 /// The trimmed, non-blank ones of some lines, to ask whether a line
 /// repeats one of them. A sorted `Vec` is much cheaper to build than a
 /// `HashSet` for the few dozen lines of a message and traceback, and is

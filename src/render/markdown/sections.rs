@@ -7,10 +7,11 @@ use std::fmt::Write as _;
 
 use super::detail::{Section, is_framework_frame, is_pytest_hint};
 use super::grouping::Group;
-use super::lines::{LineSet, clip, dedent, indent_line, line_breaks};
+use super::lines::{LineSet, clip, indent_line, line_breaks};
 use super::{Detail, MAX_MESSAGE_LINES, MAX_SKIP_REASONS, OUTPUT_HEAD, OUTPUT_TAIL};
 use crate::model::{Outcome, Phase, Run, SourceKind, TestResult, Xfail};
 use crate::pytest_text;
+use crate::text::dedent;
 use crate::text::{first_line, one_line, plural};
 
 /// Tests that passed only after failing: listed, not counted as failures.

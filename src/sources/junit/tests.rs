@@ -1,0 +1,102 @@
+//! Unit tests of the JUnit reader's parts; the reader as a whole is tested
+//! through its output (`tests/junit_rules.rs`, `tests/corpus.rs`, goldens).
+
+use super::attrs::{parse_time, plain_decimal, scan_attributes};
+use super::foreign::{skip_word, unnamed_id};
+
+#[test]
+fn plain_decimals_read_exactly_as_the_float_parser_does() {
+    let mut cases: Vec<String> = [
+        "0",
+        "0.001",
+        "1",
+        "12.5",
+        "0.1",
+        "0.3",
+        "123456789.012345",
+        "999999999999999",
+        "00.000",
+        "5.",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    // A spread of millisecond and microsecond timings.
+    let mut x: u64 = 12345;
+    for _ in 0..20_000 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let digits = (x >> 33) % 10_000_000;
+        let scale = ((x >> 20) % 8) as usize;
+        let s = format!("{digits:0>width$}", width = scale + 1);
+        let (a, b) = s.split_at(s.len() - scale);
+        cases.push(format!("{a}.{b}"));
+    }
+    for case in &cases {
+        assert_eq!(plain_decimal(case), case.parse::<f64>().ok(), "{case}");
+    }
+    for not_plain in [
+        "",
+        ".5",
+        "1e3",
+        "-1",
+        "1,5",
+        "1.2.3",
+        "0.0000000000000001",
+        " 1",
+    ] {
+        assert_eq!(plain_decimal(not_plain), None, "{not_plain:?}");
+    }
+    assert_eq!(parse_time("1,5"), Some(1.5));
+    assert_eq!(parse_time(" 2.25 "), Some(2.25));
+    assert_eq!(parse_time("-1"), None);
+}
+
+#[test]
+fn attribute_scan_reads_keys_and_raw_values_or_gives_up() {
+    let mut seen = Vec::new();
+    assert!(scan_attributes(
+        r#" classname="a.b" ns:name = 'x "y"'	time="0.1"/"#,
+        |k, v, _| seen.push((k, v))
+    ));
+    assert_eq!(
+        seen,
+        [("classname", "a.b"), ("name", r#"x "y""#), ("time", "0.1")]
+    );
+    let mut plain = Vec::new();
+    assert!(scan_attributes(
+        " a=\"x\" b=\"1 &amp; 2\" c=\"tab\there\"",
+        |_, _, p| plain.push(p)
+    ));
+    assert_eq!(plain, [true, false, false]);
+    for malformed in [
+        r#" a="1"b="2""#,
+        r#" a=1"#,
+        r#" a="1"#,
+        r#" ="1""#,
+        r#" a b="1""#,
+    ] {
+        assert!(!scan_attributes(malformed, |_, _, _| {}), "{malformed}");
+    }
+}
+
+#[test]
+fn status_words_that_skip_and_those_that_do_not() {
+    assert_eq!(skip_word("disabled"), Some("disabled"));
+    assert_eq!(skip_word(" NotRun "), Some("notrun"));
+    assert_eq!(skip_word("not_run"), Some("not_run"));
+    assert_eq!(skip_word("Ignored"), Some("ignored"));
+    assert_eq!(skip_word("skipped"), Some("skipped"));
+    for runs in ["run", "passed", "pass", "success", "failed", "errored", ""] {
+        assert_eq!(skip_word(runs), None, "{runs}");
+    }
+}
+
+#[test]
+fn unnamed_ids_name_their_scope_and_position() {
+    assert_eq!(unnamed_id("s", "", 3, false), "s > #3");
+    assert_eq!(unnamed_id("s", "C", 1, false), "C > #1");
+    assert_eq!(unnamed_id("s", " ", 2, true), "s › #2");
+    assert_eq!(unnamed_id("", "", 4, false), "#4");
+}
