@@ -85,23 +85,17 @@ pub fn discover(
     })
 }
 
-/// The event log's item as the model's.
+/// The event log's item as the model's (the same fields: the reader's
+/// type is the shape of our plugin's line, the model's what discovery
+/// answers).
 fn discovered(item: events::Item) -> Item {
-    let events::Item {
-        nodeid,
-        file,
-        line,
-        module,
-        class,
-        function,
-    } = item;
     Item {
-        nodeid,
-        file,
-        line,
-        module,
-        class,
-        function,
+        nodeid: item.nodeid,
+        file: item.file,
+        line: item.line,
+        module: item.module,
+        class: item.class,
+        function: item.function,
     }
 }
 

@@ -15,7 +15,9 @@ pub use args::{Cli, Command, DiscoverArgs, FailOn, ProjectArgs, ReportArgs, RunA
 
 use crate::frontend::respond::{self, Answer, EXIT_INPUT_ERROR, EXIT_INVALID_PARAMS, EXIT_OK};
 use crate::model::outcome::ExecError;
-use crate::request::{DiscoverTestsRequest, ExecuteTestsRequest, Format, MAX_TIMEOUT_SECS};
+use crate::request::{
+    DiscoverTestsRequest, ExecuteTestsRequest, Format, MAX_TIMEOUT_SECS, ValidationError,
+};
 use crate::runner::execute::{self, Settings};
 use crate::runner::params::{DEFAULT_TIMEOUT_SECS, Root};
 
@@ -129,12 +131,31 @@ fn finish_with(
     }
 }
 
+/// The settings and the validated parameters of a `run` or `discover`; an
+/// unusable root or a refused parameter is answered here (exit status 4).
+fn checked<P>(
+    project: &ProjectArgs,
+    validate: impl FnOnce(&Settings) -> Result<P, ValidationError>,
+) -> Result<(Settings, P), u8> {
+    let settings = settings(project)?;
+    match validate(&settings) {
+        Ok(params) => Ok((settings, params)),
+        Err(e) => {
+            eprintln!("pytest-mcp: {e}");
+            Err(answer(project, respond::invalid(&e, project.format)))
+        }
+    }
+}
+
+/// A token cancelled when pytest-mcp gets SIGTERM, SIGINT or SIGHUP.
+fn cancelled_on_signals() -> CancellationToken {
+    let cancel = CancellationToken::new();
+    crate::runner::process::cancel_on_signals(&cancel);
+    cancel
+}
+
 fn run_pytest(args: &RunArgs) -> u8 {
     let project = &args.project;
-    let settings = match settings(project) {
-        Ok(s) => s,
-        Err(status) => return status,
-    };
     let request = ExecuteTestsRequest {
         node_ids: args.node_ids.clone(),
         markers: args.markers.clone(),
@@ -153,16 +174,13 @@ fn run_pytest(args: &RunArgs) -> u8 {
             .to_string(),
         ),
     };
-    let params = match request.validate(&settings.root, settings.default_timeout) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("pytest-mcp: {e}");
-            return answer(project, respond::invalid(&e, project.format));
-        }
-    };
+    let (settings, params) =
+        match checked(project, |s| request.validate(&s.root, s.default_timeout)) {
+            Ok(checked) => checked,
+            Err(status) => return status,
+        };
     let mut progress = ProgressLine::new();
-    let cancel = CancellationToken::new();
-    crate::runner::process::cancel_on_signals(&cancel);
+    let cancel = cancelled_on_signals();
     let outcome = execute::run_tests(&settings, &params, &cancel, &mut |p| progress.show(p));
     progress.clear();
     let answered = match outcome {
@@ -212,25 +230,18 @@ impl ProgressLine {
 
 fn run_discover(args: &DiscoverArgs) -> u8 {
     let project = &args.project;
-    let settings = match settings(project) {
-        Ok(s) => s,
-        Err(status) => return status,
-    };
     let request = DiscoverTestsRequest {
         path: args.path.clone(),
         pattern: args.pattern.clone(),
         timeout: project.timeout,
         format: None,
     };
-    let params = match request.validate(&settings.root, settings.default_timeout) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("pytest-mcp: {e}");
-            return answer(project, respond::invalid(&e, project.format));
-        }
-    };
-    let cancel = CancellationToken::new();
-    crate::runner::process::cancel_on_signals(&cancel);
+    let (settings, params) =
+        match checked(project, |s| request.validate(&s.root, s.default_timeout)) {
+            Ok(checked) => checked,
+            Err(status) => return status,
+        };
+    let cancel = cancelled_on_signals();
     let answered = match execute::discover(&settings, &params, &cancel) {
         Ok(d) => respond::discovery(&d, project.format, true),
         Err(e) => failed(&e, project.format),
