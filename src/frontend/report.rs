@@ -2,7 +2,8 @@
 //!
 //! Pure: callers hand in file contents already read (or the I/O error met
 //! reading them), so golden tests and the CLI run exactly the same code.
-//! Every file that cannot be read is reported, not just the first.
+//! Every file that cannot be read is reported, not just the first
+//! ([`InputError`]s, answered by `respond::unreadable`).
 
 use std::io::Write;
 

@@ -1,5 +1,5 @@
-//! The command line: flags ([`args`]), file I/O and exit codes. The only
-//! module of the `report` path that touches the file system ([`files`]).
+//! The command line: flags (`args`), file I/O and exit codes. The only
+//! module of the `report` path that touches the file system (`files`).
 
 mod args;
 mod files;
