@@ -207,3 +207,48 @@ pub fn render_compared(run: &Run, baseline: &Run, format: Format, max_chars: usi
         Format::Junit => render::junit::render(run),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PASSING: &str = r#"<testsuite name="s" tests="2"><testcase classname="t" name="a" time="0.1"/><testcase classname="t" name="b" time="0.2"/></testsuite>"#;
+
+    fn input(name: &str) -> Input {
+        Input {
+            name: name.into(),
+            contents: Ok(PASSING.as_bytes().to_vec()),
+        }
+    }
+
+    /// Passes are counted, not listed, only for Markdown of one file:
+    /// every other rendering, and two files, get every test.
+    #[test]
+    fn only_markdown_of_one_file_counts_passes() {
+        let one = [input("a.xml")];
+        let two = [input("a.xml"), input("b.xml")];
+        let counted = |inputs: &[Input], format| {
+            RenderOnly::read(inputs, format)
+                .map(|r| r.unlisted().passed)
+                .unwrap()
+        };
+        assert_eq!(counted(&one, Format::Markdown), 2);
+        for format in [Format::Json, Format::Html, Format::Junit] {
+            assert_eq!(counted(&one, format), 0, "{format:?}");
+        }
+        assert_eq!(counted(&two, Format::Markdown), 0);
+        assert_eq!(
+            build_run(&one, Format::Markdown).unwrap().unlisted.passed,
+            0
+        );
+        let alone = RenderOnly::read(&one, Format::Markdown).unwrap();
+        assert_eq!(alone.counts().passed, 2);
+        assert_eq!(
+            alone.render_within(usize::MAX),
+            render(
+                &build_run(&one, Format::Markdown).unwrap(),
+                Format::Markdown
+            )
+        );
+    }
+}

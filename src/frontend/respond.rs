@@ -257,3 +257,101 @@ pub fn unreadable(errors: &[InputError], total_inputs: usize, format: Format) ->
     }
     Answer::error(format, error, markdown, report::TITLE, EXIT_INPUT_ERROR)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::outcome::Signal;
+    use crate::request::invalid as refused;
+
+    /// The -32602 object: SPEC.md's message, and field, rule and value in
+    /// `data`; the same for every refusal, in `json`; Markdown otherwise.
+    #[test]
+    fn a_refused_parameter_is_one_invalid_params_object_or_one_line() {
+        let e = refused("timeout", "must be between 1 and 86400 seconds", 0);
+        let answer = invalid(&e, Format::Json);
+        let Answer::Error { error, exit } = &answer else {
+            panic!("{answer:?}")
+        };
+        assert_eq!(*exit, EXIT_INVALID_PARAMS);
+        assert_eq!(
+            error.to_value(),
+            json!({"error": {
+                "code": -32602,
+                "message": "Invalid params: timeout must be between 1 and 86400 seconds (received 0)",
+                "data": {"field": "timeout", "detail": "must be between 1 and 86400 seconds", "received_value": 0},
+            }})
+        );
+        let md = invalid(&e, Format::Markdown);
+        assert_eq!(
+            md,
+            Answer::Text {
+                text: format!("{e}\n"),
+                is_error: true,
+                exit: EXIT_INVALID_PARAMS
+            }
+        );
+        let html = invalid(&e, Format::Html).into_text();
+        assert!(
+            html.contains("<title>pytest-mcp: invalid parameters</title>"),
+            "{html}"
+        );
+    }
+
+    /// A crash exits 128 + the signal's number, whatever its name.
+    #[test]
+    fn a_crash_exits_with_the_signals_number() {
+        let mut e = ExecError::spawn("gone".into(), vec!["python".into()]);
+        assert_eq!(exec_error(&e, Format::Markdown).exit(), EXIT_SPAWN);
+        e.kind = ErrorKind::Crash;
+        e.signal = Some(Signal::new(11, "SIGSEGV"));
+        let answer = exec_error(&e, Format::Json);
+        assert_eq!(answer.exit(), 139);
+        let Answer::Error { error, .. } = &answer else {
+            panic!("{answer:?}")
+        };
+        assert_eq!(
+            (error.code, &error.data["signal"]),
+            (-32000, &json!("SIGSEGV"))
+        );
+        e.signal = Some(Signal::new(40, "signal 40"));
+        assert_eq!(exec_error(&e, Format::Markdown).exit(), 168);
+    }
+
+    /// Unreadable inputs: every one listed under `errors`, the first named.
+    #[test]
+    fn unreadable_inputs_name_the_first_and_list_all() {
+        let errors = [
+            InputError {
+                file: "a.xml".into(),
+                line: 3,
+                column: 0,
+                detail: "broken".into(),
+            },
+            InputError {
+                file: "b.json".into(),
+                line: 0,
+                column: 0,
+                detail: "cannot read the file".into(),
+            },
+        ];
+        let value: Value =
+            serde_json::from_str(&unreadable(&errors, 3, Format::Json).into_text()).unwrap();
+        let data = &value["error"]["data"];
+        assert_eq!(value["error"]["code"], -32602);
+        assert_eq!(data["field"], "files");
+        assert_eq!(data["received_value"], "a.xml");
+        assert_eq!(
+            data["detail"],
+            "2 of 3 input files could not be read as test results: broken"
+        );
+        assert_eq!(data["errors"].as_array().map(Vec::len), Some(2));
+        let md = unreadable(&errors, 3, Format::Junit);
+        assert_eq!(md.exit(), EXIT_INPUT_ERROR);
+        assert_eq!(
+            md.into_text(),
+            "Report ERROR — 2 of 3 input files could not be read as test results\n\
+             - a.xml: line 3: broken\n- b.json: cannot read the file\n"
+        );
+    }
+}
