@@ -18,7 +18,56 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::runner::params::{ValidationError, invalid};
+/// Longest time limit a request may ask for (a day).
+pub const MAX_TIMEOUT_SECS: u64 = 86_400;
+
+/// An output format a request can ask for. The tools take `markdown` and
+/// `json`; the command line takes all four.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// Token-lean Markdown for agents, PR comments and job summaries.
+    #[default]
+    Markdown,
+    /// The ADR-006 JSON object, every key always present.
+    Json,
+    /// A self-contained HTML page of the Markdown (no external resources).
+    Html,
+    /// Standard JUnit XML (results only; errors and discovery print Markdown).
+    Junit,
+}
+
+/// A parameter that was refused: which, why, and what was received.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "Invalid params: {field} {detail} (received {})",
+    shown(received_value)
+)]
+pub struct ValidationError {
+    pub field: String,
+    /// The rule broken, phrased to follow the field name: "must be ...".
+    pub detail: String,
+    pub received_value: Value,
+}
+
+fn shown(v: &Value) -> String {
+    let s = v.to_string();
+    match s.char_indices().nth(200) {
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => s,
+    }
+}
+
+pub fn invalid(
+    field: &str,
+    detail: impl Into<String>,
+    received: impl Into<Value>,
+) -> ValidationError {
+    ValidationError {
+        field: field.to_string(),
+        detail: detail.into(),
+        received_value: received.into(),
+    }
+}
 
 /// Run pytest in the project and return the results. Test failures are a
 /// normal result, not an error. The Markdown answer starts with 'Test
@@ -61,7 +110,7 @@ pub struct ExecuteTestsRequest {
     /// Time limit in seconds for the whole run; default is the server's (300
     /// unless configured). The run and every process it started are killed
     /// when it expires.
-    #[schemars(range(min = 1, max = crate::runner::params::MAX_TIMEOUT_SECS))]
+    #[schemars(range(min = 1, max = MAX_TIMEOUT_SECS))]
     pub timeout: Option<i64>,
     // Described by `AnswerFormat`, the same for both tools.
     #[schemars(with = "Option<AnswerFormat>")]

@@ -128,7 +128,7 @@ fn long_failures_fold_into_details_in_reports_only() {
     let run = junit::parse(xml.as_bytes(), "long.xml").expect("readable");
     let report = pytest_mcp::frontend::report::render_within(
         &run,
-        pytest_mcp::render::Format::Markdown,
+        pytest_mcp::request::Format::Markdown,
         65_536,
     );
     let agent = markdown::render(&run);

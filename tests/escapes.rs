@@ -22,7 +22,7 @@ use std::process::{Command, Stdio};
 
 use pytest_mcp::frontend::report::{self, Input};
 use pytest_mcp::model::Run;
-use pytest_mcp::render::Format;
+use pytest_mcp::request::Format;
 use serde_json::{Value, json};
 
 const RED: &str = "\u{1b}[31m";
@@ -165,8 +165,11 @@ fn report_of(files: &[(&str, String)], format: Format) -> (Run, String) {
             contents: Ok(contents.clone().into_bytes()),
         })
         .collect();
-    let run = report::build_run_to_render(&inputs, format).expect("the inputs are read");
-    let text = report::render_within(&run, format, report::DEFAULT_MAX_CHARS);
+    let text = report::RenderOnly::read(&inputs, format)
+        .expect("the inputs are read")
+        .render_within(report::DEFAULT_MAX_CHARS);
+    // The model with every test, for what no renderer shows.
+    let run = report::build_run(&inputs, format).expect("the inputs are read");
     (run, text)
 }
 

@@ -78,7 +78,7 @@ fn every_saved_params_input_goes_through() {
 fn a_duplicate_key_reads_the_same_for_every_format() {
     use pytest_mcp::frontend::report::{Input, build_run};
     use pytest_mcp::model::Outcome;
-    use pytest_mcp::render::Format;
+    use pytest_mcp::request::Format;
 
     for name in ["duplicate-key.json", "duplicate-key-fuzzed.json"] {
         let bytes = fixture("json_report_reader", name);
@@ -180,7 +180,8 @@ fn a_doctype_with_entities_expands_nothing() {
         "{:?}",
         run.tests
     );
-    let markdown = pytest_mcp::frontend::report::render(&run, pytest_mcp::render::Format::Markdown);
+    let markdown =
+        pytest_mcp::frontend::report::render(&run, pytest_mcp::request::Format::Markdown);
     assert!(!markdown.contains("root:"), "{markdown}");
 }
 

@@ -18,8 +18,9 @@
 
 use std::path::{Path, PathBuf};
 
-use pytest_mcp::frontend::report::{self, Input};
-use pytest_mcp::render::Format;
+use pytest_mcp::frontend::report::{self, Input, InputError, RenderOnly};
+use pytest_mcp::frontend::respond;
+use pytest_mcp::request::Format;
 use similar::TextDiff;
 
 #[path = "common/support.rs"]
@@ -72,21 +73,22 @@ fn read_list(path: &Path) -> Vec<Input> {
 /// reads them: without a baseline, a Markdown report of one file counts its
 /// plain passing tests instead of listing them.
 fn render(inputs: &[Input], baseline: &[Input], format: Format, max_chars: usize) -> String {
-    let built = if baseline.is_empty() {
-        report::build_run_to_render(inputs, format)
-    } else {
-        report::build_run(inputs, format)
-    };
-    let run = match built {
-        Ok(run) => run,
-        Err(errors) => return report::render_errors(&errors, inputs.len(), format),
+    let unreadable = |errors: Vec<InputError>, total: usize| {
+        respond::unreadable(&errors, total, format).into_text()
     };
     if baseline.is_empty() {
-        return report::render_within(&run, format, max_chars);
+        return match RenderOnly::read(inputs, format) {
+            Ok(alone) => alone.render_within(max_chars),
+            Err(errors) => unreadable(errors, inputs.len()),
+        };
     }
+    let run = match report::build_run(inputs, format) {
+        Ok(run) => run,
+        Err(errors) => return unreadable(errors, inputs.len()),
+    };
     match report::build_run(baseline, Format::Markdown) {
         Ok(base) => report::render_compared(&run, &base, format, max_chars),
-        Err(errors) => report::render_errors(&errors, baseline.len(), format),
+        Err(errors) => unreadable(errors, baseline.len()),
     }
 }
 
@@ -216,17 +218,17 @@ fn same_markdown_counted(files: &[Vec<Input>]) -> (usize, usize) {
     for inputs in files.iter().filter(|i| i.len() == 1) {
         let (Ok(full), Ok(lean)) = (
             report::build_run(inputs, Format::Markdown),
-            report::build_run_to_render(inputs, Format::Markdown),
+            RenderOnly::read(inputs, Format::Markdown),
         ) else {
             continue;
         };
         assert_eq!(full.counts(), lean.counts(), "{}", inputs[0].name);
         assert_eq!(full.exit_code(), lean.exit_code(), "{}", inputs[0].name);
-        counted += usize::from(lean.unlisted.passed > 0);
+        counted += usize::from(lean.unlisted().passed > 0);
         for budget in [usize::MAX, 65_536, 2_000, 300] {
             assert_eq!(
                 report::render_within(&full, Format::Markdown, budget),
-                report::render_within(&lean, Format::Markdown, budget),
+                lean.render_within(budget),
                 "{} at {budget} characters",
                 inputs[0].name
             );

@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 
 use pytest_mcp::frontend::report::{Input, build_run};
 use pytest_mcp::model::Run;
-use pytest_mcp::render::{Format, html, markdown};
+use pytest_mcp::render::{html, markdown};
+use pytest_mcp::request::Format;
 use pytest_mcp::sources::junit;
 
 const CHROMIUM: &str = "/usr/bin/chromium";

@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 
 use pytest_mcp::frontend::report::{Input, build_run};
 use pytest_mcp::model::{CollectionError, Location, Outcome, Phase, Run, TestResult, Xfail};
-use pytest_mcp::render::Format;
 use pytest_mcp::render::junit::render;
+use pytest_mcp::request::Format;
 use pytest_mcp::sources::junit;
 
 #[path = "common/support.rs"]

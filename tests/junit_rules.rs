@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use pytest_mcp::frontend::report::{Input, build_run};
 use pytest_mcp::model::{Outcome, Run};
-use pytest_mcp::render::Format;
+use pytest_mcp::request::Format;
 use pytest_mcp::sources::junit;
 
 fn fixture(name: &str) -> PathBuf {

@@ -120,7 +120,7 @@ fn coverage_check_notices_what_is_missing() {
             name: "junit-xunit1.xml".into(),
             contents: std::fs::read(&case.files[0]).map_err(|e| e.to_string()),
         }],
-        pytest_mcp::render::Format::Json,
+        pytest_mcp::request::Format::Json,
     )
     .expect("readable");
 

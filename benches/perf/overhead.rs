@@ -8,7 +8,7 @@
 use std::ffi::OsString;
 use std::process::{Command, Stdio};
 
-use pytest_mcp::render::Format;
+use pytest_mcp::request::Format;
 use pytest_mcp::runner::command::{self, Mode, Python, Workspace};
 use pytest_mcp::runner::params::{Root, RunParams, Stop};
 

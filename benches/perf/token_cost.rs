@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use pytest_mcp::frontend::report::{Input, build_run};
-use pytest_mcp::render::Format;
+use pytest_mcp::request::Format;
 
 use crate::overhead::verdict;
 use crate::{Env, inputs};

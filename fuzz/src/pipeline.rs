@@ -15,11 +15,14 @@ use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use pytest_mcp::frontend::report::{self, Input};
+use pytest_mcp::frontend::report::{self, Input, RenderOnly};
+use pytest_mcp::frontend::respond;
 use pytest_mcp::model::Run;
-use pytest_mcp::render::{self, Format};
-use pytest_mcp::request::{DiscoverTestsRequest, ExecuteTestsRequest, ToolRequest};
-use pytest_mcp::runner::params::{Root, ValidationError};
+use pytest_mcp::render;
+use pytest_mcp::request::{
+    DiscoverTestsRequest, ExecuteTestsRequest, Format, ToolRequest, ValidationError,
+};
+use pytest_mcp::runner::params::Root;
 use pytest_mcp::sources::merge::merge;
 use pytest_mcp::sources::{self, ParseError, ReadOptions};
 use serde_json::Value;
@@ -84,7 +87,7 @@ fn after_read(data: &[u8], name: &str, direct: &Result<Run, ParseError>) {
             Err(errors) => {
                 assert!(!errors.is_empty(), "an error without errors");
                 for f in FORMATS {
-                    let text = report::render_errors(&errors, inputs.len(), f);
+                    let text = respond::unreadable(&errors, inputs.len(), f).into_text();
                     if f == Format::Json {
                         json_text(&text);
                     }
@@ -97,13 +100,13 @@ fn after_read(data: &[u8], name: &str, direct: &Result<Run, ParseError>) {
 /// `report`'s Markdown of one file counts plain passing tests instead of
 /// listing them: the text must be what the full list gives.
 fn same_markdown_with_passing_counted(inputs: &[Input], full: &Run) {
-    let lean = report::build_run_to_render(inputs, Format::Markdown)
+    let lean = RenderOnly::read(inputs, Format::Markdown)
         .unwrap_or_else(|e| panic!("read with every test listed, not with passes counted: {e:?}"));
     assert_eq!(full.counts(), lean.counts());
     for max in BUDGETS {
         assert_eq!(
             report::render_within(full, Format::Markdown, max),
-            report::render_within(&lean, Format::Markdown, max),
+            lean.render_within(max),
             "Markdown within {max} characters differs with passing tests counted"
         );
     }
@@ -324,8 +327,6 @@ fn error_is_sane(e: &ValidationError) {
     // (The field may be empty: an unknown key "" is named as it was sent.)
     assert!(!e.detail.is_empty(), "{e:?}");
     // The renderings of a refusal the server sends.
-    let _ = render::outcome::validation_markdown(e);
-    let value = render::outcome::validation_value(e);
-    let text = serde_json::to_string(&value).expect("a JSON value serializes");
-    json_text(&text);
+    let _ = respond::invalid(e, Format::Markdown).into_text();
+    json_text(&respond::invalid(e, Format::Json).into_text());
 }

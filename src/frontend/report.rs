@@ -2,12 +2,14 @@
 //!
 //! Pure: callers hand in file contents already read (or the I/O error met
 //! reading them), so golden tests and the CLI run exactly the same code.
-//! Every file that cannot be read is reported, not just the first.
+//! Every file that cannot be read is reported, not just the first
+//! ([`InputError`]s, answered by `respond::unreadable`).
 
-use serde_json::json;
+use std::io::Write;
 
-use crate::model::Run;
-use crate::render::{self, Format};
+use crate::model::{Counts, Run, Unlisted};
+use crate::render;
+use crate::request::Format;
 use crate::sources::merge::merge;
 use crate::sources::{self, ReadOptions};
 
@@ -50,18 +52,69 @@ pub fn build_run(inputs: &[Input], format: Format) -> Result<Run, Vec<InputError
     )
 }
 
-/// [`build_run`] for a run that will only be rendered in `format`, compared
-/// with nothing: Markdown of one file names no passing test, so its plain
-/// passes are counted instead of listed ([`Run::unlisted`]), which makes
-/// `report` on a large file faster and smaller. The rendering is the same.
-pub fn build_run_to_render(inputs: &[Input], format: Format) -> Result<Run, Vec<InputError>> {
-    build_run_with(
-        inputs,
-        ReadOptions {
-            keep_json_report: format == Format::Json,
-            passing_as_counts: format == Format::Markdown && inputs.len() == 1,
-        },
-    )
+/// A run read to be rendered once, in one format, and for nothing else.
+///
+/// Markdown of a single file names no passing test, so for it the readers
+/// count plain passes instead of listing them ([`Run::unlisted`]): `report`
+/// on a file of 100,000 tests is faster and smaller, and the rendering is
+/// the same. Every other consumer needs every test — JSON, JUnit and HTML
+/// list them, a baseline comparison and a merge match them by id — and
+/// would be silently wrong on such a run.
+///
+/// So the reader's option and the renderer are decided together, here: the
+/// run is private, [`read`](Self::read) chooses whether passes may be
+/// counted from the format it will render in, and the only ways out are
+/// that rendering and the counts. No other path asks a reader for counted
+/// passes ([`build_run`] lists every test), so an `unlisted` run cannot
+/// reach a renderer, a comparison or a merge that needs every test.
+#[derive(Debug)]
+pub struct RenderOnly {
+    run: Run,
+    format: Format,
+}
+
+impl RenderOnly {
+    /// Reads and merges `inputs` for a rendering in `format`.
+    pub fn read(inputs: &[Input], format: Format) -> Result<RenderOnly, Vec<InputError>> {
+        let run = build_run_with(
+            inputs,
+            ReadOptions {
+                keep_json_report: format == Format::Json,
+                passing_as_counts: format == Format::Markdown && inputs.len() == 1,
+            },
+        )?;
+        Ok(RenderOnly { run, format })
+    }
+
+    /// The run's counts (unlisted passes included).
+    pub fn counts(&self) -> Counts {
+        self.run.counts()
+    }
+
+    /// The run's exit status, as [`Run::exit_code`].
+    pub fn exit_code(&self) -> i32 {
+        self.run.exit_code()
+    }
+
+    /// The passing tests counted instead of listed.
+    pub fn unlisted(&self) -> &Unlisted {
+        &self.run.unlisted
+    }
+
+    /// The rendering, as [`render_within`] gives it.
+    pub fn render_within(&self, max_chars: usize) -> String {
+        render_within(&self.run, self.format, max_chars)
+    }
+
+    /// Writes the rendering to `out`. The ADR-006 JSON of a large run is
+    /// several times the size of the Markdown: it is written as it is
+    /// serialized, never held whole.
+    pub fn write_within(&self, max_chars: usize, out: &mut dyn Write) -> std::io::Result<()> {
+        match self.format {
+            Format::Json => render::json::write_pretty(&self.run, out),
+            _ => out.write_all(self.render_within(max_chars).as_bytes()),
+        }
+    }
 }
 
 fn build_run_with(inputs: &[Input], options: ReadOptions) -> Result<Run, Vec<InputError>> {
@@ -108,7 +161,7 @@ pub fn render(run: &Run, format: Format) -> String {
 }
 
 /// The HTML page's title.
-const TITLE: &str = "pytest-mcp report";
+pub const TITLE: &str = "pytest-mcp report";
 
 /// The default `--max-chars`: what a GitHub comment holds.
 pub const DEFAULT_MAX_CHARS: usize = 65_536;
@@ -155,47 +208,47 @@ pub fn render_compared(run: &Run, baseline: &Run, format: Format, max_chars: usi
     }
 }
 
-/// Renders unreadable inputs: a Markdown `Report ERROR` block, or the
-/// ADR-007 invalid-params error object (`-32602`, naming the field, the
-/// rule and the value received).
-pub fn render_errors(errors: &[InputError], total_inputs: usize, format: Format) -> String {
-    let headline = if errors.len() == 1 && total_inputs == 1 {
-        "the input file could not be read as test results".to_string()
-    } else {
-        format!(
-            "{} of {} input files could not be read as test results",
-            errors.len(),
-            total_inputs
-        )
-    };
-    match format {
-        Format::Markdown | Format::Html | Format::Junit => {
-            let mut out = format!("Report ERROR — {headline}\n");
-            for e in errors {
-                out.push_str(&format!("- {e}\n"));
-            }
-            format.markdown_page(out, TITLE)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PASSING: &str = r#"<testsuite name="s" tests="2"><testcase classname="t" name="a" time="0.1"/><testcase classname="t" name="b" time="0.2"/></testsuite>"#;
+
+    fn input(name: &str) -> Input {
+        Input {
+            name: name.into(),
+            contents: Ok(PASSING.as_bytes().to_vec()),
         }
-        Format::Json => {
-            let first = &errors[0];
-            let value = json!({
-                "error": {
-                    "code": -32602,
-                    "message": format!("Invalid params: files: {first}"),
-                    "data": {
-                        "field": "files",
-                        "detail": format!("{headline}: {}", first.detail),
-                        "received_value": first.file,
-                        "errors": errors.iter().map(|e| json!({
-                            "file": e.file,
-                            "line": (e.line > 0).then_some(e.line),
-                            "column": (e.column > 0).then_some(e.column),
-                            "detail": e.detail,
-                        })).collect::<Vec<_>>(),
-                    }
-                }
-            });
-            render::json::text(&value, true)
+    }
+
+    /// Passes are counted, not listed, only for Markdown of one file:
+    /// every other rendering, and two files, get every test.
+    #[test]
+    fn only_markdown_of_one_file_counts_passes() {
+        let one = [input("a.xml")];
+        let two = [input("a.xml"), input("b.xml")];
+        let counted = |inputs: &[Input], format| {
+            RenderOnly::read(inputs, format)
+                .map(|r| r.unlisted().passed)
+                .unwrap()
+        };
+        assert_eq!(counted(&one, Format::Markdown), 2);
+        for format in [Format::Json, Format::Html, Format::Junit] {
+            assert_eq!(counted(&one, format), 0, "{format:?}");
         }
+        assert_eq!(counted(&two, Format::Markdown), 0);
+        assert_eq!(
+            build_run(&one, Format::Markdown).unwrap().unlisted.passed,
+            0
+        );
+        let alone = RenderOnly::read(&one, Format::Markdown).unwrap();
+        assert_eq!(alone.counts().passed, 2);
+        assert_eq!(
+            alone.render_within(usize::MAX),
+            render(
+                &build_run(&one, Format::Markdown).unwrap(),
+                Format::Markdown
+            )
+        );
     }
 }

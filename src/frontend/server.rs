@@ -26,10 +26,9 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::render::{self, Format};
-use crate::request::{DiscoverTestsRequest, ExecuteTestsRequest, ToolRequest};
-use crate::runner::execute::{self, ExecError, Settings};
-use crate::runner::params::ValidationError;
+use crate::frontend::respond::{self, Answer, ErrorObject};
+use crate::request::{DiscoverTestsRequest, ExecuteTestsRequest, Format, ToolRequest, invalid};
+use crate::runner::execute::{self, Settings};
 
 /// The server: settings fixed at start, nothing else shared between calls.
 #[derive(Clone)]
@@ -71,44 +70,28 @@ fn requested_format(args: &JsonObject) -> Format {
     }
 }
 
-fn text_result(text: String, is_error: bool) -> CallToolResponse {
-    let content = vec![ContentBlock::text(text)];
-    if is_error {
-        CallToolResult::error(content).into()
-    } else {
-        CallToolResult::success(content).into()
+/// An answer as MCP gives it: a tool result (`isError` for an error in
+/// Markdown), or the call's JSON-RPC error.
+fn respond(answer: Answer) -> Result<CallToolResponse, ErrorData> {
+    match answer {
+        Answer::Text { text, is_error, .. } => {
+            let content = vec![ContentBlock::text(text)];
+            Ok(if is_error {
+                CallToolResult::error(content).into()
+            } else {
+                CallToolResult::success(content).into()
+            })
+        }
+        Answer::Error { error, .. } => Err(error_data(error)),
     }
 }
 
-fn validation_response(e: &ValidationError, format: Format) -> Result<CallToolResponse, ErrorData> {
-    match format {
-        Format::Markdown | Format::Html | Format::Junit => {
-            Ok(text_result(render::outcome::validation_markdown(e), true))
-        }
-        Format::Json => {
-            let value = render::outcome::validation_value(e);
-            Err(ErrorData::invalid_params(
-                e.to_string(),
-                Some(value["error"]["data"].clone()),
-            ))
-        }
-    }
-}
-
-fn exec_error_response(e: &ExecError, format: Format) -> Result<CallToolResponse, ErrorData> {
-    match format {
-        Format::Markdown | Format::Html | Format::Junit => {
-            Ok(text_result(render::outcome::error_markdown(e), true))
-        }
-        Format::Json => {
-            let value = render::outcome::error_value(e);
-            Err(ErrorData::new(
-                ErrorCode(e.kind.code() as i32),
-                e.message.clone(),
-                Some(value["error"]["data"].clone()),
-            ))
-        }
-    }
+fn error_data(error: ErrorObject) -> ErrorData {
+    ErrorData::new(
+        ErrorCode(error.code as i32),
+        error.message,
+        Some(error.data),
+    )
 }
 
 fn internal(message: String) -> ErrorData {
@@ -144,7 +127,7 @@ impl Server {
             .and_then(|r| r.validate(&self.settings.root, self.settings.default_timeout))
         {
             Ok(p) => p,
-            Err(e) => return validation_response(&e, format),
+            Err(e) => return respond(respond::invalid(&e, format)),
         };
         let token = ctx.meta.get_progress_token();
         let peer = ctx.peer.clone();
@@ -165,16 +148,10 @@ impl Server {
                 })
             })
             .await?;
-        match outcome {
-            Ok(run) => {
-                let text = match format {
-                    Format::Json => render::json::render(&run, false),
-                    _ => render::markdown::render(&run),
-                };
-                Ok(text_result(text, false))
-            }
-            Err(e) => exec_error_response(&e, format),
-        }
+        respond(match outcome {
+            Ok(run) => respond::run(&run, format, false),
+            Err(e) => respond::exec_error(&e, format),
+        })
     }
 
     async fn discover_tests(
@@ -187,27 +164,17 @@ impl Server {
             .and_then(|r| r.validate(&self.settings.root, self.settings.default_timeout))
         {
             Ok(p) => p,
-            Err(e) => return validation_response(&e, format),
+            Err(e) => return respond(respond::invalid(&e, format)),
         };
         let outcome = self
             .blocking(&ctx, "discovery", move |settings, cancel| {
                 execute::discover(settings, &params, cancel)
             })
             .await?;
-        match outcome {
-            Ok(d) => {
-                let text = match format {
-                    Format::Markdown | Format::Html | Format::Junit => {
-                        render::outcome::discovery_markdown(&d)
-                    }
-                    Format::Json => {
-                        render::json::text(&render::outcome::discovery_value(&d), false)
-                    }
-                };
-                Ok(text_result(text, false))
-            }
-            Err(e) => exec_error_response(&e, format),
-        }
+        respond(match outcome {
+            Ok(d) => respond::discovery(&d, format, false),
+            Err(e) => respond::exec_error(&e, format),
+        })
     }
 }
 
@@ -238,14 +205,11 @@ impl ServerHandler for Server {
         match request.name.as_ref() {
             "execute_tests" => self.execute_tests(args, ctx).await,
             "discover_tests" => self.discover_tests(args, ctx).await,
-            other => Err(ErrorData::invalid_params(
-                format!(
-                    "Invalid params: name must be execute_tests or discover_tests (received \"{other}\")"
-                ),
-                Some(
-                    json!({"field": "name", "detail": "must be execute_tests or discover_tests", "received_value": other}),
-                ),
-            )),
+            other => Err(error_data(ErrorObject::from(&invalid(
+                "name",
+                "must be execute_tests or discover_tests",
+                other,
+            )))),
         }
     }
 
@@ -269,10 +233,9 @@ impl ServerHandler for Server {
                     params.get("name").cloned().unwrap_or(Value::Null),
                 ),
             };
-            return Err(ErrorData::invalid_params(
-                format!("Invalid params: {field} {detail} (received {received})"),
-                Some(json!({"field": field, "detail": detail, "received_value": received})),
-            ));
+            return Err(error_data(ErrorObject::from(&invalid(
+                field, detail, received,
+            ))));
         }
         Err(ErrorData::new(
             ErrorCode::METHOD_NOT_FOUND,

@@ -8,6 +8,8 @@
 //! a pytest JSON report come out of the same Markdown renderer.
 
 pub mod baseline;
+pub mod discovery;
+pub mod outcome;
 
 use std::borrow::Cow;
 use std::fmt;

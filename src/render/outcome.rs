@@ -7,9 +7,9 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::markdown;
+use crate::model::discovery::Discovery;
+use crate::model::outcome::ExecError;
 use crate::render::json as adr006;
-use crate::runner::execute::{Discovery, ExecError};
-use crate::runner::params::ValidationError;
 use crate::text::one_line;
 
 /// Lines of stdout/stderr shown under an error in Markdown.
@@ -74,49 +74,23 @@ fn output_tail(e: &ExecError) -> Vec<String> {
     lines
 }
 
-/// An execution error as the ADR-007 JSON-RPC error object, with what
-/// finished before the end added to `data`.
-pub fn error_value(e: &ExecError) -> Value {
-    let summary = adr006::to_value(&e.partial)["summary"].clone();
+/// The `data` of an execution error's ADR-007 JSON-RPC error object: how
+/// pytest ended, with what finished before the end.
+pub fn error_data(e: &ExecError) -> Value {
+    let partial = adr006::to_value(&e.partial);
     json!({
-        "error": {
-            "code": e.kind.code(),
-            "message": e.message,
-            "data": {
-                "error_type": e.kind.as_str(),
-                "exit_code": e.exit_code,
-                "signal": e.signal,
-                "stdout": e.stdout,
-                "stderr": e.stderr,
-                "command": e.command,
-                "duration": (e.duration * 1000.0).round() / 1000.0,
-                "running_test": e.running,
-                "collected": e.collected,
-                "summary": summary,
-                "tests": adr006::to_value(&e.partial)["tests"].clone(),
-                "collection_errors": adr006::to_value(&e.partial)["collection_errors"].clone(),
-            }
-        }
-    })
-}
-
-/// A validation error as Markdown: the one line SPEC.md gives.
-pub fn validation_markdown(e: &ValidationError) -> String {
-    format!("{e}\n")
-}
-
-/// A validation error as the ADR-007 invalid-params object.
-pub fn validation_value(e: &ValidationError) -> Value {
-    json!({
-        "error": {
-            "code": -32602,
-            "message": e.to_string(),
-            "data": {
-                "field": e.field,
-                "detail": e.detail,
-                "received_value": e.received_value,
-            }
-        }
+        "error_type": e.kind.as_str(),
+        "exit_code": e.exit_code,
+        "signal": e.signal.as_ref().map(|s| s.name()),
+        "stdout": e.stdout,
+        "stderr": e.stderr,
+        "command": e.command,
+        "duration": (e.duration * 1000.0).round() / 1000.0,
+        "running_test": e.running,
+        "collected": e.collected,
+        "summary": partial["summary"],
+        "tests": partial["tests"],
+        "collection_errors": partial["collection_errors"],
     })
 }
 
@@ -219,8 +193,8 @@ pub fn discovery_value(d: &Discovery) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::execute::ErrorKind;
-    use crate::sources::events::Item;
+    use crate::model::discovery::Item;
+    use crate::model::outcome::ErrorKind;
 
     /// Ids are shown with their control characters escaped, as in reports.
     #[test]

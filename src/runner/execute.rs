@@ -13,12 +13,14 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::model::{CollectionError, Run};
-use crate::render::Format;
+use crate::model::Run;
+use crate::model::discovery::{Discovery, Item};
+use crate::model::outcome::{ErrorKind, ExecError, Signal};
+use crate::request::Format;
 use crate::runner::command::{self, Capabilities, Mode, Python, Workspace};
 use crate::runner::params::{DiscoverParams, Root, RunParams};
 use crate::runner::process::{self, Ending, Finished};
-use crate::sources::events::{EventLog, EventTail, Item, Progress};
+use crate::sources::events::{self, EventLog, EventTail, Progress};
 use crate::sources::merge::merge;
 use crate::sources::{json_report, junit};
 
@@ -36,103 +38,6 @@ pub struct Settings {
     /// Time pytest's process group gets between SIGTERM and SIGKILL when a
     /// run is ended (`--kill-grace`).
     pub kill_grace: Duration,
-}
-
-/// The kinds of execution error of ADR-007 (and two of ours).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorKind {
-    Timeout,
-    Crash,
-    Interrupted,
-    PytestInternal,
-    UsageError,
-    /// pytest could not be started (no interpreter, no pytest, no temp dir).
-    Spawn,
-    /// The request was cancelled.
-    Cancelled,
-    /// An exit status pytest does not document.
-    Unknown,
-}
-
-impl ErrorKind {
-    /// `error_type` in the JSON error's data.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorKind::Timeout => "timeout",
-            ErrorKind::Crash => "crash",
-            ErrorKind::Interrupted => "interrupted",
-            ErrorKind::PytestInternal => "pytest_internal",
-            ErrorKind::UsageError => "usage_error",
-            ErrorKind::Spawn => "spawn",
-            ErrorKind::Cancelled => "cancelled",
-            ErrorKind::Unknown => "unknown",
-        }
-    }
-
-    /// The JSON-RPC error code (ADR-007): usage errors are invalid params.
-    pub fn code(self) -> i64 {
-        match self {
-            ErrorKind::UsageError => -32602,
-            _ => -32000,
-        }
-    }
-
-    /// The status word of the Markdown header.
-    pub fn status_word(self) -> &'static str {
-        match self {
-            ErrorKind::Timeout => "TIMEOUT",
-            ErrorKind::Crash => "CRASH",
-            ErrorKind::Interrupted => "INTERRUPTED",
-            ErrorKind::Cancelled => "CANCELLED",
-            _ => "ERROR",
-        }
-    }
-}
-
-/// A run that did not produce a result.
-#[derive(Debug, Clone)]
-pub struct ExecError {
-    pub kind: ErrorKind,
-    pub message: String,
-    pub exit_code: Option<i32>,
-    pub signal: Option<String>,
-    pub stdout: String,
-    pub stderr: String,
-    pub command: Vec<String>,
-    pub duration: f64,
-    /// What finished before the end, from whatever pytest left behind.
-    pub partial: Run,
-    /// The test that was running when the run ended.
-    pub running: Option<String>,
-    /// Tests pytest had collected, when collection finished.
-    pub collected: Option<usize>,
-}
-
-impl ExecError {
-    fn setup(message: String, command: Vec<String>) -> Box<ExecError> {
-        Box::new(ExecError {
-            kind: ErrorKind::Spawn,
-            message,
-            exit_code: None,
-            signal: None,
-            stdout: String::new(),
-            stderr: String::new(),
-            command,
-            duration: 0.0,
-            partial: Run::default(),
-            running: None,
-            collected: None,
-        })
-    }
-}
-
-/// What discovery found.
-#[derive(Debug, Clone, Default)]
-pub struct Discovery {
-    pub items: Vec<Item>,
-    pub collection_errors: Vec<CollectionError>,
-    pub duration: f64,
-    pub notes: Vec<String>,
 }
 
 /// Runs the tests `params` select. `on_progress` hears, while pytest runs,
@@ -173,17 +78,35 @@ pub fn discover(
         &mut |_| {},
     )?;
     Ok(Discovery {
-        items: done.events.items,
+        items: done.events.items.into_iter().map(discovered).collect(),
         collection_errors: done.run.collection_errors,
         duration: done.finished.duration.as_secs_f64(),
         notes: done.run.notes,
     })
 }
 
+/// The event log's item as the model's (the same fields: the reader's
+/// type is the shape of our plugin's line, the model's what discovery
+/// answers).
+fn discovered(item: events::Item) -> Item {
+    Item {
+        nodeid: item.nodeid,
+        file: item.file,
+        line: item.line,
+        module: item.module,
+        class: item.class,
+        function: item.function,
+    }
+}
+
 struct Done {
     run: Run,
     events: EventLog,
     finished: Finished,
+}
+
+fn spawn_error(message: String, command: Vec<String>) -> Box<ExecError> {
+    Box::new(ExecError::spawn(message, command))
 }
 
 fn execute(
@@ -200,9 +123,9 @@ fn execute(
         "pytest".into(),
     ];
     let caps = command::probe_cached(&python, &settings.root)
-        .map_err(|e| ExecError::setup(e.to_string(), shown.clone()))?;
+        .map_err(|e| spawn_error(e.to_string(), shown.clone()))?;
     let ws = Workspace::new().map_err(|e| {
-        ExecError::setup(
+        spawn_error(
             format!("Failed to spawn pytest subprocess: cannot create a private temporary directory ({e}); check TMPDIR"),
             shown.clone(),
         )
@@ -215,7 +138,7 @@ fn execute(
         }
     })
     .map_err(|e| {
-        ExecError::setup(
+        spawn_error(
             format!("Failed to spawn pytest subprocess: {e}"),
             spec.argv(),
         )
@@ -319,77 +242,15 @@ fn outcome(
     timeout: Duration,
 ) -> Result<Done, Box<ExecError>> {
     let running = events.running().map(str::to_string);
-    let while_running = running
-        .as_deref()
-        .map(|id| format!(" while running {id}"))
-        .unwrap_or_default();
-    let (kind, message, exit_code, signal) = match &finished.ending {
-        Ending::Exited(code @ (0 | 1 | 5)) => {
-            run.exit_code = Some(*code);
-            return Ok(Done {
-                run,
-                events,
-                finished,
-            });
+    let Some(failure) = failure(&finished, &run, running.as_deref(), timeout) else {
+        if let Ending::Exited(code) = finished.ending {
+            run.exit_code = Some(code);
         }
-        Ending::Exited(2) if !run.collection_errors.is_empty() => {
-            run.exit_code = Some(2);
-            return Ok(Done {
-                run,
-                events,
-                finished,
-            });
-        }
-        Ending::Exited(2) => (
-            ErrorKind::Interrupted,
-            format!("pytest execution failed: test execution was interrupted{while_running}"),
-            Some(2),
-            None,
-        ),
-        Ending::Exited(3) => (
-            ErrorKind::PytestInternal,
-            "pytest execution failed: pytest internal error occurred".to_string(),
-            Some(3),
-            None,
-        ),
-        Ending::Exited(4) => (
-            ErrorKind::UsageError,
-            format!(
-                "pytest execution failed: pytest usage error{}",
-                first_error_line(&finished)
-                    .map(|l| format!(": {l}"))
-                    .unwrap_or_default()
-            ),
-            Some(4),
-            None,
-        ),
-        Ending::Exited(code) => (
-            ErrorKind::Unknown,
-            format!("pytest execution failed: pytest exited with unexpected code {code}"),
-            Some(*code),
-            None,
-        ),
-        Ending::Signaled { name, .. } => (
-            ErrorKind::Crash,
-            format!("pytest subprocess terminated with signal {name}{while_running}"),
-            None,
-            Some(name.clone()),
-        ),
-        Ending::TimedOut => (
-            ErrorKind::Timeout,
-            format!(
-                "pytest execution exceeded timeout of {} seconds{while_running}",
-                timeout.as_secs()
-            ),
-            None,
-            None,
-        ),
-        Ending::Cancelled => (
-            ErrorKind::Cancelled,
-            format!("pytest execution was cancelled{while_running}"),
-            None,
-            None,
-        ),
+        return Ok(Done {
+            run,
+            events,
+            finished,
+        });
     };
     // Report files of an interrupted run may list the test that was cut off
     // (pytest-json-report gives it a setup phase and "passed"): what
@@ -398,10 +259,10 @@ fn outcome(
         run.tests.retain(|t| events.finished(&t.node_id));
     }
     Err(Box::new(ExecError {
-        kind,
-        message,
-        exit_code,
-        signal,
+        kind: failure.kind,
+        message: failure.message,
+        exit_code: failure.exit_code,
+        signal: failure.signal,
         stdout: finished.stdout.text(),
         stderr: finished.stderr.text(),
         command,
@@ -410,6 +271,86 @@ fn outcome(
         running,
         collected: events.collected,
     }))
+}
+
+/// Why a run gave no result.
+struct Failure {
+    kind: ErrorKind,
+    message: String,
+    exit_code: Option<i32>,
+    signal: Option<Signal>,
+}
+
+/// How pytest's end failed to give a result; `None` when it gave one:
+/// exit status 0, 1 or 5, or 2 with collection errors (SPEC.md).
+fn failure(
+    finished: &Finished,
+    run: &Run,
+    running: Option<&str>,
+    timeout: Duration,
+) -> Option<Failure> {
+    let while_running = running
+        .map(|id| format!(" while running {id}"))
+        .unwrap_or_default();
+    let exited = |kind, message, code| Failure {
+        kind,
+        message,
+        exit_code: Some(code),
+        signal: None,
+    };
+    let ended = |kind, message| Failure {
+        kind,
+        message,
+        exit_code: None,
+        signal: None,
+    };
+    Some(match &finished.ending {
+        Ending::Exited(0 | 1 | 5) => return None,
+        Ending::Exited(2) if !run.collection_errors.is_empty() => return None,
+        Ending::Exited(2) => exited(
+            ErrorKind::Interrupted,
+            format!("pytest execution failed: test execution was interrupted{while_running}"),
+            2,
+        ),
+        Ending::Exited(3) => exited(
+            ErrorKind::PytestInternal,
+            "pytest execution failed: pytest internal error occurred".to_string(),
+            3,
+        ),
+        Ending::Exited(4) => exited(
+            ErrorKind::UsageError,
+            format!(
+                "pytest execution failed: pytest usage error{}",
+                first_error_line(finished)
+                    .map(|l| format!(": {l}"))
+                    .unwrap_or_default()
+            ),
+            4,
+        ),
+        Ending::Exited(code) => exited(
+            ErrorKind::Unknown,
+            format!("pytest execution failed: pytest exited with unexpected code {code}"),
+            *code,
+        ),
+        Ending::Signaled { number, name } => Failure {
+            signal: Some(Signal::new(*number, name.clone())),
+            ..ended(
+                ErrorKind::Crash,
+                format!("pytest subprocess terminated with signal {name}{while_running}"),
+            )
+        },
+        Ending::TimedOut => ended(
+            ErrorKind::Timeout,
+            format!(
+                "pytest execution exceeded timeout of {} seconds{while_running}",
+                timeout.as_secs()
+            ),
+        ),
+        Ending::Cancelled => ended(
+            ErrorKind::Cancelled,
+            format!("pytest execution was cancelled{while_running}"),
+        ),
+    })
 }
 
 /// The first line of stderr that says what pytest objected to.

@@ -12,51 +12,17 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::render::Format;
-use crate::request::{DiscoverTestsRequest, ExecuteTestsRequest};
+use crate::request::{
+    DiscoverTestsRequest, ExecuteTestsRequest, Format, MAX_TIMEOUT_SECS, ValidationError, invalid,
+};
 
 /// Default time limit of one pytest run.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 300;
-/// Longest time limit a request may ask for (a day).
-pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 const MAX_NODE_IDS: usize = 10_000;
 /// Bytes all node ids may take together: they become pytest's command line,
 /// which the kernel limits (ARG_MAX, commonly 2 MiB with the environment).
 const MAX_NODE_IDS_BYTES: usize = 1024 * 1024;
 const MAX_TEXT_CHARS: usize = 4_096;
-
-/// A parameter that was refused: which, why, and what was received.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error(
-    "Invalid params: {field} {detail} (received {})",
-    shown(received_value)
-)]
-pub struct ValidationError {
-    pub field: String,
-    /// The rule broken, phrased to follow the field name: "must be ...".
-    pub detail: String,
-    pub received_value: Value,
-}
-
-fn shown(v: &Value) -> String {
-    let s = v.to_string();
-    match s.char_indices().nth(200) {
-        Some((cut, _)) => format!("{}…", &s[..cut]),
-        None => s,
-    }
-}
-
-pub(crate) fn invalid(
-    field: &str,
-    detail: impl Into<String>,
-    received: impl Into<Value>,
-) -> ValidationError {
-    ValidationError {
-        field: field.to_string(),
-        detail: detail.into(),
-        received_value: received.into(),
-    }
-}
 
 /// The project directory every path must stay inside, resolved once.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -207,7 +207,7 @@ mod tests {
 #[cfg(test)]
 mod review_regressions {
     use crate::frontend::report::{Input, build_run};
-    use crate::render::Format;
+    use crate::request::Format;
 
     fn run_of(files: &[(&str, &str)]) -> crate::model::Run {
         let inputs: Vec<Input> = files

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use pytest_mcp::frontend::report::{Input, build_run, render};
 use pytest_mcp::model::{Run, TestResult};
-use pytest_mcp::render::Format;
+use pytest_mcp::request::Format;
 use serde_json::Value;
 use tiktoken_rs::CoreBPE;
 

@@ -242,45 +242,13 @@ pub fn build(
         args.extend(json_report_args());
     }
     args.extend(junit_args(ws));
-    let mut arg = |s: &str| args.push(s.into());
-    let (timeout, targets): (Duration, Vec<String>) = match mode {
+    let (timeout, targets) = match mode {
         Mode::Run(p) => {
-            match p.verbosity {
-                -2 => arg("-qq"),
-                -1 => arg("-q"),
-                1 => arg("-v"),
-                2 => arg("-vv"),
-                _ => {}
-            }
-            match p.stop {
-                Stop::Never => {}
-                Stop::FirstFailure => arg("-x"),
-                Stop::After(n) => {
-                    let flag = format!("--maxfail={n}");
-                    arg(&flag);
-                }
-            }
-            if !p.show_capture {
-                arg("--show-capture=no");
-            }
-            if let Some(m) = &p.markers {
-                arg("-m");
-                arg(m);
-            }
-            if let Some(k) = &p.keywords {
-                arg("-k");
-                arg(k);
-            }
+            args.extend(run_options(p));
             (p.timeout, p.node_ids.clone())
         }
         Mode::Discover(p) => {
-            arg("--collect-only");
-            arg("-q");
-            if let Some(pattern) = &p.pattern {
-                arg("-o");
-                let value = format!("python_files={pattern}");
-                arg(&value);
-            }
+            args.extend(discover_options(p));
             (p.timeout, p.path.iter().cloned().collect())
         }
     };
@@ -288,6 +256,61 @@ pub fn build(
         args.push("--".into());
         args.extend(targets.into_iter().map(OsString::from));
     }
+    Spec {
+        program: python.path.clone(),
+        args,
+        cwd: root.path().to_path_buf(),
+        env: environment(caps, ws, mode),
+        timeout,
+    }
+}
+
+/// pytest's options for a run: verbosity, when to stop, capture, `-m`, `-k`.
+fn run_options(p: &RunParams) -> Vec<OsString> {
+    let mut args: Vec<OsString> = Vec::new();
+    let mut arg = |s: &str| args.push(s.into());
+    match p.verbosity {
+        -2 => arg("-qq"),
+        -1 => arg("-q"),
+        1 => arg("-v"),
+        2 => arg("-vv"),
+        _ => {}
+    }
+    match p.stop {
+        Stop::Never => {}
+        Stop::FirstFailure => arg("-x"),
+        Stop::After(n) => {
+            let flag = format!("--maxfail={n}");
+            arg(&flag);
+        }
+    }
+    if !p.show_capture {
+        arg("--show-capture=no");
+    }
+    if let Some(m) = &p.markers {
+        arg("-m");
+        arg(m);
+    }
+    if let Some(k) = &p.keywords {
+        arg("-k");
+        arg(k);
+    }
+    args
+}
+
+/// pytest's options for a discovery: collect only, with the file pattern.
+fn discover_options(p: &DiscoverParams) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec!["--collect-only".into(), "-q".into()];
+    if let Some(pattern) = &p.pattern {
+        args.push("-o".into());
+        args.push(format!("python_files={pattern}").into());
+    }
+    args
+}
+
+/// The environment our plugin reads: where to log events (and items, for a
+/// discovery) and where pytest-json-report writes.
+fn environment(caps: Capabilities, ws: &Workspace, mode: &Mode<'_>) -> Vec<(OsString, OsString)> {
     let mut env = vec![
         ("PYTEST_MCP_EVENTS".into(), ws.events().into_os_string()),
         ("PYTHONPATH".into(), python_path(ws.path())),
@@ -303,13 +326,7 @@ pub fn build(
             ws.json_report().into_os_string(),
         ));
     }
-    Spec {
-        program: python.path.clone(),
-        args,
-        cwd: root.path().to_path_buf(),
-        env,
-        timeout,
-    }
+    env
 }
 
 /// The JUnit XML source: `xunit1` keeps `file` and `line`.

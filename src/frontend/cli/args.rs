@@ -1,0 +1,269 @@
+//! The command line's flags: one type per command, read by clap.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+use crate::frontend::report::DEFAULT_MAX_CHARS;
+use crate::request::Format;
+use crate::runner::params::DEFAULT_TIMEOUT_SECS;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "pytest-mcp",
+    version,
+    about = "Turn test results into token-lean Markdown or ADR-006 JSON.",
+    long_about = "Turn test results into what an AI agent or a reviewer can act on at the \
+lowest token cost.\n\n\
+`report` reads JUnit XML from any framework (pytest, Surefire, Jest, Go, PHPUnit, \
+nextest, Catch2, Mocha, ...) and pytest-json-report JSON, merges them into one run \
+and prints Markdown, the ADR-006 JSON structure, an HTML page or clean JUnit XML. \
+`run` and `discover` run pytest in a project (safely: checked parameters, its own \
+process group, a time limit) and answer the same way; `serve` offers them to an AI \
+agent as the MCP tools execute_tests and discover_tests.\n\n\
+`pytest-mcp help <COMMAND>` (or `<COMMAND> --help`) describes each command."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Render result files (JUnit XML, pytest-json-report JSON) as one report.
+    #[command(
+        long_about = "Render result files as one report.\n\n\
+Each FILE may be JUnit XML (any framework) or a pytest-json-report JSON file; the \
+format is detected from the content. Files are merged by test id: the JSON report \
+and the JUnit file of the same pytest run give one result per test (the JSON report \
+wins, JUnit fills what it lacks), and shards of one run give their union.\n\n\
+Exit status: 0 when the report was written (whatever the test outcomes, unless \
+--fail-on says otherwise: then 1 when the results fail), 2 when a file could not be read (every bad file is listed, with line and column for broken \
+XML or JSON) or the output could not be written.",
+        after_help = "Examples:\n  \
+pytest-mcp report junit.xml\n  \
+pytest-mcp report report.json junit.xml --format json -o result.json\n  \
+pytest-mcp report shard-*.xml >> \"$GITHUB_STEP_SUMMARY\"\n  \
+pytest-mcp report --baseline main.xml --baseline main.json pr.xml pr.json"
+    )]
+    Report(ReportArgs),
+    /// Run pytest in a project and report the result.
+    #[command(
+        long_about = "Run pytest in a project and report the result.\n\n\
+pytest runs with the project's own interpreter (--python, else PYTEST_MCP_PYTHON, else \
+<root>/.venv/bin/python, <root>/venv/bin/python, $VIRTUAL_ENV/bin/python, python3), \
+in its own process group, with a time limit that ends the whole group. Results come \
+from pytest-json-report when the project has it, and from JUnit XML always; after a \
+timeout or a crash the answer still says which tests finished and which was running.\n\n\
+Exit status: pytest's own (0 passed, 1 tests failed, 2 interrupted, 3 internal \
+error, 4 usage error, 5 no tests); 124 on timeout; 128+N when pytest died of signal N \
+or pytest-mcp got SIGTERM/SIGINT/SIGHUP (the whole run is ended first); 4 when a parameter \
+is refused; 127 when pytest cannot be started.",
+        after_help = "Examples:\n  \
+pytest-mcp run\n  \
+pytest-mcp run tests/test_api.py::test_login -x\n  \
+pytest-mcp run --root ~/src/app -m 'not slow' --timeout 600 --format json"
+    )]
+    Run(RunArgs),
+    /// List the tests pytest would run, without running them.
+    #[command(
+        long_about = "List the tests pytest would run (pytest --collect-only), \
+grouped by file, with collection errors as data.\n\n\
+Exit status: 0 tests found, 2 collection errors, 5 no tests, 4 refused parameter, \
+124 timeout, 127 pytest cannot be started.",
+        after_help = "Examples:\n  \
+pytest-mcp discover\n  \
+pytest-mcp discover --path tests/api --pattern 'check_*.py' --format json"
+    )]
+    Discover(DiscoverArgs),
+    /// Serve execute_tests and discover_tests over MCP on stdin/stdout.
+    #[command(
+        long_about = "Serve the MCP tools execute_tests and discover_tests over \
+stdin/stdout for an AI agent's client (Claude Code, Claude Desktop, Cursor, VS Code; see the \
+README for their configuration). The project root is fixed at start; every test id and path \
+a request names must stay inside it. stdout carries only the protocol; logs go to stderr \
+(RUST_LOG sets their level). Runs in flight end when the client cancels them, closes \
+stdin, or the server gets SIGTERM/SIGINT."
+    )]
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// The project directory; every test id and path a request names must
+    /// stay inside it.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+    /// The Python interpreter that has the project's pytest.
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+    /// Time limit in seconds for a call that sets none (1 to 86400).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_TIMEOUT_SECS)]
+    pub timeout: u64,
+    /// Seconds pytest's process group gets between SIGTERM and SIGKILL when
+    /// a run is ended (time limit, cancellation, a signal to pytest-mcp).
+    #[arg(long, value_name = "SECS", default_value = "2", value_parser = parse_grace)]
+    pub kill_grace: Duration,
+}
+
+/// `--kill-grace`: seconds (a decimal fraction allowed) from 0 to
+/// [`crate::runner::process::MAX_GRACE`].
+fn parse_grace(value: &str) -> Result<Duration, String> {
+    let max = crate::runner::process::MAX_GRACE;
+    value
+        .parse::<f64>()
+        .ok()
+        .and_then(|secs| Duration::try_from_secs_f64(secs).ok())
+        .filter(|grace| *grace <= max)
+        .ok_or_else(|| format!("expected seconds from 0 to {}", max.as_secs()))
+}
+
+/// Options shared by `run` and `discover`.
+#[derive(Debug, clap::Args)]
+pub struct ProjectArgs {
+    /// The project directory; every path and test id must stay inside it.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+    /// The Python interpreter that has the project's pytest.
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+    /// Time limit in seconds for the pytest process and everything it
+    /// starts, 1 to 86400 (default: 300).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<i64>,
+    /// Seconds pytest's process group gets between SIGTERM and SIGKILL when
+    /// a run is ended (time limit, cancellation, a signal to pytest-mcp).
+    #[arg(long, value_name = "SECS", default_value = "2", value_parser = parse_grace)]
+    pub kill_grace: Duration,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Markdown)]
+    pub format: Format,
+    /// Write the answer to this file instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Test ids or paths to run (e.g. tests/test_x.py::test_y); all tests when none.
+    #[arg(value_name = "NODE_ID")]
+    pub node_ids: Vec<String>,
+    /// Only tests matching this keyword expression (pytest -k).
+    #[arg(short = 'k', value_name = "EXPR")]
+    pub keywords: Option<String>,
+    /// Only tests matching this marker expression (pytest -m).
+    #[arg(short = 'm', value_name = "EXPR")]
+    pub markers: Option<String>,
+    /// Stop at the first failure.
+    #[arg(short = 'x', long = "exitfirst", conflicts_with = "maxfail")]
+    pub failfast: bool,
+    /// Stop after N failures.
+    #[arg(long, value_name = "N")]
+    pub maxfail: Option<i64>,
+    /// pytest's verbosity, -2 (quietest) to 2.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub verbosity: Option<i64>,
+    /// Leave captured stdout/stderr/log out of failure reports.
+    #[arg(long)]
+    pub no_capture_output: bool,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct DiscoverArgs {
+    /// Directory or file to look in, relative to the root (default: the root).
+    #[arg(long, value_name = "P")]
+    pub path: Option<String>,
+    /// Test file name glob (default: pytest's python_files, test_*.py and *_test.py).
+    #[arg(long, value_name = "GLOB")]
+    pub pattern: Option<String>,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// Result files: JUnit XML or pytest-json-report JSON (detected by
+    /// content); a directory means every .xml and .json file under it; a
+    /// quoted glob ('shards/*/junit.xml') is expanded.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Markdown)]
+    pub format: Format,
+    /// Write the report to this file instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Result file of an earlier run to compare with (a directory or a
+    /// quoted glob as for FILE): new failures first, then fixed, still
+    /// failing, added and removed tests, and the change in duration. One
+    /// file per flag; repeat the flag for several:
+    /// `--baseline a.xml --baseline b.json`.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Vec<PathBuf>,
+    /// Longest Markdown report in characters: the summary line and failing ids
+    /// are kept, detail is shortened first, and the report says what was cut.
+    /// 65536 fits a GitHub comment; a job summary takes 1048576.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CHARS)]
+    pub max_chars: usize,
+    /// Exit with status 1 when the results contain failures (or errors, or
+    /// only errors), to gate a CI step; `never` (the default) exits 0
+    /// whatever the tests did.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = FailOn::Never)]
+    pub fail_on: FailOn,
+}
+
+/// When `report` exits non-zero because of the results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// Failed or erroring tests, or collection errors.
+    Failures,
+    /// Only erroring tests and collection errors.
+    Errors,
+    /// Never: the exit status says only whether the report was written.
+    Never,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grace_of(args: &[&str]) -> Result<Duration, clap::Error> {
+        let cli = Cli::try_parse_from(std::iter::once("pytest-mcp").chain(args.iter().copied()))?;
+        Ok(match cli.command {
+            Command::Run(a) => a.project.kill_grace,
+            Command::Discover(a) => a.project.kill_grace,
+            Command::Serve(a) => a.kill_grace,
+            Command::Report(_) => unreachable!("no --kill-grace on report"),
+        })
+    }
+
+    #[test]
+    fn kill_grace_defaults_to_the_process_default_and_takes_fractions() {
+        for sub in ["run", "discover", "serve"] {
+            assert_eq!(
+                grace_of(&[sub]).unwrap(),
+                crate::runner::process::DEFAULT_GRACE,
+                "{sub}"
+            );
+            assert_eq!(
+                grace_of(&[sub, "--kill-grace", "0.2"]).unwrap(),
+                Duration::from_millis(200),
+                "{sub}"
+            );
+            assert_eq!(
+                grace_of(&[sub, "--kill-grace", "0"]).unwrap(),
+                Duration::ZERO
+            );
+        }
+    }
+
+    #[test]
+    fn kill_grace_out_of_range_is_refused() {
+        for bad in ["-1", "61", "nan", "inf", "2s", ""] {
+            assert!(grace_of(&["run", "--kill-grace", bad]).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! `report`: result files named on the command line (a file, a directory,
+//! a glob) read, rendered and written, with `--fail-on`'s exit status.
+
+use std::path::{Path, PathBuf};
+
+use super::args::{FailOn, ReportArgs};
+use super::{finish, finish_with};
+use crate::frontend::report::{self, Input, InputError, RenderOnly};
+use crate::frontend::respond::{self, EXIT_OK};
+use crate::model::{Counts, Run};
+use crate::request::Format;
+
+/// Exit status of `report --fail-on` when the results call for it.
+pub const EXIT_TESTS_FAILED: u8 = 1;
+
+/// The exit status `--fail-on` gives results with these counts.
+fn status(c: &Counts, fail_on: FailOn) -> u8 {
+    let fails = match fail_on {
+        FailOn::Failures => c.failed + c.errors + c.collection_errors > 0,
+        FailOn::Errors => c.errors + c.collection_errors > 0,
+        FailOn::Never => false,
+    };
+    if fails { EXIT_TESTS_FAILED } else { EXIT_OK }
+}
+
+/// What `report` read: a run to render alone, or a run and its baseline.
+// One per process: its size does not matter.
+#[allow(clippy::large_enum_variant)]
+enum Read {
+    Alone(RenderOnly),
+    Compared { run: Run, baseline: Run },
+}
+
+pub(super) fn run_report(args: &ReportArgs) -> u8 {
+    let inputs: Vec<Input> = args.files.iter().flat_map(|arg| expand(arg)).collect();
+    let baseline_inputs: Vec<Input> = args.baseline.iter().flat_map(|arg| expand(arg)).collect();
+    let total_inputs = inputs.len() + baseline_inputs.len();
+    let read = read(&inputs, &baseline_inputs, args.format);
+    // The files' bytes are not needed once read: free them before rendering.
+    drop(inputs);
+    drop(baseline_inputs);
+    let output = args.output.as_ref();
+    let read = match read {
+        Ok(read) => read,
+        Err(errors) => {
+            for e in &errors {
+                eprintln!("pytest-mcp: error: {e}");
+            }
+            let answer = respond::unreadable(&errors, total_inputs, args.format);
+            let status = answer.exit();
+            return finish(output, &answer.into_text(), status);
+        }
+    };
+    let done = match &read {
+        Read::Alone(alone) => finish_with(
+            output,
+            |out| alone.write_within(args.max_chars, out),
+            status(&alone.counts(), args.fail_on),
+        ),
+        Read::Compared { run, baseline } => finish(
+            output,
+            &report::render_compared(run, baseline, args.format, args.max_chars),
+            status(&run.counts(), args.fail_on),
+        ),
+    };
+    // The process ends right after this: freeing a run of 100,000 tests one
+    // string at a time would only cost time.
+    std::mem::forget(read);
+    done
+}
+
+/// Reads the inputs, and the baseline's when there are any; every file
+/// that cannot be read is reported (the inputs' first).
+fn read(inputs: &[Input], baseline: &[Input], format: Format) -> Result<Read, Vec<InputError>> {
+    if baseline.is_empty() {
+        return RenderOnly::read(inputs, format).map(Read::Alone);
+    }
+    match (
+        report::build_run(inputs, format),
+        report::build_run(baseline, Format::Markdown),
+    ) {
+        (Ok(run), Ok(baseline)) => Ok(Read::Compared { run, baseline }),
+        (Err(mut a), Err(b)) => {
+            a.extend(b);
+            Err(a)
+        }
+        (Err(e), _) | (_, Err(e)) => Err(e),
+    }
+}
+
+/// One FILE argument as inputs: a file; every `.xml` and `.json` file
+/// under a directory (sorted, recursively); or the files a glob matches
+/// (`'reports/**/*.xml'`, quoted so the shell leaves it to us). A directory
+/// or glob that yields nothing is an input error, not silently nothing.
+fn expand(arg: &Path) -> Vec<Input> {
+    let name = arg.display().to_string();
+    let error = |detail: String| {
+        vec![Input {
+            name: name.clone(),
+            contents: Err(detail),
+        }]
+    };
+    if arg.is_dir() {
+        let mut files = Vec::new();
+        collect_results(arg, &mut files);
+        if files.is_empty() {
+            return error("is a directory that holds no .xml or .json result files".to_string());
+        }
+        return files.iter().map(|p| read_input(p)).collect();
+    }
+    let pattern = name.contains(['*', '?', '[']) && !arg.exists();
+    if pattern {
+        let matched: Vec<PathBuf> = match glob::glob(&name) {
+            Ok(paths) => paths.flatten().filter(|p| p.is_file()).collect(),
+            Err(e) => return error(format!("is not a valid glob pattern: {e}")),
+        };
+        if matched.is_empty() {
+            return error("matches no files".to_string());
+        }
+        return matched.iter().map(|p| read_input(p)).collect();
+    }
+    vec![read_input(arg)]
+}
+
+/// Result files under `dir`, sorted; hidden directories are skipped.
+fn collect_results(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths {
+        let hidden = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        if path.is_dir() {
+            if !hidden {
+                collect_results(&path, out);
+            }
+        } else if path.extension().is_some_and(|e| e == "xml" || e == "json") {
+            out.push(path);
+        }
+    }
+}
+
+fn read_input(path: &Path) -> Input {
+    Input {
+        name: path.display().to_string(),
+        contents: std::fs::read(path).map_err(|e| format!("cannot read the file: {e}")),
+    }
+}

@@ -1,0 +1,277 @@
+//! The command line: flags (`args`), file I/O and exit codes. The only
+//! module of the `report` path that touches the file system (`files`).
+
+mod args;
+mod files;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use tokio_util::sync::CancellationToken;
+
+pub use args::{Cli, Command, DiscoverArgs, FailOn, ProjectArgs, ReportArgs, RunArgs, ServeArgs};
+
+use crate::frontend::respond::{self, Answer, EXIT_INPUT_ERROR, EXIT_INVALID_PARAMS, EXIT_OK};
+use crate::model::outcome::ExecError;
+use crate::request::{
+    DiscoverTestsRequest, ExecuteTestsRequest, Format, MAX_TIMEOUT_SECS, ValidationError,
+};
+use crate::runner::execute::{self, Settings};
+use crate::runner::params::{DEFAULT_TIMEOUT_SECS, Root};
+
+/// Runs the command line and returns the process exit status.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Report(args) => ExitCode::from(files::run_report(&args)),
+        Command::Run(args) => ExitCode::from(run_pytest(&args)),
+        Command::Discover(args) => ExitCode::from(run_discover(&args)),
+        Command::Serve(args) => ExitCode::from(run_serve(&args)),
+    }
+}
+
+fn run_serve(args: &ServeArgs) -> u8 {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,rmcp=error".into()),
+        )
+        .init();
+    if !(1..=MAX_TIMEOUT_SECS).contains(&args.timeout) {
+        eprintln!(
+            "pytest-mcp: error: --timeout must be between 1 and {} seconds (received {})",
+            MAX_TIMEOUT_SECS, args.timeout
+        );
+        return EXIT_INVALID_PARAMS;
+    }
+    let root = match Root::new(&args.root) {
+        Ok(root) => root,
+        Err(e) => {
+            eprintln!("pytest-mcp: error: {e}");
+            return EXIT_INVALID_PARAMS;
+        }
+    };
+    let settings = Settings {
+        root,
+        python: args.python.clone(),
+        default_timeout: std::time::Duration::from_secs(args.timeout),
+        kill_grace: args.kill_grace,
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("pytest-mcp: error: cannot start the async runtime: {e}");
+            return 1;
+        }
+    };
+    let result = runtime.block_on(crate::frontend::server::serve(settings));
+    // Runs still finishing end quickly: their tokens were cancelled.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(10));
+    match result {
+        Ok(()) => EXIT_OK,
+        Err(e) => {
+            eprintln!("pytest-mcp: error: {e}");
+            1
+        }
+    }
+}
+
+/// The settings of a `run` or `discover`; an unusable root is reported
+/// here and becomes exit status 4.
+fn settings(project: &ProjectArgs) -> Result<Settings, u8> {
+    match Root::new(&project.root) {
+        Ok(root) => Ok(Settings {
+            root,
+            python: project.python.clone(),
+            default_timeout: std::time::Duration::from_secs(DEFAULT_TIMEOUT_SECS),
+            kill_grace: project.kill_grace,
+        }),
+        Err(e) => {
+            eprintln!("pytest-mcp: error: {e}");
+            Err(EXIT_INVALID_PARAMS)
+        }
+    }
+}
+
+/// Writes the answer of a `run` or `discover`; returns the exit status.
+fn answer(project: &ProjectArgs, answer: Answer) -> u8 {
+    let status = answer.exit();
+    finish(project.output.as_ref(), &answer.into_text(), status)
+}
+
+/// An execution error's answer; stderr gets its message.
+fn failed(e: &ExecError, format: Format) -> Answer {
+    eprintln!("pytest-mcp: {}", e.message);
+    respond::exec_error(e, format)
+}
+
+fn finish(output: Option<&PathBuf>, text: &str, status: u8) -> u8 {
+    finish_with(output, |out| out.write_all(text.as_bytes()), status)
+}
+
+/// [`finish`] for an answer written piece by piece by `write`.
+fn finish_with(
+    output: Option<&PathBuf>,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    status: u8,
+) -> u8 {
+    match write_output(output, write) {
+        Ok(()) => status,
+        Err(e) => {
+            eprintln!("pytest-mcp: error: {e}");
+            EXIT_INPUT_ERROR
+        }
+    }
+}
+
+/// The settings and the validated parameters of a `run` or `discover`; an
+/// unusable root or a refused parameter is answered here (exit status 4).
+fn checked<P>(
+    project: &ProjectArgs,
+    validate: impl FnOnce(&Settings) -> Result<P, ValidationError>,
+) -> Result<(Settings, P), u8> {
+    let settings = settings(project)?;
+    match validate(&settings) {
+        Ok(params) => Ok((settings, params)),
+        Err(e) => {
+            eprintln!("pytest-mcp: {e}");
+            Err(answer(project, respond::invalid(&e, project.format)))
+        }
+    }
+}
+
+/// A token cancelled when pytest-mcp gets SIGTERM, SIGINT or SIGHUP.
+fn cancelled_on_signals() -> CancellationToken {
+    let cancel = CancellationToken::new();
+    crate::runner::process::cancel_on_signals(&cancel);
+    cancel
+}
+
+fn run_pytest(args: &RunArgs) -> u8 {
+    let project = &args.project;
+    let request = ExecuteTestsRequest {
+        node_ids: args.node_ids.clone(),
+        markers: args.markers.clone(),
+        keywords: args.keywords.clone(),
+        verbosity: args.verbosity,
+        failfast: args.failfast.then_some(true),
+        maxfail: args.maxfail,
+        show_capture: Some(!args.no_capture_output),
+        timeout: project.timeout,
+        format: Some(
+            if project.format == Format::Json {
+                "json"
+            } else {
+                "markdown"
+            }
+            .to_string(),
+        ),
+    };
+    let (settings, params) =
+        match checked(project, |s| request.validate(&s.root, s.default_timeout)) {
+            Ok(checked) => checked,
+            Err(status) => return status,
+        };
+    let mut progress = ProgressLine::new();
+    let cancel = cancelled_on_signals();
+    let outcome = execute::run_tests(&settings, &params, &cancel, &mut |p| progress.show(p));
+    progress.clear();
+    let answered = match outcome {
+        Ok(run) => respond::run(&run, project.format, true),
+        Err(e) => failed(&e, project.format),
+    };
+    answer(project, answered)
+}
+
+/// A one-line progress display on stderr, only when stderr is a terminal
+/// (logs and pipes get no carriage returns).
+struct ProgressLine {
+    enabled: bool,
+    shown: bool,
+}
+
+impl ProgressLine {
+    fn new() -> Self {
+        use std::io::IsTerminal;
+        ProgressLine {
+            enabled: std::io::stderr().is_terminal(),
+            shown: false,
+        }
+    }
+
+    fn show(&mut self, p: &crate::sources::events::Progress) {
+        if !self.enabled {
+            return;
+        }
+        let total = p.total.map_or_else(|| "?".to_string(), |t| t.to_string());
+        let current = p.current.as_deref().unwrap_or("");
+        let line: String = format!("[{}/{total}] {current}", p.done)
+            .chars()
+            .take(100)
+            .collect();
+        eprint!("\r\x1b[K{line}");
+        self.shown = true;
+    }
+
+    fn clear(&mut self) {
+        if self.shown {
+            eprint!("\r\x1b[K");
+            self.shown = false;
+        }
+    }
+}
+
+fn run_discover(args: &DiscoverArgs) -> u8 {
+    let project = &args.project;
+    let request = DiscoverTestsRequest {
+        path: args.path.clone(),
+        pattern: args.pattern.clone(),
+        timeout: project.timeout,
+        format: None,
+    };
+    let (settings, params) =
+        match checked(project, |s| request.validate(&s.root, s.default_timeout)) {
+            Ok(checked) => checked,
+            Err(status) => return status,
+        };
+    let cancel = cancelled_on_signals();
+    let answered = match execute::discover(&settings, &params, &cancel) {
+        Ok(d) => respond::discovery(&d, project.format, true),
+        Err(e) => failed(&e, project.format),
+    };
+    answer(project, answered)
+}
+
+/// Runs `write` on the output file (created or truncated) or on standard
+/// output, buffered, and flushes.
+fn write_output(
+    path: Option<&PathBuf>,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), String> {
+    match path {
+        Some(path) => {
+            let written = std::fs::File::create(path).and_then(|file| {
+                let mut out = std::io::BufWriter::new(file);
+                write(&mut out)?;
+                out.flush()
+            });
+            written.map_err(|e| format!("cannot write {}: {e}", path.display()))
+        }
+        None => {
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            match write(&mut stdout).and_then(|()| stdout.flush()) {
+                Ok(()) => Ok(()),
+                // A closed pipe (`| head`) is the reader's choice, not an error.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                Err(e) => Err(format!("cannot write to standard output: {e}")),
+            }
+        }
+    }
+}

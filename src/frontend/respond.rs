@@ -1,0 +1,357 @@
+//! Answers: the one place where what a request produced — a run, a
+//! discovery, an execution error, a refused parameter, unreadable input
+//! files — becomes the answer in the requested format.
+//!
+//! SPEC.md and ADR-007: a result is the format's rendering; an error follows
+//! the request's format too. In `json` it is a JSON-RPC error object (code,
+//! message, data), which the server returns as the call's error and the
+//! command line prints; in the other formats it is Markdown (an HTML page
+//! for `html`), which the server returns as a tool result with `isError`.
+//! Every answer also carries the command line's exit status, so the
+//! command line and the server can only differ in how they deliver it.
+
+use serde_json::{Value, json};
+
+use crate::frontend::report::{self, InputError};
+use crate::model::Run;
+use crate::model::discovery::Discovery;
+use crate::model::outcome::{ErrorKind, ExecError};
+use crate::render;
+use crate::request::{Format, ValidationError};
+
+/// Exit status when the answer is a result (`report`; `discover` found tests).
+pub const EXIT_OK: u8 = 0;
+/// Exit status when an input could not be read or the output not written.
+pub const EXIT_INPUT_ERROR: u8 = 2;
+/// `run`/`discover`: a parameter was refused before anything ran.
+pub const EXIT_INVALID_PARAMS: u8 = 4;
+/// `run`/`discover`: the time limit ran out (as `timeout(1)`).
+pub const EXIT_TIMEOUT: u8 = 124;
+/// `run`/`discover`: pytest could not be started.
+pub const EXIT_SPAWN: u8 = 127;
+
+/// A JSON-RPC error object (ADR-007).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorObject {
+    pub code: i64,
+    pub message: String,
+    pub data: Value,
+}
+
+impl ErrorObject {
+    /// ADR-007's invalid params (-32602): the field, the rule it breaks and
+    /// the value received.
+    pub fn invalid_params(message: String, field: &str, detail: String, received: Value) -> Self {
+        ErrorObject {
+            code: -32602,
+            message,
+            data: json!({
+                "field": field,
+                "detail": detail,
+                "received_value": received,
+            }),
+        }
+    }
+
+    /// `{"error": {"code", "message", "data"}}`, as the command line prints it.
+    pub fn to_value(&self) -> Value {
+        json!({
+            "error": {
+                "code": self.code,
+                "message": self.message,
+                "data": self.data,
+            }
+        })
+    }
+}
+
+impl From<&ValidationError> for ErrorObject {
+    fn from(e: &ValidationError) -> Self {
+        ErrorObject::invalid_params(
+            e.to_string(),
+            &e.field,
+            e.detail.clone(),
+            e.received_value.clone(),
+        )
+    }
+}
+
+/// What a request gets back.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// A rendering: a result, or (`is_error`) an error in Markdown or HTML.
+    Text {
+        text: String,
+        is_error: bool,
+        exit: u8,
+    },
+    /// An error of a `json` request.
+    Error { error: ErrorObject, exit: u8 },
+}
+
+impl Answer {
+    /// The command line's exit status.
+    pub fn exit(&self) -> u8 {
+        match self {
+            Answer::Text { exit, .. } | Answer::Error { exit, .. } => *exit,
+        }
+    }
+
+    /// The text the command line prints: the rendering, or the error
+    /// object indented.
+    pub fn into_text(self) -> String {
+        match self {
+            Answer::Text { text, .. } => text,
+            Answer::Error { error, .. } => render::json::text(&error.to_value(), true),
+        }
+    }
+
+    /// An error: the object for `json`, else `markdown` in `format`'s
+    /// clothing.
+    fn error(format: Format, error: ErrorObject, markdown: String, title: &str, exit: u8) -> Self {
+        match format {
+            Format::Json => Answer::Error { error, exit },
+            other => Answer::Text {
+                text: page(other, markdown, title),
+                is_error: true,
+                exit,
+            },
+        }
+    }
+}
+
+/// A Markdown text in `format`'s clothing: an HTML page for `html`, the
+/// text itself otherwise (errors and discovery have no JUnit form).
+pub fn page(format: Format, markdown: String, title: &str) -> String {
+    match format {
+        Format::Html => render::html::render(&markdown, title),
+        _ => markdown,
+    }
+}
+
+/// A test run's result; `pretty` indents JSON for people (the command
+/// line), the server's is compact. Exit status: pytest's.
+pub fn run(run: &Run, format: Format, pretty: bool) -> Answer {
+    let text = match format {
+        Format::Json => render::json::render(run, pretty),
+        other => report::render(run, other),
+    };
+    Answer::Text {
+        text,
+        is_error: false,
+        exit: run.exit_code().clamp(0, 255) as u8,
+    }
+}
+
+/// What discovery found. Exit status as pytest's: 2 collection errors,
+/// 5 no tests, else 0.
+pub fn discovery(d: &Discovery, format: Format, pretty: bool) -> Answer {
+    let text = match format {
+        Format::Json => render::json::text(&render::outcome::discovery_value(d), pretty),
+        other => page(
+            other,
+            render::outcome::discovery_markdown(d),
+            "pytest-mcp: tests",
+        ),
+    };
+    let exit = if !d.collection_errors.is_empty() {
+        2
+    } else if d.items.is_empty() {
+        5
+    } else {
+        EXIT_OK
+    };
+    Answer::Text {
+        text,
+        is_error: false,
+        exit,
+    }
+}
+
+/// A run or a discovery that gave no result (ADR-007).
+pub fn exec_error(e: &ExecError, format: Format) -> Answer {
+    let error = ErrorObject {
+        code: e.kind.code(),
+        message: e.message.clone(),
+        data: render::outcome::error_data(e),
+    };
+    let markdown = render::outcome::error_markdown(e);
+    Answer::error(
+        format,
+        error,
+        markdown,
+        "pytest-mcp: run failed",
+        error_status(e),
+    )
+}
+
+/// The exit status for an execution error (ARCHITECTURE.md, Interfaces).
+fn error_status(e: &ExecError) -> u8 {
+    match e.kind {
+        ErrorKind::Timeout => EXIT_TIMEOUT,
+        ErrorKind::Crash => {
+            let number = e.signal.as_ref().map_or(0, |s| s.number());
+            (128 + number).clamp(0, 255) as u8
+        }
+        ErrorKind::Spawn => EXIT_SPAWN,
+        // Cancelled by a signal to us: the shell's 128+N.
+        ErrorKind::Cancelled => {
+            (128 + crate::runner::process::stop_signal().unwrap_or(15)).clamp(0, 255) as u8
+        }
+        _ => e.exit_code.map_or(1, |c| c.clamp(0, 255) as u8),
+    }
+}
+
+/// A refused parameter: SPEC.md's one line (`Invalid params: ...`), or the
+/// invalid-params object.
+pub fn invalid(e: &ValidationError, format: Format) -> Answer {
+    Answer::error(
+        format,
+        e.into(),
+        format!("{e}\n"),
+        "pytest-mcp: invalid parameters",
+        EXIT_INVALID_PARAMS,
+    )
+}
+
+/// `report`'s unreadable inputs (every one of them): a Markdown
+/// `Report ERROR` block, or the invalid-params object naming the first and
+/// listing all under `errors`.
+pub fn unreadable(errors: &[InputError], total_inputs: usize, format: Format) -> Answer {
+    let headline = if errors.len() == 1 && total_inputs == 1 {
+        "the input file could not be read as test results".to_string()
+    } else {
+        format!(
+            "{} of {} input files could not be read as test results",
+            errors.len(),
+            total_inputs
+        )
+    };
+    let mut markdown = format!("Report ERROR — {headline}\n");
+    for e in errors {
+        markdown.push_str(&format!("- {e}\n"));
+    }
+    let (message, detail, received) = match errors.first() {
+        Some(first) => (
+            format!("Invalid params: files: {first}"),
+            format!("{headline}: {}", first.detail),
+            Value::from(first.file.clone()),
+        ),
+        None => (
+            format!("Invalid params: files: {headline}"),
+            headline,
+            Value::Null,
+        ),
+    };
+    let mut error = ErrorObject::invalid_params(message, "files", detail, received);
+    if let Value::Object(data) = &mut error.data {
+        let listed = errors.iter().map(|e| {
+            json!({
+                "file": e.file,
+                "line": (e.line > 0).then_some(e.line),
+                "column": (e.column > 0).then_some(e.column),
+                "detail": e.detail,
+            })
+        });
+        data.insert("errors".into(), listed.collect());
+    }
+    Answer::error(format, error, markdown, report::TITLE, EXIT_INPUT_ERROR)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::outcome::Signal;
+    use crate::request::invalid as refused;
+
+    /// The -32602 object: SPEC.md's message, and field, rule and value in
+    /// `data`; the same for every refusal, in `json`; Markdown otherwise.
+    #[test]
+    fn a_refused_parameter_is_one_invalid_params_object_or_one_line() {
+        let e = refused("timeout", "must be between 1 and 86400 seconds", 0);
+        let answer = invalid(&e, Format::Json);
+        let Answer::Error { error, exit } = &answer else {
+            panic!("{answer:?}")
+        };
+        assert_eq!(*exit, EXIT_INVALID_PARAMS);
+        assert_eq!(
+            error.to_value(),
+            json!({"error": {
+                "code": -32602,
+                "message": "Invalid params: timeout must be between 1 and 86400 seconds (received 0)",
+                "data": {"field": "timeout", "detail": "must be between 1 and 86400 seconds", "received_value": 0},
+            }})
+        );
+        let md = invalid(&e, Format::Markdown);
+        assert_eq!(
+            md,
+            Answer::Text {
+                text: format!("{e}\n"),
+                is_error: true,
+                exit: EXIT_INVALID_PARAMS
+            }
+        );
+        let html = invalid(&e, Format::Html).into_text();
+        assert!(
+            html.contains("<title>pytest-mcp: invalid parameters</title>"),
+            "{html}"
+        );
+    }
+
+    /// A crash exits 128 + the signal's number, whatever its name.
+    #[test]
+    fn a_crash_exits_with_the_signals_number() {
+        let mut e = ExecError::spawn("gone".into(), vec!["python".into()]);
+        assert_eq!(exec_error(&e, Format::Markdown).exit(), EXIT_SPAWN);
+        e.kind = ErrorKind::Crash;
+        e.signal = Some(Signal::new(11, "SIGSEGV"));
+        let answer = exec_error(&e, Format::Json);
+        assert_eq!(answer.exit(), 139);
+        let Answer::Error { error, .. } = &answer else {
+            panic!("{answer:?}")
+        };
+        assert_eq!(
+            (error.code, &error.data["signal"]),
+            (-32000, &json!("SIGSEGV"))
+        );
+        e.signal = Some(Signal::new(40, "signal 40"));
+        assert_eq!(exec_error(&e, Format::Markdown).exit(), 168);
+    }
+
+    /// Unreadable inputs: every one listed under `errors`, the first named.
+    #[test]
+    fn unreadable_inputs_name_the_first_and_list_all() {
+        let errors = [
+            InputError {
+                file: "a.xml".into(),
+                line: 3,
+                column: 0,
+                detail: "broken".into(),
+            },
+            InputError {
+                file: "b.json".into(),
+                line: 0,
+                column: 0,
+                detail: "cannot read the file".into(),
+            },
+        ];
+        let value: Value =
+            serde_json::from_str(&unreadable(&errors, 3, Format::Json).into_text()).unwrap();
+        let data = &value["error"]["data"];
+        assert_eq!(value["error"]["code"], -32602);
+        assert_eq!(data["field"], "files");
+        assert_eq!(data["received_value"], "a.xml");
+        assert_eq!(
+            data["detail"],
+            "2 of 3 input files could not be read as test results: broken"
+        );
+        assert_eq!(data["errors"].as_array().map(Vec::len), Some(2));
+        let md = unreadable(&errors, 3, Format::Junit);
+        assert_eq!(md.exit(), EXIT_INPUT_ERROR);
+        assert_eq!(
+            md.into_text(),
+            "Report ERROR — 2 of 3 input files could not be read as test results\n\
+             - a.xml: line 3: broken\n- b.json: cannot read the file\n"
+        );
+    }
+}

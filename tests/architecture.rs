@@ -1,0 +1,418 @@
+//! The layering of the crate, checked on its source (ARCHITECTURE.md: the
+//! data flows one way).
+//!
+//! Every `src/**/*.rs` file belongs to a top-level module (`src/render/
+//! markdown.rs` to `render`). Its references to other top-level modules —
+//! `crate::<module>` anywhere outside comments and string literals, and
+//! `super::` paths that climb to the crate root — are the edges of a graph
+//! that must have no cycle; renderers may use only the model and the text
+//! helpers, and the model nothing but the text helpers. Unit tests
+//! (`#[cfg(test)]` items, and the files of `#[cfg(test)] mod x;`) are left
+//! out: they may drive a stage from a later one.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The crate's top-level modules.
+const MODULES: [&str; 8] = [
+    "frontend",
+    "model",
+    "pytest_text",
+    "render",
+    "request",
+    "runner",
+    "sources",
+    "text",
+];
+
+/// What each module may use, when the rule is narrower than "no cycle".
+const ALLOWED: [(&str, &[&str]); 2] = [
+    ("render", &["model", "text", "pytest_text"]),
+    ("model", &["text", "pytest_text"]),
+];
+
+type Graph = BTreeMap<String, BTreeSet<String>>;
+
+#[test]
+fn top_level_modules_form_no_cycle_and_renderers_see_only_the_model() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let graph = graph_of(&read_tree(&src));
+    for module in MODULES {
+        assert!(graph.contains_key(module), "no file of {module} was read");
+    }
+    // Not vacuous: the frontends reach every stage.
+    for used in ["request", "runner", "sources", "render", "model"] {
+        assert!(graph["frontend"].contains(used), "{graph:?}");
+    }
+    assert_eq!(broken_rules(&graph), Vec::<String>::new());
+}
+
+/// The checks catch what they are for: a renderer reaching into the runner
+/// (even through a grouped `use` or a `super::` path), the model into the
+/// sources, and a cycle; comments, strings and unit tests do not count.
+#[test]
+fn the_checks_catch_a_renderer_using_the_runner() {
+    let clean = [
+        ("model/mod.rs", "pub struct Run; // crate::runner::x\n"),
+        (
+            "render/markdown.rs",
+            "use crate::model::Run;\nconst S: &str = \"crate::runner\";\n\
+             #[cfg(test)]\nmod tests { use crate::runner::execute; }\n",
+        ),
+        ("runner/mod.rs", "use crate::model::Run;\n"),
+        ("frontend/mod.rs", "use crate::{render, runner};\n"),
+    ];
+    let graph = graph_of(&files(&clean));
+    assert_eq!(broken_rules(&graph), Vec::<String>::new(), "{graph:?}");
+    for (file, bad) in [
+        (
+            "render/markdown.rs",
+            "use crate::runner::execute::ExecError;",
+        ),
+        ("render/markdown.rs", "use crate::{model, runner::params};"),
+        ("render/outcome.rs", "use super::super::runner::Settings;"),
+        ("render/mod.rs", "fn f() { crate::sources::read(); }"),
+        ("model/mod.rs", "use crate::sources::events::Item;"),
+        ("runner/mod.rs", "use crate::frontend::respond;"),
+    ] {
+        let mut tree = files(&clean);
+        tree.push((PathBuf::from(file), bad.to_string()));
+        let broken = broken_rules(&graph_of(&tree));
+        assert!(!broken.is_empty(), "{file}: {bad} went unnoticed");
+    }
+}
+
+fn files(list: &[(&str, &str)]) -> Vec<(PathBuf, String)> {
+    list.iter()
+        .map(|(p, s)| (PathBuf::from(p), s.to_string()))
+        .collect()
+}
+
+/// Every `.rs` file under `dir`, with its path relative to `dir`.
+fn read_tree(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d).expect("src is readable").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).expect("a source file is text");
+                let relative = path.strip_prefix(dir).expect("under src").to_path_buf();
+                out.push((relative, text));
+            }
+        }
+    }
+    assert!(
+        out.len() > 10,
+        "{} files under {}",
+        out.len(),
+        dir.display()
+    );
+    out
+}
+
+/// The module path of a file: `render/outcome.rs` is `[render, outcome]`,
+/// `render/mod.rs` is `[render]`, `lib.rs` is `[]`.
+fn module_path(file: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = file
+        .iter()
+        .map(|c| c.to_string_lossy().trim_end_matches(".rs").to_string())
+        .collect();
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        parts.pop();
+    }
+    parts
+}
+
+fn graph_of(tree: &[(PathBuf, String)]) -> Graph {
+    let code: Vec<(Vec<String>, String)> = tree
+        .iter()
+        .map(|(file, text)| (module_path(file), without_comments_and_strings(text)))
+        .collect();
+    // `#[cfg(test)] mod x;` makes the file of `x` test code.
+    let mut test_files: BTreeSet<Vec<String>> = BTreeSet::new();
+    for (path, text) in &code {
+        for name in test_modules(text) {
+            let mut p = path.clone();
+            p.push(name);
+            test_files.insert(p);
+        }
+    }
+    let mut graph = Graph::new();
+    for (path, text) in &code {
+        let Some(top) = path.first() else { continue };
+        if test_files.iter().any(|t| path.starts_with(t)) {
+            continue;
+        }
+        let used = graph.entry(top.clone()).or_default();
+        for module in references(&without_test_items(text), path.len()) {
+            if module != *top && MODULES.contains(&module.as_str()) {
+                used.insert(module);
+            }
+        }
+    }
+    graph
+}
+
+/// Every rule the graph breaks, as a sentence.
+fn broken_rules(graph: &Graph) -> Vec<String> {
+    let mut broken = Vec::new();
+    for (module, allowed) in ALLOWED {
+        for used in graph.get(module).into_iter().flatten() {
+            if !allowed.contains(&used.as_str()) {
+                broken.push(format!("{module} uses {used} (only {allowed:?})"));
+            }
+        }
+    }
+    if let Some(cycle) = find_cycle(graph) {
+        broken.push(format!("cycle: {}", cycle.join(" -> ")));
+    }
+    broken
+}
+
+fn find_cycle(graph: &Graph) -> Option<Vec<String>> {
+    fn visit(
+        graph: &Graph,
+        node: &str,
+        stack: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = stack.iter().position(|n| n == node) {
+            let mut cycle = stack[at..].to_vec();
+            cycle.push(node.to_string());
+            return Some(cycle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        stack.push(node.to_string());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(cycle) = visit(graph, next, stack, done) {
+                return Some(cycle);
+            }
+        }
+        stack.pop();
+        done.insert(node.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|node| visit(graph, node, &mut Vec::new(), &mut done))
+}
+
+/// The source with comments, string and character literals blanked (kept
+/// as spaces, so nothing inside them reads as a path).
+fn without_comments_and_strings(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let rest = &chars[i..];
+        let skip = match rest {
+            ['/', '/', ..] => rest.iter().position(|&c| c == '\n').unwrap_or(rest.len()),
+            ['/', '*', ..] => block_comment_len(rest),
+            ['"', ..] => quoted_len(rest, '"'),
+            ['\'', ..] if is_char_literal(rest) => quoted_len(rest, '\''),
+            ['r', '#' | '"', ..] if i == 0 || !is_ident(chars[i - 1]) => raw_string_len(rest),
+            ['b', '"', ..] if i == 0 || !is_ident(chars[i - 1]) => 1 + quoted_len(&rest[1..], '"'),
+            _ => 0,
+        };
+        if skip == 0 {
+            out.push(chars[i]);
+            i += 1;
+        } else {
+            out.push(' ');
+            i += skip;
+        }
+    }
+    out
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+fn block_comment_len(rest: &[char]) -> usize {
+    let mut depth = 0;
+    let mut i = 0;
+    while i + 1 < rest.len() {
+        match (rest[i], rest[i + 1]) {
+            ('/', '*') => {
+                depth += 1;
+                i += 2;
+            }
+            ('*', '/') => {
+                depth -= 1;
+                i += 2;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    rest.len()
+}
+
+/// Length of a literal opened by `quote`, escapes included.
+fn quoted_len(rest: &[char], quote: char) -> usize {
+    let mut i = 1;
+    while i < rest.len() {
+        match rest[i] {
+            '\\' => i += 2,
+            c if c == quote => return i + 1,
+            _ => i += 1,
+        }
+    }
+    rest.len()
+}
+
+/// `'a'`, `'\n'`, `'\u{1b}'` — not a lifetime (`'a`).
+fn is_char_literal(rest: &[char]) -> bool {
+    matches!(rest, ['\'', '\\', ..] | ['\'', _, '\'', ..])
+}
+
+/// `r"..."`, `r#"..."#`; `r` followed by anything else is an identifier.
+fn raw_string_len(rest: &[char]) -> usize {
+    let hashes = rest[1..].iter().take_while(|&&c| c == '#').count();
+    if rest.get(1 + hashes) != Some(&'"') {
+        return 0;
+    }
+    let close: Vec<char> = std::iter::once('"')
+        .chain(std::iter::repeat_n('#', hashes))
+        .collect();
+    let body = 2 + hashes;
+    (body..rest.len())
+        .find(|&i| rest[i..].starts_with(&close))
+        .map_or(rest.len(), |i| i + close.len())
+}
+
+/// Names `x` of `#[cfg(test)] mod x;`.
+fn test_modules(code: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for (at, _) in code.match_indices("#[cfg(test)]") {
+        let item = code[at + "#[cfg(test)]".len()..].trim_start();
+        if let Some(rest) = item.strip_prefix("mod ") {
+            let name: String = rest
+                .trim_start()
+                .chars()
+                .take_while(|&c| is_ident(c))
+                .collect();
+            if rest.trim_start()[name.len()..]
+                .trim_start()
+                .starts_with(';')
+            {
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
+/// The code without `#[cfg(test)]` items (up to their `;`, or their block).
+fn without_test_items(code: &str) -> String {
+    let mut out = String::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let item = &rest[at..];
+        let end = match (item.find('{'), item.find(';')) {
+            (Some(open), Some(semi)) if semi < open => semi + 1,
+            (Some(open), _) => open + block_len(&item[open..]),
+            (None, Some(semi)) => semi + 1,
+            (None, None) => item.len(),
+        };
+        rest = &item[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Bytes of the `{ ... }` block `text` opens with.
+fn block_len(text: &str) -> usize {
+    let mut depth = 0usize;
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    text.len()
+}
+
+/// Top-level modules named by `crate::x`, `crate::{x, y::z}` and by
+/// `super::` paths that climb `depth` levels (to the crate root).
+fn references(code: &str, depth: usize) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let bytes = code.as_bytes();
+    let mut starts: Vec<usize> = Vec::new();
+    for (at, _) in code.match_indices("crate::") {
+        let before = at.checked_sub(1).map(|b| bytes[b] as char);
+        if !before.is_some_and(|c| is_ident(c) || c == '$') {
+            starts.push(at + "crate::".len());
+        }
+    }
+    if depth > 0 {
+        let climb = "super::".repeat(depth);
+        for (at, _) in code.match_indices(&climb) {
+            let before = at.checked_sub(1).map(|b| bytes[b] as char);
+            if !before.is_some_and(|c| is_ident(c) || c == ':') {
+                starts.push(at + climb.len());
+            }
+        }
+    }
+    for start in starts {
+        let rest = code[start..].trim_start();
+        match rest.strip_prefix('{') {
+            Some(group) => found.extend(group_heads(group)),
+            None => {
+                found.insert(rest.chars().take_while(|&c| is_ident(c)).collect());
+            }
+        }
+    }
+    found
+}
+
+/// The first name of each path in a `use` group: `{model::Run, text}` gives
+/// `model` and `text`.
+fn group_heads(group: &str) -> Vec<String> {
+    let mut pieces = vec![String::new()];
+    let mut depth = 0usize;
+    for c in group.chars() {
+        match c {
+            '}' if depth == 0 => break,
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                pieces.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(piece) = pieces.last_mut() {
+            piece.push(c);
+        }
+    }
+    pieces
+        .iter()
+        .map(|p| {
+            p.trim_start()
+                .chars()
+                .take_while(|&c| is_ident(c))
+                .collect()
+        })
+        .filter(|name: &String| !name.is_empty())
+        .collect()
+}
