@@ -14,13 +14,13 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::model::Run;
-use crate::model::discovery::{Discovery, Item};
+use crate::model::discovery::Discovery;
 use crate::model::outcome::{ErrorKind, ExecError, Signal};
 use crate::request::Format;
 use crate::runner::command::{self, Capabilities, Mode, Python, Workspace};
 use crate::runner::params::{DiscoverParams, Root, RunParams};
 use crate::runner::process::{self, Ending, Finished};
-use crate::sources::events::{self, EventLog, EventTail, Progress};
+use crate::sources::events::{EventLog, EventTail, Progress};
 use crate::sources::merge::merge;
 use crate::sources::{json_report, junit};
 
@@ -78,25 +78,11 @@ pub fn discover(
         &mut |_| {},
     )?;
     Ok(Discovery {
-        items: done.events.items.into_iter().map(discovered).collect(),
+        items: done.events.items,
         collection_errors: done.run.collection_errors,
         duration: done.finished.duration.as_secs_f64(),
         notes: done.run.notes,
     })
-}
-
-/// The event log's item as the model's (the same fields: the reader's
-/// type is the shape of our plugin's line, the model's what discovery
-/// answers).
-fn discovered(item: events::Item) -> Item {
-    Item {
-        nodeid: item.nodeid,
-        file: item.file,
-        line: item.line,
-        module: item.module,
-        class: item.class,
-        function: item.function,
-    }
 }
 
 struct Done {

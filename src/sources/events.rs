@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use super::phases;
+use crate::model::discovery::Item;
 use crate::model::{Location, Outcome, Run, SourceInfo, SourceKind, TestResult, Xfail};
 use crate::pytest_text;
 
@@ -34,22 +35,6 @@ enum Event {
     Finish {
         nodeid: String,
     },
-}
-
-/// A collected test, as discovery reports it.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Item {
-    pub nodeid: String,
-    #[serde(default)]
-    pub file: Option<String>,
-    #[serde(default)]
-    pub line: Option<u32>,
-    #[serde(default)]
-    pub module: Option<String>,
-    #[serde(default)]
-    pub class: Option<String>,
-    #[serde(default)]
-    pub function: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
