@@ -27,6 +27,13 @@ pub const TAIL_BYTES: usize = 768 * 1024;
 pub const GRACE: Duration = Duration::from_secs(2);
 /// How often the supervisor looks at the child, the clock and the token.
 const POLL: Duration = Duration::from_millis(20);
+/// A read shorter than this makes the output reader wait [`SETTLE`] before
+/// the next one, so that a child writing a character at a time costs a
+/// wake-up per [`SETTLE`], not per write. A child writing faster than
+/// this per [`SETTLE`] is read without pauses; a pipe holds 64 KiB, so a
+/// burst after a trickle waits at most one [`SETTLE`].
+const SMALL_READ: usize = 4 * 1024;
+const SETTLE: Duration = Duration::from_millis(10);
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -335,7 +342,16 @@ fn drain<R: Read + Send + 'static>(stream: Option<R>) -> Option<JoinHandle<Captu
         loop {
             match stream.read(&mut buf) {
                 Ok(0) => break,
-                Ok(n) => captured.push(&buf[..n]),
+                Ok(n) => {
+                    captured.push(&buf[..n]);
+                    // A trickle (pytest flushes a progress character per
+                    // test): let it gather instead of waking per write.
+                    // Below SMALL_READ bytes per SETTLE the pipe cannot
+                    // fill meanwhile, so the child never waits on us.
+                    if n < SMALL_READ {
+                        std::thread::sleep(SETTLE);
+                    }
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(_) => break,
             }
