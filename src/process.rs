@@ -423,6 +423,22 @@ mod tests {
     }
 
     #[test]
+    fn a_trickle_then_a_burst_is_captured_whole_and_in_order() {
+        // Small reads make the reader settle; the burst after them must
+        // neither be lost nor reordered, and must not stall the child.
+        let started = Instant::now();
+        let f = sh(
+            "i=0; while [ $i -lt 300 ]; do printf .; i=$((i+1)); done; head -c 200000 /dev/zero | tr '\\0' x; echo end",
+            Duration::from_secs(30),
+        );
+        let text = f.stdout.text();
+        assert_eq!(text.len(), 300 + 200_000 + 4);
+        assert!(text.starts_with(&".".repeat(300)));
+        assert!(text.ends_with(&format!("{}end\n", "x".repeat(200_000))));
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
     fn death_by_signal_is_named() {
         let f = sh("kill -SEGV $$", Duration::from_secs(10));
         assert_eq!(
