@@ -12,6 +12,8 @@
 //!   generated 5,000-test suite, and what each result source costs inside
 //!   pytest (JUnit XML, pytest-json-report, the event log), plus
 //!   pytest-mcp's own fixed costs (the interpreter probe).
+//! - `runcost`: `pytest-mcp run` at default settings and at
+//!   `--verbosity -1` against pytest writing both sources itself (issue 13).
 //! - `report`: `pytest-mcp report` on a 100,000-case JUnit XML and its
 //!   pytest-json-report twin, against a bare quick-xml event scan (the
 //!   limit), the junit-parser crate and Python's junitparser.
@@ -35,6 +37,7 @@
 mod inputs;
 mod overhead;
 mod proc;
+mod run_cost;
 mod server;
 mod throughput;
 mod token_cost;
@@ -58,7 +61,7 @@ pub struct Env {
     pub rounds: usize,
 }
 
-const SECTIONS: &[&str] = &["overhead", "report", "tokens", "server"];
+const SECTIONS: &[&str] = &["overhead", "runcost", "report", "tokens", "server"];
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -134,6 +137,7 @@ fn main() {
     for section in SECTIONS.iter().filter(|s| only.iter().any(|o| o == *s)) {
         match *section {
             "overhead" => overhead::run(&env),
+            "runcost" => run_cost::run(&env),
             "report" => throughput::run(&env),
             "tokens" => token_cost::run(&env),
             "server" => server::run(&env),

@@ -33,6 +33,13 @@ pub const DEFAULT_GRACE: Duration = Duration::from_secs(2);
 pub const MAX_GRACE: Duration = Duration::from_secs(60);
 /// How often [`run_watched`] calls its `on_tick` while the child runs.
 const TICK: Duration = Duration::from_millis(100);
+/// A read shorter than this makes the output reader wait [`SETTLE`] before
+/// the next one, so that a child writing a character at a time costs a
+/// wake-up per [`SETTLE`], not per write. A child writing faster than
+/// this per [`SETTLE`] is read without pauses; a pipe holds 64 KiB, so a
+/// burst after a trickle waits at most one [`SETTLE`].
+const SMALL_READ: usize = 4 * 1024;
+const SETTLE: Duration = Duration::from_millis(10);
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -406,7 +413,16 @@ fn drain<R: Read + Send + 'static>(stream: Option<R>) -> Option<JoinHandle<Captu
         loop {
             match stream.read(&mut buf) {
                 Ok(0) => break,
-                Ok(n) => captured.push(&buf[..n]),
+                Ok(n) => {
+                    captured.push(&buf[..n]);
+                    // A trickle (pytest flushes a progress character per
+                    // test): let it gather instead of waking per write.
+                    // Below SMALL_READ bytes per SETTLE the pipe cannot
+                    // fill meanwhile, so the child never waits on us.
+                    if n < SMALL_READ {
+                        std::thread::sleep(SETTLE);
+                    }
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(_) => break,
             }
@@ -501,6 +517,22 @@ mod tests {
         assert_eq!(f.ending, Ending::Exited(3));
         assert_eq!(f.stdout.text(), "out\n");
         assert_eq!(f.stderr.text(), "err\n");
+    }
+
+    #[test]
+    fn a_trickle_then_a_burst_is_captured_whole_and_in_order() {
+        // Small reads make the reader settle; the burst after them must
+        // neither be lost nor reordered, and must not stall the child.
+        let started = Instant::now();
+        let f = sh(
+            "i=0; while [ $i -lt 300 ]; do printf .; i=$((i+1)); done; head -c 200000 /dev/zero | tr '\\0' x; echo end",
+            Duration::from_secs(30),
+        );
+        let text = f.stdout.text();
+        assert_eq!(text.len(), 300 + 200_000 + 4);
+        assert!(text.starts_with(&".".repeat(300)));
+        assert!(text.ends_with(&format!("{}end\n", "x".repeat(200_000))));
+        assert!(started.elapsed() < Duration::from_secs(10));
     }
 
     #[test]

@@ -7,12 +7,16 @@ or a crash (when neither the JUnit XML nor the JSON report was written)
 pytest-mcp still knows which tests finished, how, and which test was running.
 With PYTEST_MCP_ITEMS set it also lists the collected items (for discovery).
 
-Cost matters (it runs once per test, see BENCHMARKS.md): each test costs two
-unbuffered writes on an O_APPEND descriptor, its "start" line (on disk at
-once, so a hang or a crash still names the running test) and, when it
-finishes, its phase reports and its "finish" line together. The phases that
-passed (most of them) are one "passed" line with their summed duration; the
-others are recorded in full.
+Cost matters (it runs once per test, see BENCHMARKS.md): each test costs one
+unbuffered write on an O_APPEND descriptor, made when the test starts: the
+phase reports and the "finish" line of the test before it, then its own
+"start" line, so a hang or a crash still names the running test. The finish
+of a test is written at once when it is the last one, when the session is
+stopping, or when other tests are still running (xdist); otherwise it waits
+for the next start, or the end of the session, whichever comes first. The
+phases that passed (most of them) are one "passed" line with their summed
+duration; the others are recorded in full. Test ids are encoded with the C
+string encoder json.dumps itself uses for a string (same text).
 
 With PYTEST_MCP_JSON_REPORT set, pytest-mcp runs pytest-json-report with
 `--json-report-file=none --json-report-omit collectors keywords traceback`
@@ -33,8 +37,18 @@ _ITEMS = bool(os.environ.get("PYTEST_MCP_ITEMS"))
 _JSON_REPORT = os.environ.get("PYTEST_MCP_JSON_REPORT")
 _MAX_TEXT = 20000
 _fd = None
-# Phase reports of the tests running now, written when each finishes.
-_pending = {}
+# json.dumps(text, ensure_ascii=False) for a str, without building an encoder.
+_enc = getattr(json.encoder, "c_encode_basestring", None) or json.encoder.encode_basestring
+# Seconds of the phases that passed, per test running now.
+_passed = {}
+# Records of the phases that did not pass, per test running now.
+_records = {}
+# Finished tests' lines not yet written: they go with the next start.
+_held = ""
+# Tests started and not finished; tests collected; the session.
+_running = 0
+_left = None
+_session = None
 # Failed and skipped collectors, in pytest-json-report's shape.
 _collectors = []
 
@@ -95,6 +109,9 @@ def _def_line(item, line):
 
 
 def pytest_collection_finish(session):
+    global _left, _session
+    _left = len(session.items)
+    _session = session
     _emit({"event": "collected", "count": len(session.items)})
     if not _ITEMS:
         return
@@ -116,27 +133,31 @@ def pytest_collection_finish(session):
 
 
 def pytest_runtest_logstart(nodeid, location):
+    global _held, _running
     if not _PATH:
         return
-    _write('{"event": "start", "nodeid": %s}\n' % json.dumps(nodeid, ensure_ascii=False))
+    _running += 1
+    text = _held + '{"event": "start", "nodeid": %s}\n' % _enc(nodeid)
+    _held = ""
+    _write(text)
 
 
 def pytest_runtest_logreport(report):
     if not _PATH:
         return
-    pending = _pending.get(report.nodeid)
-    if pending is None:
-        # [seconds of the phases that passed, records of the others]
-        pending = _pending[report.nodeid] = [0.0, []]
+    nodeid = report.nodeid
+    seconds = _passed.get(nodeid, 0.0)
     if report.passed and not hasattr(report, "wasxfail"):
         # Most phases: nothing to keep but the time.
         duration = getattr(report, "duration", None)
         if isinstance(duration, (int, float)):
-            pending[0] += duration
+            seconds += duration
+        _passed[nodeid] = seconds
         return
+    _passed[nodeid] = seconds
     record = {
         "event": "report",
-        "nodeid": report.nodeid,
+        "nodeid": nodeid,
         "when": report.when,
         "outcome": report.outcome,
         "duration": getattr(report, "duration", None),
@@ -148,21 +169,48 @@ def pytest_runtest_logreport(report):
         crash = getattr(report.longrepr, "reprcrash", None)
         if crash is not None:
             record["message"] = _text(crash.message)
-    pending[1].append(record)
+    _records.setdefault(nodeid, []).append(record)
 
 
 def pytest_runtest_logfinish(nodeid, location):
+    global _held, _running, _left
     if not _PATH:
         return
-    passed, records = _pending.pop(nodeid, (None, []))
-    lines = "".join(_line(r) for r in records)
+    _running -= 1
+    if _left is not None:
+        _left -= 1
+    records = _records.pop(nodeid, None)
+    passed = _passed.pop(nodeid, None)
+    quoted = _enc(nodeid)
+    lines = "".join(_line(r) for r in records) if records else ""
     if passed is not None:
         # The phases that passed: one line with their time.
         lines += '{"event": "report", "nodeid": %s, "when": "call", "outcome": "passed", "duration": %r}\n' % (
-            json.dumps(nodeid, ensure_ascii=False),
+            quoted,
             passed,
         )
-    _write(lines + '{"event": "finish", "nodeid": %s}\n' % json.dumps(nodeid, ensure_ascii=False))
+    _held += lines + '{"event": "finish", "nodeid": %s}\n' % quoted
+    session = _session
+    if _running > 0 or _left is None or _left <= 0 or (
+        session is not None and (session.shouldstop or session.shouldfail)
+    ):
+        _flush()
+
+
+def _flush():
+    global _held
+    if _held:
+        text, _held = _held, ""
+        _write(text)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session):
+    _flush()
+
+
+def pytest_unconfigure(config):
+    _flush()
 
 
 @pytest.hookimpl(optionalhook=True, trylast=True)
