@@ -32,6 +32,7 @@
 //! peak RSS in a child's `ru_maxrss` (the memory it had before `exec`), so
 //! the harness must stay small for the peak RSS figures to be the child's.
 
+mod context;
 mod inputs;
 mod overhead;
 mod proc;
@@ -58,7 +59,7 @@ pub struct Env {
     pub rounds: usize,
 }
 
-const SECTIONS: &[&str] = &["overhead", "report", "tokens", "server"];
+const SECTIONS: &[&str] = &["overhead", "report", "tokens", "server", "context"];
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -137,6 +138,7 @@ fn main() {
             "report" => throughput::run(&env),
             "tokens" => token_cost::run(&env),
             "server" => server::run(&env),
+            "context" => context::run(&env),
             _ => unreachable!(),
         }
     }
