@@ -21,6 +21,10 @@
 //!   pytest's own `-q` output for the same runs.
 //! - `server`: a `discover_tests` round trip through `pytest-mcp serve`
 //!   against `pytest --collect-only -q`.
+//! - `context`: o200k_base tokens of `run`/`execute_tests` and
+//!   `discover`/`discover_tests` answers on issue 15's projects
+//!   (`tests/projects/root_causes`, `tests/projects/discover_many`) against
+//!   pytest's `-q` and `--collect-only -q` output.
 //!
 //! The machine is shared and noisy: commands compared are run in
 //! alternating order, each round rotating which goes first, and figures are
@@ -34,6 +38,7 @@
 //! peak RSS in a child's `ru_maxrss` (the memory it had before `exec`), so
 //! the harness must stay small for the peak RSS figures to be the child's.
 
+mod context;
 mod inputs;
 mod overhead;
 mod proc;
@@ -61,7 +66,9 @@ pub struct Env {
     pub rounds: usize,
 }
 
-const SECTIONS: &[&str] = &["overhead", "runcost", "report", "tokens", "server"];
+const SECTIONS: &[&str] = &[
+    "overhead", "runcost", "report", "tokens", "server", "context",
+];
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -141,6 +148,7 @@ fn main() {
             "report" => throughput::run(&env),
             "tokens" => token_cost::run(&env),
             "server" => server::run(&env),
+            "context" => context::run(&env),
             _ => unreachable!(),
         }
     }

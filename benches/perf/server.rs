@@ -10,15 +10,15 @@ use std::time::Instant;
 use crate::proc::{median, timed};
 use crate::{Env, overhead, secs};
 
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
+pub struct Client {
+    pub child: Child,
+    pub stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     next_id: u64,
 }
 
 impl Client {
-    fn start(env: &Env, root: &std::path::Path) -> Client {
+    pub fn start(env: &Env, root: &std::path::Path) -> Client {
         let mut child = Command::new(&env.bin)
             .arg("serve")
             .arg("--root")
@@ -57,7 +57,7 @@ impl Client {
 
     /// Sends a request and reads lines until its response (notifications
     /// in between are skipped).
-    fn request(&mut self, method: &str, params: serde_json::Value) -> serde_json::Value {
+    pub fn request(&mut self, method: &str, params: serde_json::Value) -> serde_json::Value {
         let id = self.next_id;
         self.next_id += 1;
         self.send(

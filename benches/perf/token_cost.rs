@@ -15,14 +15,14 @@ use crate::overhead::verdict;
 use crate::{Env, inputs};
 
 #[path = "../../tests/common/tokens.rs"]
-mod tokens;
+pub(crate) mod tokens;
 
 /// Markdown / JSON and Markdown / pytest -q budgets on failure scenarios.
 const MAX_VS_JSON: f64 = 0.35;
 const MAX_VS_PYTEST: f64 = 0.60;
 
 /// Runs `cmd` and returns its stdout (stderr is dropped).
-fn stdout_of(cmd: &mut Command) -> String {
+pub(crate) fn stdout_of(cmd: &mut Command) -> String {
     let out = cmd
         .stdin(Stdio::null())
         .stderr(Stdio::null())
