@@ -11,13 +11,14 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::Value;
 
 #[path = "common/tokens.rs"]
 mod tokens;
 use tokens::count_tokens;
+use tokens::support::{clean_command as command, copy_tree};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
 
@@ -68,36 +69,6 @@ impl Project {
         std::fs::write(root.join("tests").join(file), source).expect("test file");
         Project { _dir: dir, root }
     }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read_dir") {
-        let entry = entry.expect("entry");
-        if entry.file_name() == "__pycache__" || entry.file_name() == ".pytest_cache" {
-            continue;
-        }
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
-
-fn command(program: &Path) -> Command {
-    let mut c = Command::new(program);
-    for var in [
-        "PYTEST_ADDOPTS",
-        "PYTEST_PLUGINS",
-        "PYTEST_MCP_PYTHON",
-        "PYTHONPATH",
-    ] {
-        c.env_remove(var);
-    }
-    c.stdin(Stdio::null());
-    c
 }
 
 fn text(output: &Output) -> String {

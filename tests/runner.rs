@@ -154,19 +154,8 @@ impl Answer {
 }
 
 fn command(program: &Path) -> Command {
-    let mut c = Command::new(program);
-    // The caller's pytest settings must not change what the projects do.
-    for var in [
-        "PYTEST_ADDOPTS",
-        "PYTEST_PLUGINS",
-        "PYTEST_MCP_PYTHON",
-        "PYTHONPATH",
-    ] {
-        c.env_remove(var);
-    }
-    c.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut c = support::clean_command(program);
+    c.stdout(Stdio::piped()).stderr(Stdio::piped());
     c
 }
 
