@@ -25,6 +25,10 @@ use pytest_mcp::model::Run;
 use pytest_mcp::request::Format;
 use serde_json::{Value, json};
 
+#[path = "common/support.rs"]
+mod support;
+use support::copy_tree;
+
 const RED: &str = "\u{1b}[31m";
 const BOLD: &str = "\u{1b}[1m";
 const YELLOW: &str = "\u{1b}[38;5;226m";
@@ -583,22 +587,6 @@ fn project(name: &str) -> (tempfile::TempDir, PathBuf) {
     let root = dir.path().join(name);
     copy_tree(&repo().join("tests/projects").join(name), &root);
     (dir, root)
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read_dir") {
-        let entry = entry.expect("entry");
-        if entry.file_name() == "__pycache__" || entry.file_name() == ".pytest_cache" {
-            continue;
-        }
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
 }
 
 /// `pytest-mcp run --format <format>` on the project: exit status and

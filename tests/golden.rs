@@ -303,3 +303,37 @@ fn every_json_golden_has_every_adr006_key() {
         }
     }
 }
+
+/// Discovery (`discover`, `discover_tests`) as both formats render it,
+/// pinned under `golden/discovery_many_cases/`: the items and the
+/// collection error of a real event log, written by our pytest plugin for
+/// `tests/projects/many_cases` plus a file that fails to import
+/// (`tests/fixtures/discovery/many_cases.events.jsonl`). It shows the
+/// summary by file and test function, parametrizations counted under the
+/// function's id, and what the JSON keeps of the case ids.
+#[test]
+fn discovery_golden_files() {
+    use pytest_mcp::model::discovery::Discovery;
+    use pytest_mcp::sources::events::EventLog;
+
+    let path = root().join("tests/fixtures/discovery/many_cases.events.jsonl");
+    let log = EventLog::parse(&std::fs::read_to_string(&path).expect("event log"));
+    assert!(log.items.len() > 300, "{} items", log.items.len());
+    let discovery = Discovery {
+        items: log.items.clone(),
+        collection_errors: log.to_run().collection_errors,
+        duration: 0.4,
+        notes: Vec::new(),
+    };
+    assert_eq!(discovery.collection_errors.len(), 1);
+    let dir = root().join("golden/discovery_many_cases");
+    let mut failures = Vec::new();
+    for (format, file) in [
+        (Format::Markdown, "expected.md"),
+        (Format::Json, "expected.json"),
+    ] {
+        let actual = respond::discovery(&discovery, format, true).into_text();
+        failures.extend(check(&dir.join(file), &actual));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -154,19 +154,8 @@ impl Answer {
 }
 
 fn command(program: &Path) -> Command {
-    let mut c = Command::new(program);
-    // The caller's pytest settings must not change what the projects do.
-    for var in [
-        "PYTEST_ADDOPTS",
-        "PYTEST_PLUGINS",
-        "PYTEST_MCP_PYTHON",
-        "PYTHONPATH",
-    ] {
-        c.env_remove(var);
-    }
-    c.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut c = support::clean_command(program);
+    c.stdout(Stdio::piped()).stderr(Stdio::piped());
     c
 }
 
@@ -1700,6 +1689,48 @@ fn collected_ids(project: &Project, extra: &[&str]) -> BTreeSet<String> {
         .collect()
 }
 
+/// pytest's ids by test function, as discovery answers them: a
+/// parametrized function's id (the id before its parameters, which pytest
+/// accepts and which runs them all) with its number of cases, a plain
+/// test's own id with 1.
+fn by_function(ids: &BTreeSet<String>) -> BTreeMap<String, u64> {
+    let mut out: BTreeMap<String, u64> = BTreeMap::new();
+    for id in ids {
+        let after_file = id.find("::").map_or(0, |i| i + 2);
+        let function = match id[after_file..].find('[') {
+            Some(at) if id.ends_with(']') => &id[..after_file + at],
+            _ => id.as_str(),
+        };
+        *out.entry(function.to_string()).or_default() += 1;
+    }
+    out
+}
+
+/// The JSON discovery's entries as [`by_function`] shows pytest's ids:
+/// `node_id` and `cases` (1 without). A parametrized entry's `case_ids`
+/// must be its first cases as pytest collected them.
+fn json_functions(value: &Value, collected: &BTreeSet<String>) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for t in value["tests"].as_array().expect("tests") {
+        let id = t["node_id"].as_str().expect("node_id").to_string();
+        let cases = t["cases"].as_u64().unwrap_or(1);
+        if t.get("cases").is_some() {
+            let shown = t["case_ids"].as_array().expect("case_ids");
+            assert!(!shown.is_empty() && shown.len() as u64 <= cases, "{t}");
+            for case in shown {
+                let case = case.as_str().expect("a case id");
+                assert!(case.starts_with(&format!("{id}[")), "{t}");
+                assert!(
+                    collected.contains(case),
+                    "{case} is not an id pytest collected"
+                );
+            }
+        }
+        assert!(out.insert(id, cases).is_none(), "{t} listed twice");
+    }
+    out
+}
+
 /// 1-based numbers of the lines that define function `name`.
 fn def_lines(source: &str, name: &str) -> Vec<u64> {
     let wanted = [format!("def {name}("), format!("async def {name}(")];
@@ -1720,7 +1751,8 @@ fn def_lines(source: &str, name: &str) -> Vec<u64> {
 fn check_items(project: &Project, value: &Value, exact_def: bool) -> Vec<String> {
     let mut problems = Vec::new();
     let items = value["tests"].as_array().expect("tests");
-    assert_eq!(value["count"], items.len(), "count equals the items");
+    let cases: u64 = items.iter().map(|t| t["cases"].as_u64().unwrap_or(1)).sum();
+    assert_eq!(value["count"], cases, "count is every case of every entry");
     for item in items {
         let id = item["node_id"].as_str().expect("node_id");
         let file = item["file"].as_str().expect("file");
@@ -1777,11 +1809,13 @@ fn check_items(project: &Project, value: &Value, exact_def: bool) -> Vec<String>
     problems
 }
 
-/// Markdown discovery: one `### <file>` heading per file, each item under
-/// its file as `- L<line> <rest of the id>`.
+/// Markdown discovery: one `### <file>` heading per file, each test
+/// function under its file as `- L<line> <rest of the id>`, with
+/// ` — <n> cases` for a parametrized one: the same functions and counts as
+/// the JSON.
 fn check_markdown_groups(text: &str, value: &Value) {
     let mut headings: Vec<&str> = Vec::new();
-    let mut listed: BTreeSet<String> = BTreeSet::new();
+    let mut listed: BTreeMap<String, u64> = BTreeMap::new();
     let mut current: Option<&str> = None;
     for line in text.lines() {
         if let Some(h) = line.strip_prefix("### ") {
@@ -1794,16 +1828,26 @@ fn check_markdown_groups(text: &str, value: &Value) {
             current = Some(h);
         } else if let (Some(file), Some(rest)) = (current, line.strip_prefix("- L")) {
             let (_, rest) = rest.split_once(' ').expect("`- L<line> <id>`");
-            listed.insert(format!("{file}::{rest}"));
+            let (rest, cases) = match rest.rsplit_once(" — ") {
+                Some((rest, n)) => {
+                    let n = n.split(' ').next().unwrap_or("").replace(',', "");
+                    (rest, n.parse().expect("`<n> cases`"))
+                }
+                None => (rest, 1),
+            };
+            listed.insert(format!("{file}::{rest}"), cases);
         }
     }
-    let ids: BTreeSet<String> = value["tests"]
+    let entries: BTreeMap<String, u64> = value["tests"]
         .as_array()
         .expect("tests")
         .iter()
-        .map(|t| t["node_id"].as_str().unwrap_or("").to_string())
+        .map(|t| {
+            let id = t["node_id"].as_str().unwrap_or("").to_string();
+            (id, t["cases"].as_u64().unwrap_or(1))
+        })
         .collect();
-    assert_eq!(listed, ids, "Markdown items by file:\n{text}");
+    assert_eq!(listed, entries, "Markdown functions by file:\n{text}");
     let files: BTreeSet<&str> = value["tests"]
         .as_array()
         .expect("tests")
@@ -1819,13 +1863,8 @@ fn discover_collection_errors_are_data() {
     let answer = discover(&project, &["--format", "json"]);
     let value = answer.json();
     assert_eq!(answer.status, Some(2), "{value}");
-    let ids: BTreeSet<String> = value["tests"]
-        .as_array()
-        .expect("tests")
-        .iter()
-        .map(|t| t["node_id"].as_str().unwrap_or("").to_string())
-        .collect();
-    assert_eq!(ids, collected_ids(&project, &[]));
+    let collected = collected_ids(&project, &[]);
+    assert_eq!(json_functions(&value, &collected), by_function(&collected));
     let problems = check_items(&project, &value, false);
     assert!(problems.is_empty(), "{problems:#?}");
     let errors = value["collection_errors"].as_array().expect("errors");
@@ -1870,13 +1909,8 @@ fn discover_lists_every_item_of_a_project() {
     let answer = discover(&project, &["--format", "json"]);
     let value = answer.json();
     assert_eq!(answer.status, Some(0), "{value}");
-    let ids: BTreeSet<String> = value["tests"]
-        .as_array()
-        .expect("tests")
-        .iter()
-        .map(|t| t["node_id"].as_str().unwrap_or("").to_string())
-        .collect();
-    assert_eq!(ids, collected_ids(&project, &[]));
+    let collected = collected_ids(&project, &[]);
+    assert_eq!(json_functions(&value, &collected), by_function(&collected));
     assert_eq!(value["collection_errors"], serde_json::json!([]));
     let problems = check_items(&project, &value, false);
     assert!(problems.is_empty(), "{problems:#?}");
@@ -1923,10 +1957,8 @@ fn discover_pattern_narrows_the_files() {
         ids.iter().all(|id| id.starts_with("tests/test_isbn.py::")),
         "{ids:?}"
     );
-    assert_eq!(
-        ids,
-        collected_ids(&project, &["-o", "python_files=test_isb*.py"])
-    );
+    let collected = collected_ids(&project, &["-o", "python_files=test_isb*.py"]);
+    assert_eq!(json_functions(&value, &collected), by_function(&collected));
     // A pattern matching nothing: no tests, exit 5.
     let answer = discover(&project, &["--format", "json", "--pattern", "nothing_*.py"]);
     let value = answer.json();
@@ -1949,7 +1981,8 @@ fn discover_path_limits_to_one_file() {
         .iter()
         .map(|t| t["node_id"].as_str().unwrap_or("").to_string())
         .collect();
-    assert_eq!(ids, collected_ids(&project, &["tests/test_isbn.py"]));
+    let collected = collected_ids(&project, &["tests/test_isbn.py"]);
+    assert_eq!(json_functions(&value, &collected), by_function(&collected));
     assert!(
         ids.iter().all(|id| id.starts_with("tests/test_isbn.py::")),
         "{ids:?}"

@@ -1,13 +1,14 @@
 //! Renderings of what `run` and `discover` produce besides a test result:
 //! execution errors (ADR-007; SPEC.md: errors follow the request's format)
-//! and discovery (the style guide's discovery template).
+//! and, re-exported from [`super::discovery`], discovery (the style
+//! guide's discovery template).
 
 use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
+pub use super::discovery::{discovery_markdown, discovery_value};
 use super::markdown;
-use crate::model::discovery::Discovery;
 use crate::model::outcome::ExecError;
 use crate::render::json as adr006;
 use crate::text::one_line;
@@ -94,106 +95,10 @@ pub fn error_data(e: &ExecError) -> Value {
     })
 }
 
-/// Discovery as Markdown: a header, then items grouped by file, each as
-/// `L<line> <id after the file>`; collection errors as in test reports.
-pub fn discovery_markdown(d: &Discovery) -> String {
-    let files = {
-        let mut f: Vec<&str> = d.items.iter().map(|i| file_of(&i.nodeid)).collect();
-        f.dedup();
-        f.sort_unstable();
-        f.dedup();
-        f.len()
-    };
-    let status = if !d.collection_errors.is_empty() {
-        "FAILURE"
-    } else if d.items.is_empty() {
-        "NO TESTS"
-    } else {
-        "SUCCESS"
-    };
-    let mut out = format!(
-        "Discover {status} ({:.1}s) — {} tests in {} files",
-        d.duration,
-        d.items.len(),
-        files
-    );
-    if !d.collection_errors.is_empty() {
-        let n = d.collection_errors.len();
-        let _ = write!(
-            out,
-            ", {n} collection error{}",
-            if n == 1 { "" } else { "s" }
-        );
-    }
-    out.push('\n');
-    let run = crate::model::Run {
-        collection_errors: d.collection_errors.clone(),
-        ..crate::model::Run::default()
-    };
-    markdown::collection_errors(&mut out, &run);
-    let mut current: Option<&str> = None;
-    for item in &d.items {
-        let file = file_of(&item.nodeid);
-        if current != Some(file) {
-            let _ = write!(out, "\n### {}\n", one_line(file));
-            current = Some(file);
-        }
-        let rest = item.nodeid[file.len()..].trim_start_matches("::");
-        let rest = one_line(if rest.is_empty() {
-            item.nodeid.as_str()
-        } else {
-            rest
-        });
-        match item.line {
-            Some(line) => {
-                let _ = writeln!(out, "- L{line} {rest}");
-            }
-            None => {
-                let _ = writeln!(out, "- {rest}");
-            }
-        }
-    }
-    if !d.notes.is_empty() {
-        out.push('\n');
-        for note in &d.notes {
-            let _ = writeln!(out, "> {note}");
-        }
-    }
-    out
-}
-
-fn file_of(nodeid: &str) -> &str {
-    nodeid.split("::").next().unwrap_or(nodeid)
-}
-
-/// Discovery as the style guide's JSON.
-pub fn discovery_value(d: &Discovery) -> Value {
-    json!({
-        "tests": d.items.iter().map(|i| json!({
-            "node_id": i.nodeid,
-            // The style guide's dotted path from the root (`tests.test_x`);
-            // the imported name only when pytest gave no file.
-            "module": i.file.as_deref().map(crate::pytest_text::path_to_module).or_else(|| i.module.clone()),
-            "class": i.class,
-            "function": i.function,
-            "file": i.file,
-            "line": i.line,
-        })).collect::<Vec<_>>(),
-        "count": d.items.len(),
-        "collection_errors": d.collection_errors.iter().map(|e| json!({
-            "file": e.file,
-            "error_type": e.error_type,
-            "message": e.message,
-            "line": e.line,
-            "traceback": e.traceback,
-        })).collect::<Vec<_>>(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::discovery::Item;
+    use crate::model::discovery::{Discovery, Item};
     use crate::model::outcome::ErrorKind;
 
     /// Ids are shown with their control characters escaped, as in reports.

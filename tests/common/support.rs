@@ -80,3 +80,38 @@ pub fn own_junit_fixtures() -> Vec<PathBuf> {
     assert!(files.len() >= 15, "only {} JUnit fixtures", files.len());
     files
 }
+
+/// Copies a project tree (`tests/projects/<name>`) to `to`, leaving out
+/// Python's caches.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir") {
+        let entry = entry.expect("entry");
+        if entry.file_name() == "__pycache__" || entry.file_name() == ".pytest_cache" {
+            continue;
+        }
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// A command for `program` (the binary, or an interpreter running pytest)
+/// without the caller's pytest settings, which must not change what the
+/// projects do, and with no standard input.
+pub fn clean_command(program: &Path) -> std::process::Command {
+    let mut c = std::process::Command::new(program);
+    for var in [
+        "PYTEST_ADDOPTS",
+        "PYTEST_PLUGINS",
+        "PYTEST_MCP_PYTHON",
+        "PYTHONPATH",
+    ] {
+        c.env_remove(var);
+    }
+    c.stdin(std::process::Stdio::null());
+    c
+}

@@ -149,6 +149,19 @@ def collected_ids(output: str) -> list[str]:
     return [line for line in output.splitlines() if "::" in line and not line.startswith(" ")]
 
 
+def by_function(ids: list[str]) -> dict[str, int]:
+    """pytest's ids as discovery answers them: a parametrized function's id
+    (before its parameters; pytest accepts it and runs every case) with its
+    number of cases, a plain test's own id with 1, in collection order."""
+    out: dict[str, int] = {}
+    for id_ in ids:
+        after_file = id_.index("::") + 2
+        at = id_.find("[", after_file)
+        function = id_[:at] if at >= 0 and id_.endswith("]") else id_
+        out[function] = out.get(function, 0) + 1
+    return out
+
+
 def seconds_in_header(text: str) -> float:
     m = re.match(r"Test \w+(?: \w+)? \((\d+(?:\.\d+)?)s\)", text)
     assert m, text
@@ -385,13 +398,26 @@ async def test_discover_in_both_formats(project, connect):
     for f in files:
         assert f"\n### {f}\n" in text, (f, text)
     data = json.loads(text_of(js))
-    assert set(data) == {"tests", "count", "collection_errors"}, sorted(data)
+    # The style guide's keys, and `truncated` when case ids were left out.
+    assert set(data) == {"tests", "count", "collection_errors", "truncated"}, sorted(data)
     assert data["count"] == len(expected_ids)
-    assert [t["node_id"] for t in data["tests"]] == expected_ids
+    # One entry per test function; a parametrized one counts its cases and
+    # shows the first few ids.
+    assert {t["node_id"]: t.get("cases", 1) for t in data["tests"]} == by_function(expected_ids)
+    assert [t["node_id"] for t in data["tests"]] == list(by_function(expected_ids))
     assert data["collection_errors"] == []
-    first = data["tests"][0]
-    assert set(first) == {"node_id", "module", "class", "function", "file", "line"}, first
-    assert first["file"] == first["node_id"].split("::")[0] and isinstance(first["line"], int)
+    keys = {"node_id", "module", "class", "function", "file", "line"}
+    assert any("cases" in t for t in data["tests"]), data["tests"]
+    for t in data["tests"]:
+        if "cases" in t:
+            assert set(t) == keys | {"cases", "case_ids"}, t
+            cases = [i for i in expected_ids if i.startswith(t["node_id"] + "[")]
+            assert t["case_ids"] == cases[:3], t
+        else:
+            assert set(t) == keys, t
+        assert t["file"] == t["node_id"].split("::")[0] and isinstance(t["line"], int), t
+    omitted = data["count"] - sum(len(t.get("case_ids", [None])) for t in data["tests"])
+    assert data.get("truncated", {}).get("case_ids_omitted", 0) == omitted, data.get("truncated")
     only = json.loads(text_of(narrowed))
     assert only["count"] == sum(1 for i in expected_ids if i.startswith("tests/test_isbn.py::"))
     assert {t["file"] for t in only["tests"]} == {"tests/test_isbn.py"}

@@ -1,0 +1,308 @@
+//! Discovery (`discover`, `discover_tests`) as Markdown and as the style
+//! guide's JSON, compressed by construction: tests are grouped by file and
+//! test function, and a parametrized function is one entry with its count
+//! and the function's id (which pytest accepts and which runs every case),
+//! not one entry per case. 5,000 parametrizations cost one line.
+
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use super::markdown;
+use crate::model::discovery::{Discovery, Function};
+use crate::text::one_line;
+
+/// Ids of a parametrized function's first cases kept in the JSON
+/// (`case_ids`), so an agent sees their shape and can run one case.
+pub const CASE_IDS_SHOWN: usize = 3;
+
+/// Discovery as Markdown: a header, then one `### <file>` section per file
+/// with one line per test function, `- L<line> <id after the file>`, and
+/// for a parametrized function ` — <n> cases`; collection errors as in test
+/// reports; a closing note when cases were counted instead of listed.
+pub fn discovery_markdown(d: &Discovery) -> String {
+    let mut out = header(d);
+    let run = crate::model::Run {
+        collection_errors: d.collection_errors.clone(),
+        ..crate::model::Run::default()
+    };
+    markdown::collection_errors(&mut out, &run);
+    let functions = d.functions();
+    let mut current: Option<&str> = None;
+    for f in &functions {
+        if current != Some(f.file) {
+            let _ = write!(out, "\n### {}\n", one_line(f.file));
+            current = Some(f.file);
+        }
+        out.push_str("- ");
+        if let Some(line) = f.line() {
+            let _ = write!(out, "L{line} ");
+        }
+        out.push_str(&one_line(rest_of(f)));
+        if f.parametrized {
+            let n = f.items.len();
+            let _ = write!(
+                out,
+                " — {} case{}",
+                thousands(n),
+                if n == 1 { "" } else { "s" }
+            );
+        }
+        out.push('\n');
+    }
+    let mut notes = d.notes.clone();
+    if let Some(note) = counted_note(&functions) {
+        notes.push(note);
+    }
+    if !notes.is_empty() {
+        out.push('\n');
+        for note in &notes {
+            let _ = writeln!(out, "> {note}");
+        }
+    }
+    out
+}
+
+/// `Discover SUCCESS (0.4s) — 5,012 tests in 3 files, 1 collection error`.
+fn header(d: &Discovery) -> String {
+    let status = if !d.collection_errors.is_empty() {
+        "FAILURE"
+    } else if d.items.is_empty() {
+        "NO TESTS"
+    } else {
+        "SUCCESS"
+    };
+    let (tests, files) = (d.items.len(), d.file_count());
+    let mut out = format!(
+        "Discover {status} ({:.1}s) — {} test{} in {} file{}",
+        d.duration,
+        thousands(tests),
+        if tests == 1 { "" } else { "s" },
+        thousands(files),
+        if files == 1 { "" } else { "s" },
+    );
+    if !d.collection_errors.is_empty() {
+        let n = d.collection_errors.len();
+        let _ = write!(
+            out,
+            ", {n} collection error{}",
+            if n == 1 { "" } else { "s" }
+        );
+    }
+    out.push('\n');
+    out
+}
+
+/// The function's id after its file (`Class::test_x`), as the lines under
+/// a file's heading show it; the whole id when nothing follows the file.
+fn rest_of<'a>(f: &Function<'a>) -> &'a str {
+    let rest = f.id[f.file.len()..].trim_start_matches("::");
+    if rest.is_empty() { f.id } else { rest }
+}
+
+/// What the Markdown left out, when it counted parametrizations.
+fn counted_note(functions: &[Function<'_>]) -> Option<String> {
+    let parametrized: Vec<&Function<'_>> = functions.iter().filter(|f| f.parametrized).collect();
+    if parametrized.is_empty() {
+        return None;
+    }
+    let cases: usize = parametrized.iter().map(|f| f.items.len()).sum();
+    let functions = parametrized.len();
+    Some(format!(
+        "{} cases of {} parametrized function{} counted, not listed: a function's id runs all \
+         its cases; the JSON format lists the first {CASE_IDS_SHOWN} case ids of each.",
+        thousands(cases),
+        thousands(functions),
+        if functions == 1 { "" } else { "s" },
+    ))
+}
+
+/// Discovery as the style guide's JSON (`tests`, `count`,
+/// `collection_errors`), one `tests` entry per test function: a
+/// parametrized function's entry has the function's id as `node_id`, its
+/// number of cases as `cases` and the ids of the first few as `case_ids`.
+/// `count` stays the number of tests collected. When case ids were left
+/// out, a top-level `truncated` says how many and how to reach them.
+pub fn discovery_value(d: &Discovery) -> Value {
+    let functions = d.functions();
+    let mut omitted = 0;
+    let tests: Vec<Value> = functions
+        .iter()
+        .map(|f| {
+            let first = f.items[0];
+            let mut entry = json!({
+                "node_id": f.id,
+                // The style guide's dotted path from the root (`tests.test_x`);
+                // the imported name only when pytest gave no file.
+                "module": first.file.as_deref().map(crate::pytest_text::path_to_module).or_else(|| first.module.clone()),
+                "class": first.class,
+                "function": first.function,
+                "file": first.file,
+                "line": first.line,
+            });
+            if f.parametrized {
+                let shown: Vec<&str> = f
+                    .items
+                    .iter()
+                    .take(CASE_IDS_SHOWN)
+                    .map(|i| i.nodeid.as_str())
+                    .collect();
+                omitted += f.items.len() - shown.len();
+                entry["cases"] = json!(f.items.len());
+                entry["case_ids"] = json!(shown);
+            }
+            entry
+        })
+        .collect();
+    let mut value = json!({
+        "tests": tests,
+        "count": d.items.len(),
+        "collection_errors": d.collection_errors.iter().map(|e| json!({
+            "file": e.file,
+            "error_type": e.error_type,
+            "message": e.message,
+            "line": e.line,
+            "traceback": e.traceback,
+        })).collect::<Vec<_>>(),
+    });
+    if omitted > 0 {
+        value["truncated"] = json!({
+            "case_ids_omitted": omitted,
+            "note": format!(
+                "A parametrized function is one entry: its node_id runs every case, cases counts \
+                 them, case_ids lists the first {CASE_IDS_SHOWN}. Pick cases by their parameters \
+                 with keywords (pytest -k)."
+            ),
+        });
+    }
+    value
+}
+
+/// `5000` as `5,000`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::discovery::Item;
+
+    fn item(nodeid: &str, function: Option<&str>, line: u32) -> Item {
+        Item {
+            nodeid: nodeid.into(),
+            file: nodeid.split("::").next().map(str::to_string),
+            line: Some(line),
+            module: None,
+            class: None,
+            function: function.map(str::to_string),
+        }
+    }
+
+    fn discovery(items: Vec<Item>) -> Discovery {
+        Discovery {
+            items,
+            ..Discovery::default()
+        }
+    }
+
+    #[test]
+    fn thousands_are_separated() {
+        let cases = [(0, "0"), (999, "999"), (1000, "1,000"), (5000, "5,000")];
+        for (n, text) in cases {
+            assert_eq!(thousands(n), text);
+        }
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    /// Parameters may hold `::` and `[`; the function's id ends before the
+    /// first `[` after the file.
+    #[test]
+    fn cases_are_grouped_under_their_function() {
+        let d = discovery(vec![
+            item("t/test_a.py::test_p[a::b]", Some("test_p"), 3),
+            item("t/test_a.py::test_plain", Some("test_plain"), 7),
+            item("t/test_a.py::test_p[[x]-1]", Some("test_p"), 3),
+            item("t/test_a.py::C::test_m[0]", Some("test_m"), 12),
+            item("t/test_b.py::test_b", Some("test_b"), 1),
+            item("t/test_a.py::C::test_m[1]", Some("test_m"), 12),
+        ]);
+        let f = d.functions();
+        let ids: Vec<(&str, usize, bool)> = f
+            .iter()
+            .map(|f| (f.id, f.items.len(), f.parametrized))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                ("t/test_a.py::test_p", 2, true),
+                ("t/test_a.py::test_plain", 1, false),
+                ("t/test_a.py::C::test_m", 2, true),
+                ("t/test_b.py::test_b", 1, false),
+            ]
+        );
+        let md = discovery_markdown(&d);
+        assert!(md.contains("\n### t/test_a.py\n- L3 test_p — 2 cases\n- L7 test_plain\n- L12 C::test_m — 2 cases\n"), "{md}");
+        assert_eq!(md.matches("### t/test_a.py").count(), 1, "{md}");
+        assert!(
+            md.contains("> 4 cases of 2 parametrized functions counted"),
+            "{md}"
+        );
+    }
+
+    /// A plugin's item whose name has brackets of its own, or an id whose
+    /// base is not the function pytest named, stays as it is.
+    #[test]
+    fn ids_of_other_shapes_are_not_grouped() {
+        for (id, function) in [
+            ("t/spec.yaml::case [slow]", None),
+            ("t/test_a.py::test_x[1]", Some("test_y")),
+            ("t/test_a.py[1]", None),
+            ("t/test_a.py::[1]", None),
+            ("t/test_a.py::test_x[1]extra", None),
+        ] {
+            let d = discovery(vec![item(id, function, 1)]);
+            let f = d.functions();
+            assert_eq!(f.len(), 1);
+            assert!(!f[0].parametrized && f[0].id == id, "{id}: {f:?}");
+        }
+        let d = discovery(vec![item("t/test_a.py::test_x[1]", None, 1)]);
+        assert_eq!(d.functions()[0].id, "t/test_a.py::test_x");
+    }
+
+    #[test]
+    fn json_keeps_the_first_case_ids_and_says_how_many_it_left_out() {
+        let mut items: Vec<Item> = (0..10)
+            .map(|n| item(&format!("t/test_a.py::test_p[{n}]"), Some("test_p"), 3))
+            .collect();
+        items.push(item("t/test_a.py::test_one[only]", Some("test_one"), 9));
+        items.push(item("t/test_a.py::test_plain", Some("test_plain"), 12));
+        let v = discovery_value(&discovery(items));
+        assert_eq!(v["count"], 12);
+        let tests = v["tests"].as_array().expect("tests");
+        assert_eq!(tests.len(), 3);
+        assert_eq!(tests[0]["node_id"], "t/test_a.py::test_p");
+        assert_eq!(tests[0]["cases"], 10);
+        assert_eq!(
+            tests[0]["case_ids"],
+            json!([
+                "t/test_a.py::test_p[0]",
+                "t/test_a.py::test_p[1]",
+                "t/test_a.py::test_p[2]"
+            ])
+        );
+        assert_eq!(tests[1]["cases"], 1);
+        assert!(tests[2].get("cases").is_none() && tests[2].get("case_ids").is_none());
+        assert_eq!(v["truncated"]["case_ids_omitted"], 7);
+        let plain = discovery_value(&discovery(vec![item("t/test_a.py::test_plain", None, 1)]));
+        assert!(plain.get("truncated").is_none(), "{plain}");
+    }
+}
