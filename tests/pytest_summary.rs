@@ -14,7 +14,7 @@
 //!
 //! The file has three parts: `terminal` parses pytest's console output (with
 //! its own unit tests on literal examples), `expect` turns that into what our
-//! model must report (SPEC.md's rules), and the tests themselves.
+//! model must report (ARCHITECTURE.md's rules), and the tests themselves.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -467,7 +467,7 @@ XPASS tests/t.py::test_b - maybe
 }
 
 /// What our model must report for a run, derived from pytest's output with
-/// SPEC.md's rules.
+/// ARCHITECTURE.md's rules.
 mod expect {
     use std::collections::{BTreeMap, BTreeSet};
     use std::fmt;
@@ -518,7 +518,7 @@ mod expect {
     /// line and one `ERROR` line, and one test with outcome `error` for us.
     /// Per test id the strongest outcome wins:
     /// ERROR > FAILED > SKIPPED/XFAIL > PASSED/XPASS. xfail counts as skipped,
-    /// a non-strict xpass as passed (SPEC.md); a strict xpass is a `FAILED`
+    /// a non-strict xpass as passed (ARCHITECTURE.md); a strict xpass is a `FAILED`
     /// line and a failure. The `ERROR` lines of collectors (see
     /// `Terminal::collection_error_ids`) are collection errors, not tests.
     ///

@@ -252,7 +252,7 @@ fn plain_pytest(project: &Project, python: &Path, args: &[&str]) -> Answer {
 // pytest's own summary, as the reference
 // ---------------------------------------------------------------------------
 
-/// Counts per test, the way our model counts (SPEC.md, Outcomes).
+/// Counts per test, the way our model counts (ARCHITECTURE.md, Outcomes).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Counts {
     total: u64,
@@ -421,7 +421,7 @@ fn model_outcome(reference: &str) -> &str {
     }
 }
 
-/// The status word SPEC.md gives for a result.
+/// The status word ARCHITECTURE.md gives for a result.
 fn status_word(exit: i32, counts: &Counts, collection_errors: usize) -> &'static str {
     if collection_errors > 0 || counts.failed + counts.errors > 0 {
         "FAILURE"

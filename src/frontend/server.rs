@@ -2,7 +2,7 @@
 //!
 //! Each tool is its request type (`request`): its description and input
 //! schema come from the type, raw arguments are read into it and validated
-//! by `params` (SPEC.md: wrong types and unknown keys get our
+//! by `params` (ARCHITECTURE.md: wrong types and unknown keys get our
 //! field/rule/value error, not rmcp's generic one).
 //! Errors follow the request's `format`: `json` gives JSON-RPC errors with
 //! ADR-007 codes and data; `markdown` (the default) gives tool results with

@@ -1,7 +1,7 @@
 //! The ADR-006 JSON rendering.
 //!
 //! Every key is always present (`null` when there is no value), so a consumer
-//! writes its parsing once. Keys and order follow ADR-006; SPEC.md adds
+//! writes its parsing once. Keys and order follow ADR-006; ARCHITECTURE.md adds
 //! `summary.xfailed` and `summary.xpassed` (subsets of `skipped` and
 //! `passed`). Collection errors use the style guide's object (`file`,
 //! `error_type`, `message`, `line`, `traceback`) and are not tests: pytest's
@@ -160,7 +160,7 @@ fn serialized(value: &impl Serialize, pretty: bool) -> String {
     out
 }
 
-/// The test's message as ADR-006 and SPEC.md want it: `XFAIL: <reason>` for
+/// The test's message as ADR-006 and ARCHITECTURE.md want it: `XFAIL: <reason>` for
 /// an xfailed test, `XPASS: <reason>` for a non-strict xpass, `FLAKY: passed
 /// after ...` for a flaky one, other failing phases on lines of their own.
 pub fn message(t: &TestResult) -> Option<String> {

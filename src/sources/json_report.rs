@@ -5,7 +5,7 @@
 //! every collector with its outcome. This module folds the phases into one
 //! test result by the rules every reader shares (`phases.rs`): the phase
 //! that decided the outcome gives the message and traceback; an error in
-//! setup or teardown beats a failure in the call (SPEC.md), and the call's
+//! setup or teardown beats a failure in the call (ARCHITECTURE.md), and the call's
 //! failure is kept too.
 
 use serde::Deserialize;

@@ -6,7 +6,7 @@
 //! test whose teardown failed after its call did. Every reader folds them
 //! by the rules here, so that the three agree on one test:
 //! - a failing call fails the test; a failing setup or teardown makes it an
-//!   error, whatever the call did (SPEC.md);
+//!   error, whatever the call did (ARCHITECTURE.md);
 //! - the report with the strongest outcome decides (an error beats a
 //!   failure, which beats a skip, which beats a pass), the earliest among
 //!   equals: it gives the test its phase, message and traceback;

@@ -43,7 +43,7 @@ HANGING = "tests/test_hang.py::test_hangs_with_stubborn_child"
 INVALID_PARAMS = -32602
 EXECUTION_FAILED = -32000
 ADR006_KEYS = {"exit_code", "summary", "tests", "json_report", "text_output", "collection_errors"}
-# SPEC.md: what data of a -32000 execution error holds (ADR-007).
+# ARCHITECTURE.md: what data of a -32000 execution error holds (ADR-007).
 EXEC_DATA_KEYS = {"error_type", "exit_code", "signal", "stdout", "stderr", "command", "duration"}
 SUMMARY_KEYS = {"total", "passed", "failed", "skipped", "errors", "xfailed", "xpassed", "duration"}
 
@@ -103,7 +103,7 @@ async def plain_pytest(root: Path, *args: str) -> str:
 
 
 def reference(output: str) -> tuple[dict[str, int], dict[str, str]]:
-    """What SPEC.md's model makes of a plain `pytest -q -rA` run: the
+    """What ARCHITECTURE.md's model makes of a plain `pytest -q -rA` run: the
     summary counts and the outcome per test id (xfail is skipped, xpass is
     passed, a test that passed but errored in teardown is one error)."""
     last = [line for line in output.splitlines() if line.strip()][-1]
