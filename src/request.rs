@@ -105,8 +105,7 @@ pub struct ExecuteTestsRequest {
     /// Stop after this many failures (pytest --maxfail).
     #[schemars(range(min = 1))]
     pub maxfail: Option<i64>,
-    /// Rerun only the tests that failed last time (pytest --lf); if none
-    /// did, nothing runs. Narrows node_ids, markers and keywords.
+    /// Only the tests that failed last time (pytest --lf).
     pub last_failed: Option<bool>,
     /// Include captured stdout/stderr/log of failing tests. Default true.
     pub show_capture: Option<bool>,
