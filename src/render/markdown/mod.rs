@@ -292,7 +292,9 @@ fn compact(
         .zip(messages)
         .map(|(id, message)| clip_to([id, " — ", &message].concat(), 200))
         .collect();
-    let rerun = rerun_line(run).map(|l| format!("> {l}\n")).unwrap_or_default();
+    let rerun = rerun_line(run)
+        .map(|l| format!("> {l}\n"))
+        .unwrap_or_default();
     // What the lines may take, leaving room for the worst-case note.
     let budget = max_chars
         .saturating_sub(head.chars().count())
