@@ -8,11 +8,12 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
+#[path = "common/support.rs"]
+mod support;
+
 const RERUN_LINE: &str = "> Rerun the failures: pytest-mcp run --last-failed\n";
 const FAILED: [&str; 3] = [
     "tests/test_shop.py::test_even[1]",
@@ -22,14 +23,6 @@ const FAILED: [&str; 3] = [
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn python() -> PathBuf {
-    let path = std::env::var_os("PYTEST_MCP_TEST_PYTHON")
-        .filter(|p| !p.is_empty())
-        .map_or_else(|| repo().join(".venv/bin/python"), PathBuf::from);
-    assert!(path.is_file(), "no test interpreter at {}", path.display());
-    path
 }
 
 /// A private copy of the project, without any pytest cache.
@@ -45,29 +38,8 @@ fn project() -> (tempfile::TempDir, PathBuf) {
     (dir, root)
 }
 
-/// `pytest-mcp run --root <root> --python <python> <args>`: exit status and
-/// standard output.
 fn run(root: &Path, args: &[&str]) -> (Option<i32>, String) {
-    let out = Command::new(BIN)
-        .arg("run")
-        .arg("--root")
-        .arg(root)
-        .arg("--python")
-        .arg(python())
-        .args(args)
-        .env_remove("PYTEST_ADDOPTS")
-        .env_remove("PYTEST_MCP_PYTHON")
-        .env_remove("PYTHONPATH")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run pytest-mcp");
-    let text = String::from_utf8(out.stdout).expect("UTF-8");
-    assert!(
-        !text.is_empty(),
-        "no answer; stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code(), text)
+    support::run_pytest_mcp(root, args)
 }
 
 fn run_json(root: &Path, args: &[&str]) -> Value {
