@@ -349,6 +349,11 @@ mod tests {
         assert_eq!(p.format, Format::Json);
         assert!(run(json!({})).is_ok());
         assert!(run(Value::Null).is_ok());
+        // last_failed narrows a selection (pytest's --lf with node ids).
+        let p = run(json!({"last_failed": true, "node_ids": ["tests"], "keywords": "a"}))
+            .expect("valid");
+        assert!(p.last_failed);
+        assert!(!run(json!({})).expect("valid").last_failed);
     }
 
     #[test]
