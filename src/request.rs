@@ -105,6 +105,8 @@ pub struct ExecuteTestsRequest {
     /// Stop after this many failures (pytest --maxfail).
     #[schemars(range(min = 1))]
     pub maxfail: Option<i64>,
+    /// Only the tests that failed last time (pytest --lf).
+    pub last_failed: Option<bool>,
     /// Include captured stdout/stderr/log of failing tests. Default true.
     pub show_capture: Option<bool>,
     /// Time limit in seconds for the whole run; default is the server's (300
@@ -367,7 +369,7 @@ mod tests {
             .expect_err("unknown");
         assert_eq!(
             err.to_string(),
-            "Invalid params: extra_args is not a known parameter (known: node_ids, markers, keywords, verbosity, failfast, maxfail, show_capture, timeout, format) (received [\"-p\"])"
+            "Invalid params: extra_args is not a known parameter (known: node_ids, markers, keywords, verbosity, failfast, maxfail, last_failed, show_capture, timeout, format) (received [\"-p\"])"
         );
         // The command line's discovery time limit is no tool parameter.
         let err = DiscoverTestsRequest::from_json(&json!({"timeout": 5})).expect_err("unknown");
@@ -395,7 +397,7 @@ mod tests {
     fn a_full_request_reads_every_field() {
         let read = ExecuteTestsRequest::from_json(&json!({
             "node_ids": ["t.py"], "markers": "m", "keywords": "k", "verbosity": -2,
-            "failfast": false, "maxfail": 3, "show_capture": false, "timeout": 9,
+            "failfast": false, "maxfail": 3, "last_failed": true, "show_capture": false, "timeout": 9,
             "format": "yaml"
         }))
         .expect("read");
@@ -408,6 +410,7 @@ mod tests {
                 verbosity: Some(-2),
                 failfast: Some(false),
                 maxfail: Some(3),
+                last_failed: Some(true),
                 show_capture: Some(false),
                 timeout: Some(9),
                 // Values are checked by `params`, in its order.

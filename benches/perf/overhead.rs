@@ -57,6 +57,7 @@ pub fn run(env: &Env) {
         keywords: None,
         verbosity: 0,
         stop: Stop::Never,
+        last_failed: false,
         show_capture: true,
         timeout: std::time::Duration::from_secs(600),
         format: Format::Markdown,

@@ -27,6 +27,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::frontend::respond::{self, Answer, ErrorObject};
+use crate::model::rerun::RerunHint;
 use crate::request::{DiscoverTestsRequest, ExecuteTestsRequest, Format, ToolRequest, invalid};
 use crate::runner::execute::{self, Settings};
 
@@ -149,7 +150,10 @@ impl Server {
             })
             .await?;
         respond(match outcome {
-            Ok(run) => respond::run(&run, format, false),
+            Ok(mut run) => {
+                run.rerun_hint = Some(RerunHint::Tool);
+                respond::run(&run, format, false)
+            }
             Err(e) => respond::exec_error(&e, format),
         })
     }

@@ -10,6 +10,7 @@
 pub mod baseline;
 pub mod discovery;
 pub mod outcome;
+pub mod rerun;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -46,6 +47,10 @@ pub struct Run {
     pub text_output: Option<String>,
     /// Remarks for the reader ("xpassed tests cannot be told apart in JUnit").
     pub notes: Vec<String>,
+    /// What pytest's cache of failures did, when we ran pytest.
+    pub failure_cache: Option<rerun::FailureCache>,
+    /// How to rerun the failures, set by the frontend that ran the tests.
+    pub rerun_hint: Option<rerun::RerunHint>,
 }
 
 /// Passing tests counted, not listed (see [`Run::unlisted`]).

@@ -56,6 +56,7 @@ pub fn run_tests(
         on_progress,
     )?;
     let mut run = done.run;
+    run.failure_cache = done.events.failure_cache;
     if !params.show_capture {
         for t in &mut run.tests {
             t.clear_capture();

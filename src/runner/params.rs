@@ -104,6 +104,8 @@ pub struct RunParams {
     /// -2 (quietest) to 2.
     pub verbosity: i8,
     pub stop: Stop,
+    /// Only the failures pytest's cache recorded (`--lf`).
+    pub last_failed: bool,
     /// Whether captured output is shown for failures.
     pub show_capture: bool,
     pub timeout: Duration,
@@ -191,6 +193,7 @@ impl ExecuteTestsRequest {
             keywords,
             verbosity,
             stop,
+            last_failed: self.last_failed.unwrap_or(false),
             show_capture: self.show_capture.unwrap_or(true),
             timeout: timeout(self.timeout, default_timeout)?,
             format: format(self.format)?,
@@ -346,6 +349,11 @@ mod tests {
         assert_eq!(p.format, Format::Json);
         assert!(run(json!({})).is_ok());
         assert!(run(Value::Null).is_ok());
+        // last_failed narrows a selection (pytest's --lf with node ids).
+        let p = run(json!({"last_failed": true, "node_ids": ["tests"], "keywords": "a"}))
+            .expect("valid");
+        assert!(p.last_failed);
+        assert!(!run(json!({})).expect("valid").last_failed);
     }
 
     #[test]

@@ -13,6 +13,7 @@ use serde::Deserialize;
 
 use super::phases;
 use crate::model::discovery::Item;
+use crate::model::rerun::{FailureCache, LastFailed};
 use crate::model::{Location, Outcome, Run, SourceInfo, SourceKind, TestResult, Xfail};
 use crate::pytest_text;
 
@@ -35,6 +36,33 @@ enum Event {
     Finish {
         nodeid: String,
     },
+    Lastfailed(CacheEvent),
+}
+
+/// What pytest's cache of failures did (`pytest_mcp_events._last_failed`).
+#[derive(Debug, Deserialize)]
+struct CacheEvent {
+    enabled: bool,
+    asked: bool,
+    #[serde(default)]
+    recorded: usize,
+    #[serde(default)]
+    selected: usize,
+    #[serde(default)]
+    cache_exists: bool,
+}
+
+impl CacheEvent {
+    fn state(&self) -> FailureCache {
+        if !self.enabled {
+            return FailureCache::Disabled { asked: self.asked };
+        }
+        FailureCache::Asked(LastFailed {
+            recorded: self.recorded,
+            selected: self.selected,
+            cache_exists: self.cache_exists,
+        })
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -58,6 +86,8 @@ pub struct EventLog {
     /// Tests pytest collected, once collection finished.
     pub collected: Option<usize>,
     pub items: Vec<Item>,
+    /// What pytest's cache of failures did, when the log says.
+    pub failure_cache: Option<FailureCache>,
     collect_errors: Vec<(String, Option<String>)>,
     /// Test ids in the order they started.
     started: Vec<String>,
@@ -84,6 +114,7 @@ impl EventLog {
                 Event::Finish { nodeid } => {
                     log.finished.insert(nodeid);
                 }
+                Event::Lastfailed(cache) => log.failure_cache = Some(cache.state()),
             }
         }
         log
@@ -297,5 +328,25 @@ mod tests {
         assert!((run.tests[0].duration.unwrap() - 0.3).abs() < 1e-9);
         assert_eq!(run.tests[1].outcome, Outcome::Skipped);
         assert_eq!(run.tests[1].message(), Some("later"));
+    }
+
+    #[test]
+    fn what_the_cache_of_failures_did() {
+        let state = |line: &str| EventLog::parse(line).failure_cache;
+        assert_eq!(state(LOG), None);
+        assert_eq!(
+            state(r#"{"event": "lastfailed", "enabled": false, "asked": false}"#),
+            Some(FailureCache::Disabled { asked: false })
+        );
+        assert_eq!(
+            state(
+                r#"{"event": "lastfailed", "enabled": true, "asked": true, "recorded": 3, "selected": 1, "cache_exists": true}"#
+            ),
+            Some(FailureCache::Asked(LastFailed {
+                recorded: 3,
+                selected: 1,
+                cache_exists: true
+            }))
+        );
     }
 }

@@ -25,6 +25,50 @@ pub fn head(text: &str, max: usize) -> &str {
     }
 }
 
+/// The interpreter with pytest and pytest-json-report:
+/// `PYTEST_MCP_TEST_PYTHON`, else the repository's `.venv/bin/python`.
+pub fn test_python() -> PathBuf {
+    let path = std::env::var_os("PYTEST_MCP_TEST_PYTHON")
+        .filter(|p| !p.is_empty())
+        .map_or_else(
+            || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python"),
+            PathBuf::from,
+        );
+    assert!(
+        path.is_file(),
+        "{} does not exist: run `bash scripts/setup.sh` or set PYTEST_MCP_TEST_PYTHON",
+        path.display()
+    );
+    path
+}
+
+/// `pytest-mcp run --root <root> --python <test_python> <args>`: exit
+/// status and standard output, which must not be empty.
+pub fn run_pytest_mcp(root: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pytest-mcp"))
+        .arg("run")
+        .arg("--root")
+        .arg(root)
+        .arg("--python")
+        .arg(test_python())
+        .args(args)
+        // The caller's pytest settings must not change what the project does.
+        .env_remove("PYTEST_ADDOPTS")
+        .env_remove("PYTEST_PLUGINS")
+        .env_remove("PYTEST_MCP_PYTHON")
+        .env_remove("PYTHONPATH")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run pytest-mcp");
+    let text = String::from_utf8(out.stdout).expect("UTF-8 answer");
+    assert!(
+        !text.is_empty(),
+        "no answer; stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code(), text)
+}
+
 /// Where the shared JUnit corpus lives: `../shared/junit-corpus/`, beside
 /// the repository (CI has it; a plain clone does not).
 pub const CORPUS: &str = "../shared/junit-corpus";

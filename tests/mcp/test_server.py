@@ -237,6 +237,7 @@ async def test_lists_exactly_the_two_tools_with_strict_schemas(project, connect,
             "verbosity": "integer",
             "failfast": "boolean",
             "maxfail": "integer",
+            "last_failed": "boolean",
             "show_capture": "boolean",
             "timeout": "integer",
             "format": "string",
@@ -355,6 +356,35 @@ async def test_parameters_reach_pytest(project, connect):
     # failfast: nothing after the failing test ran.
     ran = [t["node_id"] for t in quiet["tests"]]
     assert ran[-1] == fractional and "tests/test_calc.py::test_add_negative" not in ran, ran
+
+
+async def test_last_failed_reruns_exactly_what_failed(project, connect):
+    root = project("last_failed")
+    rerun_line = "> Rerun the failures: execute_tests with last_failed: true\n"
+    with anyio.fail_after(60):
+        async with connect(root) as conn:
+            first = text_of(await call(conn, "execute_tests", {}))
+            again = json.loads(
+                text_of(await call(conn, "execute_tests", {"last_failed": True, "format": "json"}))
+            )
+            (root / "FIXED").write_text("")
+            fixed = text_of(await call(conn, "execute_tests", {"last_failed": True}))
+            nothing = text_of(await call(conn, "execute_tests", {"last_failed": True}))
+    assert first.startswith("Test FAILURE ("), first
+    assert first.endswith(rerun_line), first
+    failed = {t["node_id"] for t in again["tests"] if t["outcome"] in ("failed", "error")}
+    assert failed == {t["node_id"] for t in again["tests"]}, again["tests"]
+    assert failed == {
+        "tests/test_shop.py::test_even[1]",
+        "tests/test_shop.py::test_even[3]",
+        "tests/test_shop.py::test_uses_database",
+    }, again["tests"]
+    assert again["summary"]["total"] == 3, again["summary"]
+    assert fixed.startswith("Test SUCCESS ("), fixed
+    assert "3 run, 0 failed" in fixed and "Rerun the failures" not in fixed, fixed
+    assert "0 run, 0 failed" in nothing, nothing
+    assert "> No test ran: pytest's cache records no failed tests" in nothing, nothing
+    assert "Rerun the failures" not in nothing, nothing
 
 
 async def test_discover_in_both_formats(project, connect):

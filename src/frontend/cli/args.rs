@@ -164,6 +164,10 @@ pub struct RunArgs {
     /// pytest's verbosity, -2 (quietest) to 2.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub verbosity: Option<i64>,
+    /// Rerun only the tests that failed last time (pytest --lf); if none
+    /// did, run nothing.
+    #[arg(long, visible_alias = "lf")]
+    pub last_failed: bool,
     /// Leave captured stdout/stderr/log out of failure reports.
     #[arg(long)]
     pub no_capture_output: bool,

@@ -15,6 +15,7 @@ pub use args::{Cli, Command, DiscoverArgs, FailOn, ProjectArgs, ReportArgs, RunA
 
 use crate::frontend::respond::{self, Answer, EXIT_INPUT_ERROR, EXIT_INVALID_PARAMS, EXIT_OK};
 use crate::model::outcome::ExecError;
+use crate::model::rerun::RerunHint;
 use crate::request::{
     DiscoverTestsRequest, ExecuteTestsRequest, Format, MAX_TIMEOUT_SECS, ValidationError,
 };
@@ -163,6 +164,7 @@ fn run_pytest(args: &RunArgs) -> u8 {
         verbosity: args.verbosity,
         failfast: args.failfast.then_some(true),
         maxfail: args.maxfail,
+        last_failed: args.last_failed.then_some(true),
         show_capture: Some(!args.no_capture_output),
         timeout: project.timeout,
         format: Some(
@@ -184,7 +186,10 @@ fn run_pytest(args: &RunArgs) -> u8 {
     let outcome = execute::run_tests(&settings, &params, &cancel, &mut |p| progress.show(p));
     progress.clear();
     let answered = match outcome {
-        Ok(run) => respond::run(&run, project.format, true),
+        Ok(mut run) => {
+            run.rerun_hint = Some(RerunHint::Cli);
+            respond::run(&run, project.format, true)
+        }
         Err(e) => failed(&e, project.format),
     };
     answer(project, answered)

@@ -114,8 +114,24 @@ fn phrase_of(c: &Counts) -> String {
 pub fn render(run: &Run) -> String {
     let mut out = header(run);
     body_with(&mut out, run, Detail::Full, false);
-    notes(&mut out, run, &[]);
+    notes(&mut out, run, &closing(run, Vec::new()));
     out
+}
+
+/// The last notes, after `extra`: what pytest's cache of failures did in
+/// the run, then, when it has failures, how to rerun them.
+fn closing(run: &Run, mut extra: Vec<String>) -> Vec<String> {
+    extra.extend(run.failure_cache.and_then(|c| c.note()));
+    extra.extend(rerun_line(run).map(str::to_string));
+    extra
+}
+
+fn rerun_line(run: &Run) -> Option<&'static str> {
+    let hint = run.rerun_hint?;
+    let c = run.counts();
+    let failed = c.failed + c.errors + c.collection_errors > 0;
+    let recorded = run.failure_cache.is_none_or(|c| c.records_failures());
+    (failed && recorded).then(|| hint.note())
 }
 
 fn header(run: &Run) -> String {
@@ -182,7 +198,7 @@ pub fn render_within_after(run: &Run, max_chars: usize, preface: &str, collapse:
     let full = {
         let mut out = head.clone();
         body_until(&mut out, run, &groups, Detail::Full, collapse, usize::MAX);
-        notes(&mut out, run, &[]);
+        notes(&mut out, run, &closing(run, Vec::new()));
         out
     };
     let full_chars = full.chars().count();
@@ -202,7 +218,7 @@ pub fn render_within_after(run: &Run, max_chars: usize, preface: &str, collapse:
                 _ => "brief",
             },
         );
-        notes(&mut out, run, &[note]);
+        notes(&mut out, run, &closing(run, vec![note]));
         if out.chars().count() <= max_chars {
             return out;
         }
@@ -276,10 +292,14 @@ fn compact(
         .zip(messages)
         .map(|(id, message)| clip_to([id, " — ", &message].concat(), 200))
         .collect();
+    let rerun = rerun_line(run)
+        .map(|l| format!("> {l}\n"))
+        .unwrap_or_default();
     // What the lines may take, leaving room for the worst-case note.
     let budget = max_chars
         .saturating_sub(head.chars().count())
-        .saturating_sub(note_of(0).chars().count() + 2 + "### FAILURES\n".len());
+        .saturating_sub(note_of(0).chars().count() + 2 + "### FAILURES\n".len())
+        .saturating_sub(rerun.chars().count());
     let cost = |lines: &[String]| lines.iter().map(|l| l.chars().count() + 1).sum::<usize>();
     let lines = if cost(&with_messages) <= budget {
         with_messages
@@ -305,6 +325,7 @@ fn compact(
         }
     }
     out.push_str(&note_of(shown));
+    out.push_str(&rerun);
     // A budget smaller than the header and the note themselves.
     if out.chars().count() > max_chars {
         out = clip_to(out, max_chars.saturating_sub(2));

@@ -55,3 +55,50 @@ fn other_phases_are_shown_under_their_label_and_a_look_alike_line_is_not_one() {
         "{md}"
     );
 }
+
+/// The rerun line ends every rendering of a run with failures, whatever its
+/// size, and only when the frontend set it and pytest's cache records
+/// failures.
+#[test]
+fn the_rerun_line_is_the_last_note_of_a_run_with_failures() {
+    use crate::model::rerun::{FailureCache, RerunHint};
+    let mut run = Run {
+        tests: (0..40)
+            .map(|n| {
+                let mut t = TestResult::new(format!("t.py::test_{n}"), Outcome::Failed);
+                t.set_message(Some(format!(
+                    "AssertionError: assert {n} == -1\n{}",
+                    "x\n".repeat(30)
+                )));
+                t
+            })
+            .chain([TestResult::new("t.py::test_ok", Outcome::Passed)])
+            .collect(),
+        notes: vec!["a note".into()],
+        ..Run::default()
+    };
+    assert!(!super::render(&run).contains("Rerun"));
+    run.rerun_hint = Some(RerunHint::Tool);
+    let line = "> Rerun the failures: execute_tests with last_failed: true\n";
+    assert!(super::render(&run).ends_with(line));
+    // Every level: full, reduced, brief, compact.
+    let full = super::render_within(&run, usize::MAX);
+    assert!(full.ends_with(line), "{full}");
+    let mut levels = std::collections::BTreeSet::new();
+    for max in (400..full.chars().count()).step_by(50) {
+        let md = super::render_within(&run, max);
+        assert!(md.ends_with(line), "{max}: {md}");
+        assert!(md.chars().count() <= max, "{max}: {md}");
+        for level in ["reduced level", "brief level", "only failing ids"] {
+            if md.contains(level) {
+                levels.insert(level);
+            }
+        }
+    }
+    assert_eq!(levels.len(), 3, "{levels:?}");
+    run.failure_cache = Some(FailureCache::Disabled { asked: false });
+    assert!(!super::render(&run).contains("Rerun"));
+    run.failure_cache = None;
+    run.tests.retain(|t| t.outcome == Outcome::Passed);
+    assert!(!super::render(&run).contains("Rerun"));
+}

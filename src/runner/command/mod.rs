@@ -284,6 +284,11 @@ fn run_options(p: &RunParams) -> Vec<OsString> {
             arg(&flag);
         }
     }
+    if p.last_failed {
+        // Nothing recorded: nothing runs (pytest's default reruns all).
+        arg("--last-failed");
+        arg("--last-failed-no-failures=none");
+    }
     if !p.show_capture {
         arg("--show-capture=no");
     }
@@ -317,8 +322,10 @@ fn environment(caps: Capabilities, ws: &Workspace, mode: &Mode<'_>) -> Vec<(OsSt
         // Output that reaches us even when pytest is killed.
         ("PYTHONUNBUFFERED".into(), "1".into()),
     ];
-    if matches!(mode, Mode::Discover(_)) {
-        env.push(("PYTEST_MCP_ITEMS".into(), "1".into()));
+    match mode {
+        Mode::Discover(_) => env.push(("PYTEST_MCP_ITEMS".into(), "1".into())),
+        Mode::Run(p) if p.last_failed => env.push(("PYTEST_MCP_LAST_FAILED".into(), "1".into())),
+        Mode::Run(_) => {}
     }
     if caps.json_report {
         env.push((

@@ -35,6 +35,7 @@ import pytest
 _PATH = os.environ.get("PYTEST_MCP_EVENTS")
 _ITEMS = bool(os.environ.get("PYTEST_MCP_ITEMS"))
 _JSON_REPORT = os.environ.get("PYTEST_MCP_JSON_REPORT")
+_LAST_FAILED = bool(os.environ.get("PYTEST_MCP_LAST_FAILED"))
 _MAX_TEXT = 20000
 _fd = None
 # json.dumps(text, ensure_ascii=False) for a str, without building an encoder.
@@ -108,8 +109,39 @@ def _def_line(item, line):
     return line
 
 
+def _last_failed(session):
+    """What pytest's cache of failures did. With PYTEST_MCP_LAST_FAILED
+    (pytest-mcp passes `--last-failed --last-failed-no-failures=none`), a
+    run that would rerun anything but recorded failures runs nothing
+    instead: pytest itself runs every selected test when none of the
+    recorded failures is among them, and ignores `--lf` when
+    `-p no:cacheprovider` is in addopts."""
+    config = session.config
+    lf = config.pluginmanager.get_plugin("lfplugin")
+    if lf is None or getattr(config, "cache", None) is None:
+        _emit({"event": "lastfailed", "enabled": False, "asked": _LAST_FAILED})
+        keep = set()
+    elif not _LAST_FAILED:
+        return
+    else:
+        recorded = len(config.cache.get("cache/lastfailed", {}))
+        # The plugin's own copy, where failed collectors that collect now
+        # are replaced by their items.
+        known = {str(k) for k in getattr(lf, "lastfailed", {})}
+        keep = {item.nodeid for item in session.items if item.nodeid in known}
+        cachedir = getattr(config.cache, "_cachedir", None)
+        exists = cachedir is None or os.path.isdir(str(cachedir))
+        _emit({"event": "lastfailed", "enabled": True, "asked": True, "recorded": recorded,
+               "selected": len(keep), "cache_exists": exists})
+    if _LAST_FAILED and len(keep) != len(session.items):
+        config.hook.pytest_deselected(items=[i for i in session.items if i.nodeid not in keep])
+        session.items[:] = [i for i in session.items if i.nodeid in keep]
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_finish(session):
     global _left, _session
+    _last_failed(session)
     _left = len(session.items)
     _session = session
     _emit({"event": "collected", "count": len(session.items)})
