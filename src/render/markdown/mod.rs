@@ -272,26 +272,7 @@ fn compact(
         note.push('\n');
         note
     };
-    // One line per failure, with its message's first line when all of them
-    // fit, else the ids alone: ids are dropped last.
-    let ids_only: Vec<String> = errors
-        .iter()
-        .map(|e| ["- COLLECTION ERROR ", &one_line(&e.file)].concat())
-        .chain(
-            problems
-                .iter()
-                .map(|t| ["- ", &one_line(&t.node_id)].concat()),
-        )
-        .collect();
-    let messages = errors
-        .iter()
-        .map(|e| Cow::Borrowed(first_line(&e.message)))
-        .chain(problems.iter().map(|t| first_message_line(t)));
-    let with_messages: Vec<String> = ids_only
-        .iter()
-        .zip(messages)
-        .map(|(id, message)| clip_to([id, " — ", &message].concat(), 200))
-        .collect();
+    let (ids_only, with_messages) = compact_lines(run, problems);
     let rerun = rerun_line(run)
         .map(|l| format!("> {l}\n"))
         .unwrap_or_default();
@@ -306,16 +287,7 @@ fn compact(
     } else {
         ids_only
     };
-    let mut used = 0;
-    let mut shown = 0;
-    for line in &lines {
-        let cost = line.chars().count() + 1;
-        if used + cost > budget {
-            break;
-        }
-        used += cost;
-        shown += 1;
-    }
+    let shown = lines_that_fit(&lines, budget);
     let mut out = head.to_string();
     if shown > 0 {
         out.push_str("\n### FAILURES\n");
@@ -332,6 +304,47 @@ fn compact(
         out.push('\n');
     }
     out
+}
+
+/// The compact list's lines: the ids alone, and the ids with their
+/// message's first line (used when all of them fit: ids are dropped last).
+fn compact_lines(run: &Run, problems: &[&TestResult]) -> (Vec<String>, Vec<String>) {
+    let errors = &run.collection_errors;
+    let ids_only: Vec<String> = errors
+        .iter()
+        .map(|e| ["- COLLECTION ERROR ", &one_line(&e.file)].concat())
+        .chain(
+            problems
+                .iter()
+                .map(|t| ["- ", &one_line(&t.node_id)].concat()),
+        )
+        .collect();
+    let messages = errors
+        .iter()
+        .map(|e| Cow::Borrowed(first_line(&e.message)))
+        .chain(problems.iter().map(|t| first_message_line(t)));
+    let with_messages = ids_only
+        .iter()
+        .zip(messages)
+        .map(|(id, message)| clip_to([id, " — ", &message].concat(), 200))
+        .collect();
+    (ids_only, with_messages)
+}
+
+/// How many of `lines`, from the first, fit in `budget` characters (each
+/// with its newline).
+fn lines_that_fit(lines: &[String], budget: usize) -> usize {
+    let mut used = 0;
+    let mut shown = 0;
+    for line in lines {
+        let cost = line.chars().count() + 1;
+        if used + cost > budget {
+            break;
+        }
+        used += cost;
+        shown += 1;
+    }
+    shown
 }
 
 /// The first line of a test's message, with other failing phases'.
