@@ -377,6 +377,32 @@ pub fn paths_match(path: &str, file: &str) -> bool {
             .is_some_and(|prefix| prefix.ends_with('/') || prefix.ends_with('\\'))
 }
 
+/// The function a parametrized pytest node id belongs to:
+/// `tests/test_x.py::test_total` for `tests/test_x.py::test_total[3-4]`,
+/// an id pytest accepts and which runs every parametrization. `None` for
+/// anything else: an id without parameters, or not a pytest node id (one
+/// with `::` after a `.py` file).
+pub fn parametrized_function(id: &str) -> Option<&str> {
+    if !id.ends_with(']') {
+        return None;
+    }
+    let module_end = id.find(".py::")? + ".py::".len();
+    // Names and classes have no `[`: the first one opens the parameters,
+    // which may themselves hold `::` or `[`.
+    let open = module_end + id[module_end..].find('[')?;
+    let function = &id[..open];
+    (!function.ends_with(':')).then_some(function)
+}
+
+/// A relative path that is not in an installed package: the user's code.
+pub fn is_project_path(path: &str) -> bool {
+    !(path.starts_with('/')
+        || path.starts_with('<')
+        || path.starts_with("..")
+        || path.contains("site-packages")
+        || path.contains(":\\"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -484,5 +510,20 @@ mod tests {
             Some((Phase::Setup, "RuntimeError: boom".to_string()))
         );
         assert_eq!(error_phase("collection failure"), None);
+    }
+
+    #[test]
+    fn parametrized_function_is_the_id_before_the_parameters() {
+        assert_eq!(
+            parametrized_function("tests/test_x.py::test_total[3-4]"),
+            Some("tests/test_x.py::test_total")
+        );
+        assert_eq!(
+            parametrized_function("t/test_a.py::TestC::test_b[a::b-[1]]"),
+            Some("t/test_a.py::TestC::test_b")
+        );
+        assert_eq!(parametrized_function("tests/test_x.py::test_total"), None);
+        assert_eq!(parametrized_function("FooTest#bar[1]"), None);
+        assert_eq!(parametrized_function("tests/test_x.py::[1]"), None);
     }
 }

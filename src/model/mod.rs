@@ -8,6 +8,7 @@
 //! a pytest JSON report come out of the same Markdown renderer.
 
 pub mod baseline;
+pub mod groups;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -47,7 +48,7 @@ pub struct Run {
 }
 
 /// Passing tests counted, not listed (see [`Run::unlisted`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Unlisted {
     /// How many passing tests are not in `Run::tests`.
     pub passed: usize,
@@ -55,6 +56,10 @@ pub struct Unlisted {
     /// order the source gave them: exactly what [`Run::duration_secs`]
     /// would sum over a full list.
     pub tests_duration: f64,
+    /// The parametrized pytest functions (`tests/test_x.py::test_total`)
+    /// with a counted pass: a group of failures holding every listed
+    /// parametrization of one of them does not hold them all.
+    pub parametrized: std::collections::HashSet<String>,
 }
 
 /// The four outcomes of ADR-006. xfail/xpass are refinements, see [`Xfail`].
@@ -95,7 +100,7 @@ pub enum Xfail {
 }
 
 /// The test phase in which a test failed or errored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Phase {
     Setup,
     Call,

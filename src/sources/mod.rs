@@ -157,6 +157,8 @@ pub struct ReadOptions {
 pub(crate) struct Settle {
     passing_as_counts: bool,
     tests_duration: f64,
+    /// The function of the last counted parametrization.
+    last_parametrized: String,
 }
 
 impl Settle {
@@ -164,6 +166,7 @@ impl Settle {
         Settle {
             passing_as_counts: options.passing_as_counts,
             tests_duration: 0.0,
+            last_parametrized: String::new(),
         }
     }
 
@@ -175,6 +178,14 @@ impl Settle {
         }
         if self.passing_as_counts && test.is_plain_pass() {
             run.unlisted.passed += 1;
+            // Parametrizations of one function come one after another:
+            // comparing with the last one recorded is enough, mostly.
+            if let Some(f) = crate::pytest_text::parametrized_function(&test.node_id)
+                && f != self.last_parametrized
+            {
+                self.last_parametrized = f.to_string();
+                run.unlisted.parametrized.insert(f.to_string());
+            }
             Some(test)
         } else {
             run.tests.push(test);
