@@ -341,8 +341,9 @@ pub fn body(out: &mut String, run: &Run) {
     body_with(out, run, Detail::Full, false);
 }
 
-/// [`body`] at a chosen level of detail. Failures that share their message
-/// and failing place are shown once, naming the other tests they hit.
+/// [`body`] at a chosen level of detail. Failures that share their shape
+/// ([`crate::model::groups`]) are shown once, largest group first, naming
+/// the other tests they hit.
 pub fn body_with(out: &mut String, run: &Run, detail: Detail, collapse: bool) {
     let groups = failure_groups(run, 0);
     body_until(out, run, &groups, detail, collapse, usize::MAX);
