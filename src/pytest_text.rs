@@ -386,10 +386,15 @@ pub fn parametrized_function(id: &str) -> Option<&str> {
     if !id.ends_with(']') {
         return None;
     }
-    let module_end = id.find(".py::")? + ".py::".len();
+    // The first `::` after `.py` (called for every counted pass: a
+    // byte search, no pattern set up).
+    let b = id.as_bytes();
+    let module_end = memchr::memchr_iter(b':', b)
+        .find(|&i| b.get(i + 1) == Some(&b':') && b[..i].ends_with(b".py"))?
+        + 2;
     // Names and classes have no `[`: the first one opens the parameters,
     // which may themselves hold `::` or `[`.
-    let open = module_end + id[module_end..].find('[')?;
+    let open = module_end + memchr::memchr(b'[', &b[module_end..])?;
     let function = &id[..open];
     (!function.ends_with(':')).then_some(function)
 }

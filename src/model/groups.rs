@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
-use super::{Outcome, Phase, Run, TestResult};
+use super::{Outcome, Phase, Run, TestResult, Unlisted};
 use crate::pytest_text;
 use crate::text::first_line;
 
@@ -98,7 +98,12 @@ fn crash_place(t: &TestResult) -> Option<(&str, Option<u32>)> {
     };
     for tb in tracebacks() {
         let mut deepest = None;
-        for f in tb.lines().filter_map(pytest_text::frame_line) {
+        // A frame line has a colon; most lines of a traceback have none.
+        let frames = tb
+            .lines()
+            .filter(|l| memchr::memchr(b':', l.as_bytes()).is_some())
+            .filter_map(pytest_text::frame_line);
+        for f in frames {
             if pytest_text::is_project_path(f.path) || deepest.is_none() {
                 deepest = Some(f);
             }
@@ -268,9 +273,14 @@ impl<'r> Parametrizations<'r> {
                 *counts.entry(f).or_default() += 1;
             }
         }
-        // A function with a counted, unlisted pass is never all failing.
-        for f in &run.unlisted.parametrized {
-            counts.insert(f.as_str(), usize::MAX);
+        // Only a function with two parametrizations or more can stand for
+        // a group's; none with a counted, unlisted pass is all failing.
+        counts.retain(|_, n| *n > 1);
+        if !counts.is_empty() && !run.unlisted.parametrized.is_empty() {
+            let mut keys: Vec<u64> = counts.keys().map(|f| Unlisted::function_key(f)).collect();
+            keys.sort_unstable();
+            let passed = run.unlisted.parametrized_among(&keys);
+            counts.retain(|f, _| passed.binary_search(&Unlisted::function_key(f)).is_err());
         }
         Parametrizations { counts }
     }

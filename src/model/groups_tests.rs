@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::{Location, Outcome, Phase, Run, TestResult};
+use crate::model::{Location, Outcome, Phase, Run, TestResult, Unlisted};
 
 fn failed(id: &str, message: &str, traceback: &str) -> TestResult {
     let mut t = TestResult::new(id, Outcome::Failed);
@@ -168,9 +168,21 @@ fn every_parametrization_failing_is_named_by_its_function() {
     );
     // A counted pass of the function: not all of them failed.
     run.unlisted.passed = 1;
-    run.unlisted
-        .parametrized
-        .insert("tests/test_a.py::test_total".into());
+    run.unlisted.add_parametrized("tests/test_a.py::test_other");
+    let p = Parametrizations::of(&run);
+    assert_eq!(p.compress(&run, &[0, 1, 2]).len(), 1);
+    run.unlisted.add_parametrized("tests/test_a.py::test_total");
+    run.unlisted.add_parametrized("tests/test_a.py::test_more");
     let p = Parametrizations::of(&run);
     assert_eq!(p.compress(&run, &[0, 1, 2]).len(), 3);
+}
+
+#[test]
+fn function_keys_differ_for_near_ids() {
+    let key = Unlisted::function_key;
+    assert_eq!(key("tests/a.py::f"), key("tests/a.py::f"));
+    assert_ne!(key("tests/a.py::f"), key("tests/a.py::g"));
+    assert_ne!(key("tests/a.py::test_12345"), key("tests/a.py::test_12346"));
+    // Same bytes in the last word, other lengths.
+    assert_ne!(key("tests/a.py::f"), key("tests/a.py::f\0"));
 }

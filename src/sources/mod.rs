@@ -157,8 +157,6 @@ pub struct ReadOptions {
 pub(crate) struct Settle {
     passing_as_counts: bool,
     tests_duration: f64,
-    /// The function of the last counted parametrization.
-    last_parametrized: String,
 }
 
 impl Settle {
@@ -166,7 +164,6 @@ impl Settle {
         Settle {
             passing_as_counts: options.passing_as_counts,
             tests_duration: 0.0,
-            last_parametrized: String::new(),
         }
     }
 
@@ -180,11 +177,8 @@ impl Settle {
             run.unlisted.passed += 1;
             // Parametrizations of one function come one after another:
             // comparing with the last one recorded is enough, mostly.
-            if let Some(f) = crate::pytest_text::parametrized_function(&test.node_id)
-                && f != self.last_parametrized
-            {
-                self.last_parametrized = f.to_string();
-                run.unlisted.parametrized.insert(f.to_string());
+            if let Some(f) = crate::pytest_text::parametrized_function(&test.node_id) {
+                run.unlisted.add_parametrized(f);
             }
             Some(test)
         } else {
