@@ -54,7 +54,7 @@ pub fn failure_groups(run: &Run) -> Vec<FailureGroup> {
         }
     }
     // Stable: ties keep their order of appearance.
-    groups.sort_by(|a, b| b.tests.len().cmp(&a.tests.len()));
+    groups.sort_by_key(|g| std::cmp::Reverse(g.tests.len()));
     groups
 }
 
