@@ -244,6 +244,51 @@ fn number_len(b: &[u8]) -> usize {
     n
 }
 
+/// Counted passes of parametrized functions (see [`Unlisted::parametrized`]).
+impl Unlisted {
+    /// Records a counted pass of a parametrization of `function` (once
+    /// for a run of them: parametrizations come one after another).
+    pub fn add_parametrized(&mut self, function: &str) {
+        let key = Self::function_key(function);
+        if self.parametrized.last() != Some(&key) {
+            self.parametrized.push(key);
+        }
+    }
+
+    /// Which of `functions` (sorted [`Unlisted::function_key`]s) may have
+    /// had a parametrization counted: one pass over the keys, done only
+    /// when some group could be named by its function.
+    pub fn parametrized_among(&self, functions: &[u64]) -> Vec<u64> {
+        let mut found: Vec<u64> = self
+            .parametrized
+            .iter()
+            .filter(|k| functions.binary_search(k).is_ok())
+            .copied()
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
+
+    /// A hash of the function's id, eight bytes at a step (FxHash's):
+    /// quick on short strings, and stable.
+    pub fn function_key(function: &str) -> u64 {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let step = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
+        let b = function.as_bytes();
+        let mut chunks = b.chunks_exact(8);
+        let mut h = step(0, b.len() as u64);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            h = step(h, u64::from_le_bytes(w));
+        }
+        let mut w = [0u8; 8];
+        w[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        step(h, u64::from_le_bytes(w))
+    }
+}
+
 /// One entry of a group's list of ids: a test, or a whole parametrized
 /// function when every parametrization of it in the run is in the group.
 #[derive(Debug, Clone, PartialEq, Eq)]

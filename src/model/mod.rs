@@ -57,56 +57,12 @@ pub struct Unlisted {
     /// would sum over a full list.
     pub tests_duration: f64,
     /// The parametrized pytest functions (`tests/test_x.py::test_total`)
-    /// with a counted pass, as [`Unlisted::function_key`]s in the order
-    /// met: a group of failures holding every listed parametrization of
-    /// one of them does not hold them all. Keys, not strings: 100,000
+    /// with a counted pass, as [`Unlisted::function_key`]s (see
+    /// [`groups`]) in the order met: a group of failures holding every
+    /// listed parametrization of one of them does not hold them all. Keys, not strings: 100,000
     /// passes of as many functions would cost more to hold than to read.
     /// Two functions sharing a key only cost a group its shorter id.
     pub parametrized: Vec<u64>,
-}
-
-impl Unlisted {
-    /// Records a counted pass of a parametrization of `function`. Call
-    /// [`Unlisted::finish`] once all are in.
-    pub fn add_parametrized(&mut self, function: &str) {
-        let key = Self::function_key(function);
-        if self.parametrized.last() != Some(&key) {
-            self.parametrized.push(key);
-        }
-    }
-
-    /// Which of `functions` (sorted [`Unlisted::function_key`]s) may have
-    /// had a parametrization counted: one pass over the keys, done only
-    /// when some group could be named by its function.
-    pub fn parametrized_among(&self, functions: &[u64]) -> Vec<u64> {
-        let mut found: Vec<u64> = self
-            .parametrized
-            .iter()
-            .filter(|k| functions.binary_search(k).is_ok())
-            .copied()
-            .collect();
-        found.sort_unstable();
-        found.dedup();
-        found
-    }
-
-    /// A hash of the function's id, eight bytes at a step (FxHash's):
-    /// quick on short strings, and stable.
-    pub fn function_key(function: &str) -> u64 {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let step = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
-        let b = function.as_bytes();
-        let mut chunks = b.chunks_exact(8);
-        let mut h = step(0, b.len() as u64);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            h = step(h, u64::from_le_bytes(w));
-        }
-        let mut w = [0u8; 8];
-        w[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-        step(h, u64::from_le_bytes(w))
-    }
 }
 
 /// The four outcomes of ADR-006. xfail/xpass are refinements, see [`Xfail`].
