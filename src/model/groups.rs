@@ -28,6 +28,8 @@ pub struct Shape<'t> {
     pub place: (&'t str, Option<u32>),
     /// The message with its values normalized ([`message_shape`]).
     pub message: String,
+    /// Whether earlier attempts failed too (reruns): a section says so.
+    pub rerun: bool,
 }
 
 /// The run's failures and errors in groups, largest first, ties in order
@@ -80,6 +82,7 @@ pub fn shape(t: &TestResult) -> Option<Shape<'_>> {
         exception,
         place,
         message: message_shape(message.as_deref().unwrap_or_default()),
+        rerun: !t.reruns().is_empty(),
     })
 }
 

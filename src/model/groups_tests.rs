@@ -186,3 +186,16 @@ fn function_keys_differ_for_near_ids() {
     // Same bytes in the last word, other lengths.
     assert_ne!(key("tests/a.py::f"), key("tests/a.py::f\0"));
 }
+
+#[test]
+fn a_test_rerun_before_failing_is_not_grouped_with_one_that_was_not() {
+    let tb = "tests/test_a.py:3: AssertionError";
+    let a = failed("tests/test_a.py::test_a", "assert 1 == 2", tb);
+    let mut b = failed("tests/test_a.py::test_b", "assert 3 == 4", tb);
+    assert_eq!(shape(&a), shape(&b));
+    b.reruns_mut().push(crate::model::Attempt {
+        outcome: Outcome::Failed,
+        message: None,
+    });
+    assert_ne!(shape(&a), shape(&b));
+}

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use super::detail::Section;
 use crate::model::groups::{IdItem, Parametrizations, failure_groups as groups_of};
 use crate::model::{Run, TestResult};
+use crate::pytest_text::parametrized_function;
 use crate::text::one_line;
 
 /// Ids listed in a group's line before the rest are counted (`+N more`).
@@ -68,9 +69,10 @@ impl<'r> Group<'r> {
             }
         }
         // The representative is counted by its function, when one is listed.
-        let first_covered = self.ids[..shown].iter().any(
-            |i| matches!(i, IdItem::Function { id, .. } if self.first.node_id.starts_with(id)),
-        );
+        let function = parametrized_function(&self.first.node_id);
+        let first_covered = self.ids[..shown]
+            .iter()
+            .any(|i| matches!(i, IdItem::Function { id, .. } if function == Some(*id)));
         let rest = self.count - covered - usize::from(!first_covered);
         if rest > 0 {
             let _ = write!(line, ", +{rest} more");
