@@ -3,8 +3,6 @@
 //! frames) out of pytest's messages and tracebacks. Shared by the readers
 //! and the Markdown renderer; pure functions only.
 
-use crate::model::Phase;
-
 /// Rebuilds pytest's node id from a JUnit test case.
 ///
 /// pytest writes `classname` as the node id's path with `/` turned into `.`
@@ -95,23 +93,6 @@ pub fn module_to_path(module: &str) -> String {
     let mut path = module.replace('.', "/");
     path.push_str(".py");
     path
-}
-
-/// Reads pytest's JUnit error message `failed on setup with "..."` into the
-/// phase and the inner message.
-pub fn error_phase(message: &str) -> Option<(Phase, String)> {
-    let (phase, rest) = if let Some(rest) = message.strip_prefix("failed on setup with ") {
-        (Phase::Setup, rest)
-    } else if let Some(rest) = message.strip_prefix("failed on teardown with ") {
-        (Phase::Teardown, rest)
-    } else {
-        return None;
-    };
-    let inner = rest
-        .strip_prefix('"')
-        .and_then(|r| r.strip_suffix('"'))
-        .unwrap_or(rest);
-    Some((phase, inner.to_string()))
 }
 
 /// Reads a skip reason out of pytest's skip longrepr, which pytest-json-report
@@ -377,6 +358,37 @@ pub fn paths_match(path: &str, file: &str) -> bool {
             .is_some_and(|prefix| prefix.ends_with('/') || prefix.ends_with('\\'))
 }
 
+/// The function a parametrized pytest node id belongs to:
+/// `tests/test_x.py::test_total` for `tests/test_x.py::test_total[3-4]`,
+/// an id pytest accepts and which runs every parametrization. `None` for
+/// anything else: an id without parameters, or not a pytest node id (one
+/// with `::` after a `.py` file).
+pub fn parametrized_function(id: &str) -> Option<&str> {
+    if !id.ends_with(']') {
+        return None;
+    }
+    // The first `::` after `.py` (called for every counted pass: a
+    // byte search, no pattern set up).
+    let b = id.as_bytes();
+    let module_end = memchr::memchr_iter(b':', b)
+        .find(|&i| b.get(i + 1) == Some(&b':') && b[..i].ends_with(b".py"))?
+        + 2;
+    // Names and classes have no `[`: the first one opens the parameters,
+    // which may themselves hold `::` or `[`.
+    let open = module_end + memchr::memchr(b'[', &b[module_end..])?;
+    let function = &id[..open];
+    (!function.ends_with(':')).then_some(function)
+}
+
+/// A relative path that is not in an installed package: the user's code.
+pub fn is_project_path(path: &str) -> bool {
+    !(path.starts_with('/')
+        || path.starts_with('<')
+        || path.starts_with("..")
+        || path.contains("site-packages")
+        || path.contains(":\\"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -478,11 +490,17 @@ mod tests {
     }
 
     #[test]
-    fn error_phases() {
+    fn parametrized_function_is_the_id_before_the_parameters() {
         assert_eq!(
-            error_phase("failed on setup with \"RuntimeError: boom\""),
-            Some((Phase::Setup, "RuntimeError: boom".to_string()))
+            parametrized_function("tests/test_x.py::test_total[3-4]"),
+            Some("tests/test_x.py::test_total")
         );
-        assert_eq!(error_phase("collection failure"), None);
+        assert_eq!(
+            parametrized_function("t/test_a.py::TestC::test_b[a::b-[1]]"),
+            Some("t/test_a.py::TestC::test_b")
+        );
+        assert_eq!(parametrized_function("tests/test_x.py::test_total"), None);
+        assert_eq!(parametrized_function("FooTest#bar[1]"), None);
+        assert_eq!(parametrized_function("tests/test_x.py::[1]"), None);
     }
 }

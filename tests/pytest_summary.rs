@@ -919,6 +919,7 @@ mod fixtures {
         captured_output,
         collection_errors,
         empty,
+        grouped_failures,
         many_failures,
         mixed,
         one_failure,
@@ -983,6 +984,21 @@ fn fixture_expectations_are_the_intended_ones() {
             failed: 0,
             skipped: 0,
             errors: 5,
+            xfailed: 0,
+            xpassed: 0,
+        }
+    );
+    // pytest: `39 failed, 6 passed, 3 errors`: 31 parametrizations of one
+    // test, all 6 of another, one fixture erroring in setup for 3 tests.
+    let grouped = expected("grouped_failures");
+    assert_eq!(
+        grouped.summary,
+        Summary {
+            total: 48,
+            passed: 6,
+            failed: 39,
+            skipped: 0,
+            errors: 3,
             xfailed: 0,
             xpassed: 0,
         }

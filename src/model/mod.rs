@@ -9,6 +9,7 @@
 
 pub mod baseline;
 pub mod discovery;
+pub mod groups;
 pub mod outcome;
 pub mod rerun;
 
@@ -54,7 +55,7 @@ pub struct Run {
 }
 
 /// Passing tests counted, not listed (see [`Run::unlisted`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Unlisted {
     /// How many passing tests are not in `Run::tests`.
     pub passed: usize,
@@ -62,6 +63,13 @@ pub struct Unlisted {
     /// order the source gave them: exactly what [`Run::duration_secs`]
     /// would sum over a full list.
     pub tests_duration: f64,
+    /// The parametrized pytest functions (`tests/test_x.py::test_total`)
+    /// with a counted pass, as [`Unlisted::function_key`]s (see
+    /// [`groups`]) in the order met: a group of failures holding every
+    /// listed parametrization of one of them does not hold them all. Keys, not strings: 100,000
+    /// passes of as many functions would cost more to hold than to read.
+    /// Two functions sharing a key only cost a group its shorter id.
+    pub parametrized: Vec<u64>,
 }
 
 /// The four outcomes of ADR-006. xfail/xpass are refinements, see [`Xfail`].
@@ -102,7 +110,7 @@ pub enum Xfail {
 }
 
 /// The test phase in which a test failed or errored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Phase {
     Setup,
     Call,

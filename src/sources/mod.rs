@@ -175,6 +175,11 @@ impl Settle {
         }
         if self.passing_as_counts && test.is_plain_pass() {
             run.unlisted.passed += 1;
+            // Parametrizations of one function come one after another:
+            // comparing with the last one recorded is enough, mostly.
+            if let Some(f) = crate::pytest_text::parametrized_function(&test.node_id) {
+                run.unlisted.add_parametrized(f);
+            }
             Some(test)
         } else {
             run.tests.push(test);

@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use pytest_mcp::frontend::report::{Input, build_run, render};
+use pytest_mcp::model::groups::{failure_groups, message_shape};
 use pytest_mcp::model::{Run, TestResult};
+use pytest_mcp::pytest_text::parametrized_function;
 use pytest_mcp::request::Format;
 use serde_json::Value;
 use tiktoken_rs::CoreBPE;
@@ -289,6 +291,40 @@ fn shows_line(section: &str, line: &str) -> bool {
     false
 }
 
+/// A line of a group's section naming `id`: as itself, by its function
+/// (`tests/t.py::test_total (all 30 cases)`), or, when `first` (its group's
+/// representative, per the model) heads the section `heading`, in `+N more`.
+fn names_in_group(line: &str, id: &str, heading: &str, first: Option<&str>) -> bool {
+    let Some(ids) = line
+        .trim_start()
+        .strip_prefix("Same failure in ")
+        .and_then(|l| l.split_once(": "))
+        .map(|(_, ids)| ids)
+    else {
+        return false;
+    };
+    ids.split(", ").any(|item| {
+        item == id
+            || item.strip_suffix(" cases)").is_some_and(|f| {
+                f.rsplit_once(" (all ")
+                    .is_some_and(|(f, _)| parametrized_function(id) == Some(f))
+            })
+            || (item.starts_with('+')
+                && item.ends_with(" more")
+                && first.is_some_and(|f| heading.ends_with(&format!(": {f}"))))
+    })
+}
+
+/// Whether the first line of a message of the same shape as `message`
+/// ([`message_shape`]) opens the section: a grouped test's own message is
+/// shown by its representative's, under the heading.
+fn shows_shape(section: &str, message: &str) -> bool {
+    section
+        .lines()
+        .nth(1)
+        .is_some_and(|l| message_shape(l.trim_start_matches('\\')) == message_shape(message))
+}
+
 /// File extensions of source code, so `host.example.org:443` in a message is
 /// not taken for a place in a file.
 const SOURCE_EXTENSIONS: &[&str] = &[
@@ -367,6 +403,14 @@ pub fn check_coverage(json: &str, run: &Run, markdown: &str) -> Coverage {
         by_id.insert(t.node_id.as_str(), t);
     }
     let mut cov = Coverage::default();
+    // Each grouped test's representative, as the renderer picks it.
+    let mut first_of_group: HashMap<&str, &str> = HashMap::new();
+    for g in failure_groups(run) {
+        let first = run.tests[g.tests[0]].node_id.as_str();
+        for &i in &g.tests[1..] {
+            first_of_group.insert(run.tests[i].node_id.as_str(), first);
+        }
+    }
 
     for test in value["tests"].as_array().into_iter().flatten() {
         let outcome = test["outcome"].as_str().unwrap_or("");
@@ -375,18 +419,17 @@ pub fn check_coverage(json: &str, run: &Run, markdown: &str) -> Coverage {
         }
         cov.tests += 1;
         let id = test["node_id"].as_str().unwrap_or("");
-        // Its own section, or the section of the failure it shares (same
-        // message and place), which names it in "Same failure in N more:".
+        // Its own section, or the section of the group it is in (same
+        // shape), which names it in "Same failure in N more:" by its id,
+        // by its function when the group holds all of them, or in `+N more`.
+        let group_first = first_of_group.get(id).copied();
         let own: Vec<&str> = sections
             .iter()
             .filter(|(h, section)| {
                 (h.starts_with("### ") && h.ends_with(&format!(": {id}")))
-                    || section.lines().any(|l| {
-                        l.trim_start().starts_with("Same failure in ")
-                            && l.split(": ")
-                                .nth(1)
-                                .is_some_and(|ids| ids.split(", ").any(|i| i == id))
-                    })
+                    || section
+                        .lines()
+                        .any(|l| names_in_group(l, id, h, group_first))
             })
             .map(|(_, s)| *s)
             .collect();
@@ -407,7 +450,9 @@ pub fn check_coverage(json: &str, run: &Run, markdown: &str) -> Coverage {
                     .filter(|m| !m.is_empty())
             });
         if let Some(msg) = expected_message
-            && !own.iter().any(|s| shows_line(s, msg))
+            && !own
+                .iter()
+                .any(|s| shows_line(s, msg) || shows_shape(s, msg))
         {
             cov.missing.push(format!("{id}: message `{msg}` not shown"));
         }

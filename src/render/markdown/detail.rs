@@ -10,8 +10,9 @@ use std::ops::Range;
 use super::lines::{LineSet, lines_of};
 use super::sections::message_of;
 use super::{FOREIGN_TRACE_LINES, MAX_FRAMES, MAX_MESSAGE_LINES};
+pub(super) use crate::model::groups::is_framework_frame;
 use crate::model::{Location, Phase, TestResult};
-use crate::pytest_text::{self, FrameLine};
+use crate::pytest_text::{self, FrameLine, is_project_path};
 use crate::text::dedent;
 use crate::text::one_line;
 
@@ -205,15 +206,6 @@ pub(super) fn at_location(l: &Location) -> String {
     }
 }
 
-/// A relative path that is not in an installed package: the user's code.
-pub(super) fn is_project_path(path: &str) -> bool {
-    !(path.starts_with('/')
-        || path.starts_with('<')
-        || path.starts_with("..")
-        || path.contains("site-packages")
-        || path.contains(":\\"))
-}
-
 /// A stack trace from another framework: its first lines, minus the lines
 /// the message already holds and frames inside test frameworks and runtimes.
 pub(super) fn foreign_detail<'a>(
@@ -280,35 +272,4 @@ pub(super) fn line_in_trace(tb: &str, file: &str) -> Option<u32> {
         let digits: &str = &rest[..rest.bytes().take_while(u8::is_ascii_digit).count()];
         digits.parse().ok()
     })
-}
-
-/// Frames of test frameworks, runtimes and dependencies in Java, JS, .NET
-/// and Python stack traces: rarely what a reader needs to fix a test.
-pub(super) fn is_framework_frame(line: &str) -> bool {
-    let Some(frame) = line.strip_prefix("at ") else {
-        return false;
-    };
-    const PREFIXES: &[&str] = &[
-        "java.",
-        "javax.",
-        "jdk.",
-        "sun.",
-        "org.junit.",
-        "junit.",
-        "org.testng.",
-        "org.apache.maven.",
-        "org.hamcrest.",
-        "org.gradle.",
-        "kotlin.",
-        "scala.",
-        "System.",
-        "NUnit.",
-        "Xunit.",
-        "new Promise",
-        "process.",
-        "processTicksAndRejections",
-        "internal/",
-        "node:",
-    ];
-    PREFIXES.iter().any(|p| frame.starts_with(p)) || frame.contains("node_modules")
 }

@@ -1,19 +1,29 @@
-//! Failures that share a root cause, shown as one section.
+//! Failures that share a root cause ([`crate::model::groups`]), shown as
+//! one section naming the other tests.
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
-use std::collections::HashMap;
+use std::fmt::Write as _;
 
 use super::detail::Section;
-use super::sections::label;
+use crate::model::groups::{IdItem, Parametrizations, failure_groups as groups_of};
 use crate::model::{Run, TestResult};
-use crate::pytest_text;
+use crate::pytest_text::parametrized_function;
+use crate::text::one_line;
 
-/// Failures that share their [`root_cause`], shown as one section: `first`
-/// gets it, `same` are named in it.
+/// Ids listed in a group's line before the rest are counted (`+N more`).
+const LISTED_IDS: usize = 5;
+
+/// Failures that share their shape, shown as one section: `first` gets it,
+/// the others are named in it.
 pub(super) struct Group<'r> {
     pub(super) first: &'r TestResult,
-    pub(super) same: Vec<&'r TestResult>,
+    /// How many tests the group holds, `first` included.
+    pub(super) count: usize,
+    /// The others' ids, parametrizations compressed to their function where
+    /// the group holds all of them (that function then stands for `first`
+    /// too).
+    pub(super) ids: Vec<IdItem<'r>>,
     /// The section's [`Section`] once worked out, when the group may be
     /// rendered at more than one level of detail.
     kept: Option<OnceCell<Section<'r>>>,
@@ -28,6 +38,47 @@ impl<'r> Group<'r> {
             None => Cow::Owned(Section::new(self.first)),
         }
     }
+
+    /// `Same failure in 29 more: tests/t.py::test_total (all 30 cases)`,
+    /// or `Same failure in 11 more: a, b, c, d, e, +6 more`: every id an
+    /// id pytest accepts as given. `None` for a failure with no twin.
+    pub(super) fn same_line(&self) -> Option<String> {
+        if self.count < 2 {
+            return None;
+        }
+        let shown = if self.ids.len() <= LISTED_IDS + 1 {
+            self.ids.len()
+        } else {
+            LISTED_IDS
+        };
+        let mut line = format!("  Same failure in {} more: ", self.count - 1);
+        let mut covered = 0;
+        for (n, item) in self.ids[..shown].iter().enumerate() {
+            if n > 0 {
+                line.push_str(", ");
+            }
+            match item {
+                IdItem::Test(id) => {
+                    covered += 1;
+                    line.push_str(&one_line(id));
+                }
+                IdItem::Function { id, count } => {
+                    covered += count;
+                    let _ = write!(line, "{} (all {count} cases)", one_line(id));
+                }
+            }
+        }
+        // The representative is counted by its function, when one is listed.
+        let function = parametrized_function(&self.first.node_id);
+        let first_covered = self.ids[..shown]
+            .iter()
+            .any(|i| matches!(i, IdItem::Function { id, .. } if function == Some(*id)));
+        let rest = self.count - covered - usize::from(!first_covered);
+        if rest > 0 {
+            let _ = write!(line, ", +{rest} more");
+        }
+        Some(line)
+    }
 }
 
 /// The fewest characters a failure section takes: `\n### ERROR: \n`.
@@ -38,49 +89,38 @@ pub(super) fn problems(run: &Run) -> Vec<&TestResult> {
     run.tests.iter().filter(|t| t.is_problem()).collect()
 }
 
-/// Failures and errors in [`Group`]s, in order of first appearance. The
-/// sections of the first `keep` groups are kept once worked out.
-pub(super) fn failure_groups<'r>(problems: &[&'r TestResult], keep: usize) -> Vec<Group<'r>> {
-    let mut groups: Vec<Group<'_>> = Vec::with_capacity(problems.len());
-    let mut index: HashMap<RootCause<'_>, usize> = HashMap::with_capacity(problems.len());
-    for &t in problems {
-        let alone = Group {
-            first: t,
-            same: Vec::new(),
-            kept: (groups.len() < keep).then(OnceCell::new),
-        };
-        let Some(key) = root_cause(t) else {
-            groups.push(alone);
-            continue;
-        };
-        match index.entry(key) {
-            std::collections::hash_map::Entry::Occupied(e) => groups[*e.get()].same.push(t),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(groups.len());
-                groups.push(alone);
-            }
-        }
-    }
+/// Failures and errors in [`Group`]s, largest first, ties in order of
+/// appearance. The sections of the first `keep` groups are kept once
+/// worked out.
+pub(super) fn failure_groups(run: &Run, keep: usize) -> Vec<Group<'_>> {
+    let groups = groups_of(run);
+    let shared = groups.iter().any(|g| g.tests.len() > 1);
+    // Counting every function's parametrizations walks the run: only
+    // worth it when some failure has a twin.
+    let params = if shared {
+        Parametrizations::of(run)
+    } else {
+        Parametrizations::default()
+    };
     groups
-}
-
-/// Heading, message, and the failing place's path and line, borrowed from
-/// the test.
-pub(super) type RootCause<'t> = (&'static str, Cow<'t, str>, &'t str, u32);
-
-/// What makes two failures the same: the heading, the message and the
-/// place it failed. Failures without a known place are never grouped (a
-/// bare "Failed" from two Go tests says nothing about a shared cause).
-pub(super) fn root_cause(t: &TestResult) -> Option<RootCause<'_>> {
-    // The last frame of the last traceback: other failing phases' come after
-    // the test's own.
-    let place = t
-        .phase_failures()
         .iter()
-        .rev()
-        .filter_map(|p| p.traceback.as_deref())
-        .chain(t.traceback())
-        .find_map(|tb| tb.lines().rev().find_map(pytest_text::frame_line))?;
-    let message = t.joined_message().unwrap_or_default();
-    Some((label(t), message, place.path, place.line))
+        .enumerate()
+        .map(|(n, g)| {
+            let first = &run.tests[g.tests[0]];
+            let mut ids = if g.tests.len() > 1 {
+                params.compress(run, &g.tests)
+            } else {
+                Vec::new()
+            };
+            if ids.first() == Some(&IdItem::Test(&first.node_id)) {
+                ids.remove(0);
+            }
+            Group {
+                first,
+                count: g.tests.len(),
+                ids,
+                kept: (n < keep).then(OnceCell::new),
+            }
+        })
+        .collect()
 }

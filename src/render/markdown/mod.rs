@@ -194,7 +194,7 @@ pub fn render_within_after(run: &Run, max_chars: usize, preface: &str, collapse:
     // groups after the first `max_chars / MIN_SECTION_CHARS` are rendered
     // by the full level only: their sections need not be kept.
     let problems = problems(run);
-    let groups = failure_groups(&problems, max_chars / MIN_SECTION_CHARS + 1);
+    let groups = failure_groups(run, max_chars / MIN_SECTION_CHARS + 1);
     let full = {
         let mut out = head.clone();
         body_until(&mut out, run, &groups, Detail::Full, collapse, usize::MAX);
@@ -375,10 +375,11 @@ pub fn body(out: &mut String, run: &Run) {
     body_with(out, run, Detail::Full, false);
 }
 
-/// [`body`] at a chosen level of detail. Failures that share their message
-/// and failing place are shown once, naming the other tests they hit.
+/// [`body`] at a chosen level of detail. Failures that share their shape
+/// ([`crate::model::groups`]) are shown once, largest group first, naming
+/// the other tests they hit.
 pub fn body_with(out: &mut String, run: &Run, detail: Detail, collapse: bool) {
-    let groups = failure_groups(&problems(run), 0);
+    let groups = failure_groups(run, 0);
     body_until(out, run, &groups, detail, collapse, usize::MAX);
 }
 

@@ -102,16 +102,17 @@ pub(super) fn label(t: &TestResult) -> &'static str {
     }
 }
 
-/// One failure section; `same` are other tests that failed the same way.
 /// Lines of a failure section shown before the rest folds into a
 /// `<details>` block (PR comments and job summaries only).
 pub(super) const COLLAPSE_AFTER: usize = 12;
 
+/// One failure section, naming the other tests of its group.
 pub(super) fn failure(out: &mut String, group: &Group<'_>, detail: Detail, collapse: bool) {
     let t = group.first;
     let _ = write!(out, "\n### {}: {}\n", label(t), clip(&one_line(&t.node_id)));
     let start = out.len();
-    failure_body(out, t, &group.same, &group.section(), detail);
+    let same = group.same_line();
+    failure_body(out, t, same.as_deref(), &group.section(), detail);
     if collapse {
         collapse_long(out, start);
     }
@@ -177,7 +178,7 @@ pub(super) fn message_of(t: &TestResult) -> Cow<'_, str> {
 pub(super) fn failure_body(
     out: &mut String,
     t: &TestResult,
-    same: &[&TestResult],
+    same: Option<&str>,
     section: &Section<'_>,
     detail: Detail,
 ) {
@@ -186,18 +187,9 @@ pub(super) fn failure_body(
         let attempts = plural(t.reruns().len(), "earlier attempt", "earlier attempts");
         indent_line(out, &format!("Rerun: {attempts} failed too"));
     }
-    if !same.is_empty() {
-        let ids: Vec<String> = same
-            .iter()
-            .map(|o| one_line(&o.node_id).into_owned())
-            .collect();
-        // Not clipped: every failing id stays in the report.
-        let _ = writeln!(
-            out,
-            "  Same failure in {} more: {}",
-            same.len(),
-            ids.join(", ")
-        );
+    if let Some(line) = same {
+        // Not clipped: the ids must stay whole to be fed back.
+        let _ = writeln!(out, "{line}");
     }
     let brief = detail == Detail::Brief;
     let lines = section

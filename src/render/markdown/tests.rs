@@ -102,3 +102,49 @@ fn the_rerun_line_is_the_last_note_of_a_run_with_failures() {
     run.tests.retain(|t| t.outcome == Outcome::Passed);
     assert!(!super::render(&run).contains("Rerun"));
 }
+
+/// A run of failures of one shape: `ids` fail with `assert <n> == <n>` at
+/// one place, `passing` pass.
+fn same_shape(ids: &[&str], passing: &[&str]) -> Run {
+    let mut run = Run::default();
+    for (n, id) in ids.iter().enumerate() {
+        let mut t = TestResult::new(*id, Outcome::Failed);
+        t.phase = Some(Phase::Call);
+        t.set_message(Some(format!("assert {n} == {}", n + 1)));
+        t.set_traceback(Some("tests/test_a.py:3: AssertionError".into()));
+        run.tests.push(t);
+    }
+    for id in passing {
+        run.tests.push(TestResult::new(*id, Outcome::Passed));
+    }
+    run
+}
+
+#[test]
+fn a_group_names_its_tests_compressed() {
+    let ids: Vec<String> = (0..9)
+        .map(|i| format!("tests/test_a.py::test_b[{i}]"))
+        .collect();
+    let mut all: Vec<&str> = vec!["tests/test_a.py::test_bc[0]"];
+    all.extend(ids.iter().map(String::as_str));
+    // test_b's nine are all in the group; test_bc has a passing one.
+    let run = same_shape(&all, &["tests/test_a.py::test_bc[1]"]);
+    let md = super::render(&run);
+    assert!(
+        md.contains("### FAILED: tests/test_a.py::test_bc[0]\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("  Same failure in 9 more: tests/test_a.py::test_b (all 9 cases)\n"),
+        "{md}"
+    );
+    // Without a whole function: five ids, then the count of the rest.
+    let run = same_shape(&all, &["tests/test_a.py::test_b[9]"]);
+    let md = super::render(&run);
+    assert!(
+        md.contains("Same failure in 9 more: tests/test_a.py::test_b[0], ")
+            && md.contains("tests/test_a.py::test_b[4], +4 more\n"),
+        "{md}"
+    );
+    assert_eq!(md.matches("### FAILED").count(), 1, "{md}");
+}

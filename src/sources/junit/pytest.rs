@@ -98,7 +98,7 @@ impl Parser<'_> {
         }
         if v.outcome == Outcome::Error
             && let Some(m) = v.message.as_deref()
-            && let Some((p, inner)) = pytest_text::error_phase(m)
+            && let Some((p, inner)) = error_phase(m)
         {
             v.phase = Some(p);
             v.message = Some(inner);
@@ -175,4 +175,21 @@ fn fold_second_report(kept: &mut TestResult, mut other: TestResult) {
     if strong.location.is_none() {
         strong.location = weak.location;
     }
+}
+
+/// Reads pytest's JUnit error message `failed on setup with "..."` into the
+/// phase and the inner message.
+pub(super) fn error_phase(message: &str) -> Option<(Phase, String)> {
+    let (phase, rest) = if let Some(rest) = message.strip_prefix("failed on setup with ") {
+        (Phase::Setup, rest)
+    } else if let Some(rest) = message.strip_prefix("failed on teardown with ") {
+        (Phase::Teardown, rest)
+    } else {
+        return None;
+    };
+    let inner = rest
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(rest);
+    Some((phase, inner.to_string()))
 }

@@ -3,6 +3,8 @@
 
 use super::attrs::{parse_time, plain_decimal, scan_attributes};
 use super::foreign::{skip_word, unnamed_id};
+use super::pytest::error_phase;
+use crate::model::Phase;
 
 #[test]
 fn plain_decimals_read_exactly_as_the_float_parser_does() {
@@ -99,4 +101,13 @@ fn unnamed_ids_name_their_scope_and_position() {
     assert_eq!(unnamed_id("s", "C", 1, false), "C > #1");
     assert_eq!(unnamed_id("s", " ", 2, true), "s › #2");
     assert_eq!(unnamed_id("", "", 4, false), "#4");
+}
+
+#[test]
+fn error_phases() {
+    assert_eq!(
+        error_phase("failed on setup with \"RuntimeError: boom\""),
+        Some((Phase::Setup, "RuntimeError: boom".to_string()))
+    );
+    assert_eq!(error_phase("collection failure"), None);
 }

@@ -1,0 +1,371 @@
+//! Failures that share a root cause: same outcome kind, exception type,
+//! crash location and message once values are normalized
+//! ([`message_shape`]). Both renderers read them: Markdown shows one
+//! representative per group, JSON lists the groups.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
+use super::{Outcome, Phase, Run, TestResult, Unlisted};
+use crate::pytest_text;
+use crate::text::first_line;
+
+/// Failing or erroring tests that share a [`Shape`], as indices into
+/// [`Run::tests`] in order of appearance: the first is the representative.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailureGroup {
+    pub tests: Vec<usize>,
+}
+
+/// What makes two failures the same, borrowed from the first of them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Shape<'t> {
+    /// `Failed` (any phase), or `Error` and its phase.
+    pub kind: (Outcome, Option<Phase>),
+    /// The exception's name, when the message or traceback says it.
+    pub exception: Option<&'t str>,
+    /// The crash location: a path and line, or a stack frame's text.
+    pub place: (&'t str, Option<u32>),
+    /// The message with its values normalized ([`message_shape`]).
+    pub message: String,
+    /// Whether earlier attempts failed too (reruns): a section says so.
+    pub rerun: bool,
+}
+
+/// The run's failures and errors in groups, largest first, ties in order
+/// of appearance. A failure with no known place is a group of its own (a
+/// bare "Failed" from two Go tests says nothing about a shared cause).
+pub fn failure_groups(run: &Run) -> Vec<FailureGroup> {
+    let mut groups: Vec<FailureGroup> = Vec::new();
+    let mut index: HashMap<Shape<'_>, usize> = HashMap::new();
+    for (i, t) in run.tests.iter().enumerate() {
+        if !t.is_problem() {
+            continue;
+        }
+        let alone = FailureGroup { tests: vec![i] };
+        let Some(shape) = shape(t) else {
+            groups.push(alone);
+            continue;
+        };
+        match index.entry(shape) {
+            Entry::Occupied(e) => groups[*e.get()].tests.push(i),
+            Entry::Vacant(e) => {
+                e.insert(groups.len());
+                groups.push(alone);
+            }
+        }
+    }
+    // Stable: ties keep their order of appearance.
+    groups.sort_by_key(|g| std::cmp::Reverse(g.tests.len()));
+    groups
+}
+
+/// The [`Shape`] of a failing test, or `None` when it has no known place.
+pub fn shape(t: &TestResult) -> Option<Shape<'_>> {
+    let place = crash_place(t)?;
+    let message = t.joined_message();
+    let exception = t
+        .message()
+        .and_then(|m| pytest_text::split_exception(first_line(m)))
+        .or_else(|| {
+            t.traceback()
+                .and_then(pytest_text::last_error_line)
+                .and_then(pytest_text::split_exception)
+        })
+        .map(|(name, _)| name);
+    let kind = match t.outcome {
+        Outcome::Error => (Outcome::Error, t.phase),
+        o => (o, None),
+    };
+    Some(Shape {
+        kind,
+        exception,
+        place,
+        message: message_shape(message.as_deref().unwrap_or_default()),
+        rerun: !t.reruns().is_empty(),
+    })
+}
+
+/// Where a test crashed: the deepest pytest frame in the project's own
+/// files (or the deepest frame when none is), of the last traceback (other
+/// failing phases' come after the test's own); else the first stack frame
+/// of another framework's trace that is not the framework's; else the
+/// test's own `file:line`.
+fn crash_place(t: &TestResult) -> Option<(&str, Option<u32>)> {
+    let tracebacks = || {
+        t.phase_failures()
+            .iter()
+            .rev()
+            .filter_map(|p| p.traceback.as_deref())
+            .chain(t.traceback())
+    };
+    for tb in tracebacks() {
+        let mut deepest = None;
+        // A frame line has a colon; most lines of a traceback have none.
+        let frames = tb
+            .lines()
+            .filter(|l| memchr::memchr(b':', l.as_bytes()).is_some())
+            .filter_map(pytest_text::frame_line);
+        for f in frames {
+            if pytest_text::is_project_path(f.path) || deepest.is_none() {
+                deepest = Some(f);
+            }
+        }
+        if let Some(f) = deepest {
+            return Some((f.path, Some(f.line)));
+        }
+    }
+    let foreign = tracebacks()
+        .flat_map(str::lines)
+        .map(str::trim)
+        .find(|l| l.starts_with("at ") && !is_framework_frame(l));
+    if let Some(frame) = foreign {
+        return Some((frame, None));
+    }
+    let loc = t.location.as_ref()?;
+    Some((&loc.file, Some(loc.line?)))
+}
+
+/// Frames of test frameworks, runtimes and dependencies in Java, JS, .NET
+/// and Python stack traces: rarely what a reader needs to fix a test.
+pub fn is_framework_frame(line: &str) -> bool {
+    let Some(frame) = line.strip_prefix("at ") else {
+        return false;
+    };
+    const PREFIXES: &[&str] = &[
+        "java.",
+        "javax.",
+        "jdk.",
+        "sun.",
+        "org.junit.",
+        "junit.",
+        "org.testng.",
+        "org.apache.maven.",
+        "org.hamcrest.",
+        "org.gradle.",
+        "kotlin.",
+        "scala.",
+        "System.",
+        "NUnit.",
+        "Xunit.",
+        "new Promise",
+        "process.",
+        "processTicksAndRejections",
+        "internal/",
+        "node:",
+    ];
+    PREFIXES.iter().any(|p| frame.starts_with(p)) || frame.contains("node_modules")
+}
+
+/// Where temporary directories live: a path starting with one of these is
+/// a value, not part of a failure's shape.
+const TEMP_DIRS: &[&str] = &[
+    "/tmp/",
+    "/var/folders/",
+    "/private/var/folders/",
+    "/private/tmp/",
+];
+
+/// A message with its values replaced by placeholders, so that failures
+/// that differ only in them compare equal: numbers become `<n>` (digits
+/// inside a name, as in `test_2`, stay), hex addresses `0x<hex>`, quoted
+/// strings on one line `'…'` or `"…"` (an apostrophe inside a word opens
+/// none), temporary paths `<tmp>`.
+pub fn message_shape(message: &str) -> String {
+    let b = message.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        // Bytes of a name: ASCII letters, digits, `_`, and all of UTF-8's
+        // multi-byte characters.
+        let after_name =
+            i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_' || b[i - 1] >= 0x80);
+        if c == b'/' && !after_name {
+            let end = i + b[i..]
+                .iter()
+                .position(|&c| c.is_ascii_whitespace() || b"'\",:)]}>".contains(&c))
+                .unwrap_or(b.len() - i);
+            let path = &message[i..end];
+            if TEMP_DIRS.iter().any(|d| path.starts_with(d)) || path.contains("/pytest-of-") {
+                out.extend_from_slice(b"<tmp>");
+                i = end;
+                continue;
+            }
+        }
+        if c == b'0' && !after_name && matches!(b.get(i + 1), Some(b'x' | b'X')) {
+            let digits = b[i + 2..]
+                .iter()
+                .take_while(|c| c.is_ascii_hexdigit())
+                .count();
+            if digits > 0 {
+                out.extend_from_slice(b"0x<hex>");
+                i += 2 + digits;
+                continue;
+            }
+        }
+        if c.is_ascii_digit() && !after_name {
+            i += number_len(&b[i..]);
+            out.extend_from_slice(b"<n>");
+            continue;
+        }
+        if (c == b'\'' || c == b'"') && !after_name {
+            let close = b[i + 1..]
+                .iter()
+                .take_while(|&&x| x != b'\n')
+                .position(|&x| x == c);
+            if let Some(len) = close {
+                out.extend_from_slice(&[c]);
+                out.extend_from_slice("…".as_bytes());
+                out.push(c);
+                i += len + 2;
+                continue;
+            }
+        }
+        out.push(c);
+        i += 1;
+    }
+    // Only ASCII bytes were replaced or skipped, so this is still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// The length of the number `b` starts with: digits, then a fraction and
+/// an exponent if any.
+fn number_len(b: &[u8]) -> usize {
+    let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let mut n = digits(0);
+    if b.get(n) == Some(&b'.') && b.get(n + 1).is_some_and(u8::is_ascii_digit) {
+        n += 1 + digits(n + 1);
+    }
+    if matches!(b.get(n), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(b.get(n + 1), Some(b'+' | b'-')));
+        let exp = digits(n + 1 + sign);
+        if exp > 0 {
+            n += 1 + sign + exp;
+        }
+    }
+    n
+}
+
+/// Counted passes of parametrized functions (see [`Unlisted::parametrized`]).
+impl Unlisted {
+    /// Records a counted pass of a parametrization of `function` (once
+    /// for a run of them: parametrizations come one after another).
+    pub fn add_parametrized(&mut self, function: &str) {
+        let key = Self::function_key(function);
+        if self.parametrized.last() != Some(&key) {
+            self.parametrized.push(key);
+        }
+    }
+
+    /// Which of `functions` (sorted [`Unlisted::function_key`]s) may have
+    /// had a parametrization counted: one pass over the keys, done only
+    /// when some group could be named by its function.
+    pub fn parametrized_among(&self, functions: &[u64]) -> Vec<u64> {
+        let mut found: Vec<u64> = self
+            .parametrized
+            .iter()
+            .filter(|k| functions.binary_search(k).is_ok())
+            .copied()
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
+
+    /// A hash of the function's id, eight bytes at a step (FxHash's):
+    /// quick on short strings, and stable.
+    pub fn function_key(function: &str) -> u64 {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let step = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
+        let b = function.as_bytes();
+        let mut chunks = b.chunks_exact(8);
+        let mut h = step(0, b.len() as u64);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            h = step(h, u64::from_le_bytes(w));
+        }
+        let mut w = [0u8; 8];
+        w[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        step(h, u64::from_le_bytes(w))
+    }
+}
+
+/// One entry of a group's list of ids: a test, or a whole parametrized
+/// function when every parametrization of it in the run is in the group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdItem<'r> {
+    Test(&'r str),
+    /// A function id pytest accepts (`tests/test_x.py::test_total`) and
+    /// how many parametrizations of it the group holds.
+    Function {
+        id: &'r str,
+        count: usize,
+    },
+}
+
+/// How many parametrizations of each function the run has, to tell when a
+/// group holds all of them.
+#[derive(Debug, Default)]
+pub struct Parametrizations<'r> {
+    counts: HashMap<&'r str, usize>,
+}
+
+impl<'r> Parametrizations<'r> {
+    /// Counts the parametrizations of every function in `run`.
+    pub fn of(run: &'r Run) -> Self {
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        for t in &run.tests {
+            if let Some(f) = pytest_text::parametrized_function(&t.node_id) {
+                *counts.entry(f).or_default() += 1;
+            }
+        }
+        // Only a function with two parametrizations or more can stand for
+        // a group's; none with a counted, unlisted pass is all failing.
+        counts.retain(|_, n| *n > 1);
+        if !counts.is_empty() && !run.unlisted.parametrized.is_empty() {
+            let mut keys: Vec<u64> = counts.keys().map(|f| Unlisted::function_key(f)).collect();
+            keys.sort_unstable();
+            let passed = run.unlisted.parametrized_among(&keys);
+            counts.retain(|f, _| passed.binary_search(&Unlisted::function_key(f)).is_err());
+        }
+        Parametrizations { counts }
+    }
+
+    /// The ids of `tests` (indices into `run.tests`), in order, with the
+    /// parametrizations of a function replaced by the function where the
+    /// group holds every one of them (and more than one).
+    pub fn compress(&self, run: &'r Run, tests: &[usize]) -> Vec<IdItem<'r>> {
+        let mut in_group: HashMap<&str, usize> = HashMap::new();
+        for &i in tests {
+            if let Some(f) = pytest_text::parametrized_function(&run.tests[i].node_id) {
+                *in_group.entry(f).or_default() += 1;
+            }
+        }
+        let mut items = Vec::with_capacity(tests.len());
+        let mut listed: Vec<&str> = Vec::new();
+        for &i in tests {
+            let id = run.tests[i].node_id.as_str();
+            let whole = pytest_text::parametrized_function(id).and_then(|f| {
+                let n = *in_group.get(f)?;
+                (n > 1 && self.counts.get(f) == Some(&n)).then_some((f, n))
+            });
+            match whole {
+                // The function is listed where its first parametrization is.
+                Some((f, n)) => {
+                    if !listed.contains(&f) {
+                        listed.push(f);
+                        items.push(IdItem::Function { id: f, count: n });
+                    }
+                }
+                None => items.push(IdItem::Test(id)),
+            }
+        }
+        items
+    }
+}
+
+#[cfg(test)]
+#[path = "groups_tests.rs"]
+mod tests;
