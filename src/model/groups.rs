@@ -170,7 +170,10 @@ const TEMP_DIRS: &[&str] = &[
 /// that differ only in them compare equal: numbers become `<n>` (digits
 /// inside a name, as in `test_2`, stay), hex addresses `0x<hex>`, quoted
 /// strings on one line `'…'` or `"…"` (an apostrophe inside a word opens
-/// none), temporary paths `<tmp>`.
+/// none), temporary paths `<tmp>`. A list of values of one kind
+/// (`[38, 139, 240]`, `('a', 'b')`) has the shape of one value, so lists
+/// that differ only in length compare equal (pytest's `where 177 =
+/// total([38, 139, 240])` line differs so from case to case).
 pub fn message_shape(message: &str) -> String {
     let b = message.as_bytes();
     let mut out: Vec<u8> = Vec::with_capacity(b.len());
@@ -199,14 +202,14 @@ pub fn message_shape(message: &str) -> String {
                 .take_while(|c| c.is_ascii_hexdigit())
                 .count();
             if digits > 0 {
-                out.extend_from_slice(b"0x<hex>");
+                push_value(&mut out, b"0x<hex>");
                 i += 2 + digits;
                 continue;
             }
         }
         if c.is_ascii_digit() && !after_name {
             i += number_len(&b[i..]);
-            out.extend_from_slice(b"<n>");
+            push_value(&mut out, b"<n>");
             continue;
         }
         if (c == b'\'' || c == b'"') && !after_name {
@@ -215,9 +218,8 @@ pub fn message_shape(message: &str) -> String {
                 .take_while(|&&x| x != b'\n')
                 .position(|&x| x == c);
             if let Some(len) = close {
-                out.extend_from_slice(&[c]);
-                out.extend_from_slice("…".as_bytes());
-                out.push(c);
+                let quoted = [&[c][..], "…".as_bytes(), &[c][..]].concat();
+                push_value(&mut out, &quoted);
                 i += len + 2;
                 continue;
             }
@@ -227,6 +229,17 @@ pub fn message_shape(message: &str) -> String {
     }
     // Only ASCII bytes were replaced or skipped, so this is still UTF-8.
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Writes a value's placeholder, unless it continues a list of the same
+/// placeholder (`<n>, ` before `<n>`): then the list stays one value.
+fn push_value(out: &mut Vec<u8>, placeholder: &[u8]) {
+    const SEP: &[u8] = b", ";
+    if out.ends_with(SEP) && out[..out.len() - SEP.len()].ends_with(placeholder) {
+        out.truncate(out.len() - SEP.len());
+        return;
+    }
+    out.extend_from_slice(placeholder);
 }
 
 /// The length of the number `b` starts with: digits, then a fraction and

@@ -32,6 +32,19 @@ fn numbers_strings_addresses_and_temp_paths_are_values() {
 }
 
 #[test]
+fn lists_of_one_kind_of_value_have_the_shape_of_one_value() {
+    let shape = "where <n> = total([<n>])";
+    assert_eq!(message_shape("where 177 = total([38, 139, 240])"), shape);
+    assert_eq!(message_shape("where 186 = total([186, 287])"), shape);
+    assert_eq!(message_shape("where 0 = total([7])"), shape);
+    assert_eq!(message_shape("keys ('a', 'b', 'c')"), "keys ('…')");
+    // A separator other than ", ", or values of different kinds, stay.
+    assert_eq!(message_shape("assert 3 == 4"), "assert <n> == <n>");
+    assert_eq!(message_shape("got 1, 'x'"), "got <n>, '…'");
+    assert_eq!(message_shape("(1; 2)"), "(<n>; <n>)");
+}
+
+#[test]
 fn names_apostrophes_and_other_paths_are_shape() {
     // Digits inside names, a word's apostrophe, a path outside temp dirs.
     assert_eq!(message_shape("test_2 failed"), "test_2 failed");
