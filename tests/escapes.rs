@@ -18,7 +18,6 @@
 //! escape, so that this file holds none.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use pytest_mcp::frontend::report::{self, Input};
 use pytest_mcp::model::Run;
@@ -27,7 +26,7 @@ use serde_json::{Value, json};
 
 #[path = "common/support.rs"]
 mod support;
-use support::copy_tree;
+use support::{copy_tree, run_pytest_mcp};
 
 const RED: &str = "\u{1b}[31m";
 const BOLD: &str = "\u{1b}[1m";
@@ -565,19 +564,6 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The interpreter with pytest and pytest-json-report (as tests/runner.rs).
-fn python() -> PathBuf {
-    let path = std::env::var_os("PYTEST_MCP_TEST_PYTHON")
-        .filter(|p| !p.is_empty())
-        .map_or_else(|| repo().join(".venv/bin/python"), PathBuf::from);
-    assert!(
-        path.is_file(),
-        "{} does not exist: run `bash scripts/setup.sh` or set PYTEST_MCP_TEST_PYTHON",
-        path.display()
-    );
-    path
-}
-
 /// `tests/projects/<name>` copied into a temporary directory.
 fn project(name: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::Builder::new()
@@ -592,26 +578,7 @@ fn project(name: &str) -> (tempfile::TempDir, PathBuf) {
 /// `pytest-mcp run --format <format>` on the project: exit status and
 /// standard output.
 fn run(root: &Path, format: &str) -> (Option<i32>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_pytest-mcp"))
-        .args(["run", "--format", format, "--root"])
-        .arg(root)
-        .arg("--python")
-        .arg(python())
-        // The caller's pytest settings must not change what the project does.
-        .env_remove("PYTEST_ADDOPTS")
-        .env_remove("PYTEST_PLUGINS")
-        .env_remove("PYTEST_MCP_PYTHON")
-        .env_remove("PYTHONPATH")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run pytest-mcp");
-    let text = String::from_utf8(out.stdout).expect("UTF-8 answer");
-    assert!(
-        !text.is_empty(),
-        "no answer; stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code(), text)
+    run_pytest_mcp(root, &["--format", format])
 }
 
 #[test]
