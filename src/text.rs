@@ -260,6 +260,19 @@ pub fn dedent<'a>(lines: &[&'a str]) -> impl Iterator<Item = &'a str> {
         .map(move |l| l.get(indent..).unwrap_or_else(|| l.trim_start()))
 }
 
+/// `5000` as `5,000`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,5 +373,14 @@ mod tests {
         assert_eq!(trim_block("  first\n\n  second"), "first\n\nsecond");
         assert_eq!(last_line("a\n b \n\n"), Some("b"));
         assert_eq!(last_line(" \n"), None);
+    }
+
+    #[test]
+    fn thousands_are_separated() {
+        let cases = [(0, "0"), (999, "999"), (1000, "1,000"), (5000, "5,000")];
+        for (n, text) in cases {
+            assert_eq!(thousands(n), text);
+        }
+        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }

@@ -17,6 +17,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use pytest_mcp::text::thousands;
 use serde_json::Value;
 
 #[path = "common/tokens.rs"]
@@ -339,16 +340,4 @@ fn five_thousand_cases_take_a_few_hundred_tokens() {
         compact_n < JSON_TOKENS && pretty_n < JSON_TOKENS,
         "{pretty}"
     );
-}
-
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

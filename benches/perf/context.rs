@@ -19,6 +19,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use pytest_mcp::text::thousands;
 use serde_json::{Value, json};
 
 use crate::Env;
@@ -137,8 +138,8 @@ fn print_block(project: &str, answers: &[Answer]) {
         println!(
             "| {project} | {} | {} | {} | {:.2}x |",
             a.what,
-            group(a.text.chars().count()),
-            group(n),
+            thousands(a.text.chars().count()),
+            thousands(n),
             n as f64 / reference
         );
     }
@@ -161,7 +162,7 @@ fn json_breakdown(project: &str, text: &str) -> String {
         .map(|(k, n)| {
             format!(
                 "`{k}` {} ({:.0}%)",
-                group(*n),
+                thousands(*n),
                 *n as f64 * 100.0 / total as f64
             )
         })
@@ -238,19 +239,6 @@ fn copy_tree(from: &Path, to: &Path) {
             std::fs::copy(&path, to.join(&name)).expect("copy a project file");
         }
     }
-}
-
-/// `1234567` as `1,234,567`.
-fn group(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// An answer's description as a file name.

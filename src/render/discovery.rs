@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::markdown;
 use crate::model::discovery::{Discovery, Function};
-use crate::text::one_line;
+use crate::text::{one_line, thousands};
 
 /// Ids of a parametrized function's first cases kept in the JSON
 /// (`case_ids`), so an agent sees their shape and can run one case.
@@ -178,19 +178,6 @@ pub fn discovery_value(d: &Discovery) -> Value {
     value
 }
 
-/// `5000` as `5,000`.
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,15 +199,6 @@ mod tests {
             items,
             ..Discovery::default()
         }
-    }
-
-    #[test]
-    fn thousands_are_separated() {
-        let cases = [(0, "0"), (999, "999"), (1000, "1,000"), (5000, "5,000")];
-        for (n, text) in cases {
-            assert_eq!(thousands(n), text);
-        }
-        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 
     /// Parameters may hold `::` and `[`; the function's id ends before the

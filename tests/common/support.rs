@@ -93,16 +93,21 @@ pub fn corpus_dir() -> Option<PathBuf> {
     None
 }
 
-/// Every XML file of the corpus, sorted; `None` when there is no corpus
-/// (see [`corpus_dir`]); fails when the corpus is there but not whole.
-pub fn corpus_files() -> Option<Vec<PathBuf>> {
-    let dir = corpus_dir()?;
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+/// The `.xml` files directly in `dir`, sorted.
+fn xml_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
         .map(|e| e.expect("directory entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "xml"))
         .collect();
     files.sort();
+    files
+}
+
+/// Every XML file of the corpus, sorted; `None` when there is no corpus
+/// (see [`corpus_dir`]); fails when the corpus is there but not whole.
+pub fn corpus_files() -> Option<Vec<PathBuf>> {
+    let files = xml_files(&corpus_dir()?);
     assert!(
         files.len() > 100,
         "expected the whole corpus, found {} files",
@@ -114,13 +119,7 @@ pub fn corpus_files() -> Option<Vec<PathBuf>> {
 /// The JUnit fixtures written for this repository
 /// (`tests/fixtures/junit/*.xml`, one small file per dialect), sorted.
 pub fn own_junit_fixtures() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/junit");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "xml"))
-        .collect();
-    files.sort();
+    let files = xml_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/junit"));
     assert!(files.len() >= 15, "only {} JUnit fixtures", files.len());
     files
 }
