@@ -31,12 +31,35 @@ pub fn suite(env: &Env) -> std::path::PathBuf {
     dir
 }
 
-struct Variant {
-    name: &'static str,
-    /// Whether this is pytest plus something (its cost is the difference).
-    build: Box<dyn Fn(&Workspace) -> Command>,
+pub struct Variant {
+    pub name: &'static str,
+    /// The command, given a fresh private directory for its result files.
+    pub build: Box<dyn Fn(&Workspace) -> Command>,
     /// Exit status expected (pytest: 1, some tests failed).
-    status: i32,
+    pub status: i32,
+}
+
+/// Runs every variant `rounds` times, alternating which goes first, each
+/// with a fresh private directory (as pytest-mcp makes) and its output
+/// discarded; checks each exit status. One list of samples per variant.
+pub fn sample(variants: &[Variant], rounds: usize) -> Vec<Vec<Sample>> {
+    let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); variants.len()];
+    for round in 0..rounds {
+        for i in order(variants.len(), round) {
+            let v = &variants[i];
+            let ws = Workspace::new().expect("temp dir");
+            let mut c = (v.build)(&ws);
+            c.stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            let s = timed(&mut c);
+            assert_eq!(s.status, v.status, "{} exited {}", v.name, s.status);
+            samples[i].push(s);
+            eprint!(".");
+        }
+    }
+    eprintln!();
+    samples
 }
 
 pub fn run(env: &Env) {
@@ -194,23 +217,7 @@ pub fn run(env: &Env) {
         FILES * PER_FILE,
         env.rounds
     );
-    let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); variants.len()];
-    for round in 0..env.rounds {
-        for i in order(variants.len(), round) {
-            let v = &variants[i];
-            // A fresh private directory per run, as pytest-mcp makes.
-            let ws = Workspace::new().expect("temp dir");
-            let mut c = (v.build)(&ws);
-            c.stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null());
-            let s = timed(&mut c);
-            assert_eq!(s.status, v.status, "{} exited {}", v.name, s.status);
-            samples[i].push(s);
-            eprint!(".");
-        }
-    }
-    eprintln!();
+    let samples = sample(&variants, env.rounds);
     let base = &samples[0];
     println!(
         "| command | wall (median) | CPU (median) | wall vs pytest -q | CPU vs pytest -q | source cost (CPU) |"

@@ -13,21 +13,16 @@
 //! the figure to read on a shared machine, wall time is shown beside it.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use pytest_mcp::runner::command::Workspace;
 
-use crate::overhead::{suite, verdict};
-use crate::proc::{Sample, median, timed};
-use crate::{Env, order, secs};
+use crate::overhead::{Variant, sample, suite, verdict};
+use crate::proc::{Sample, median};
+use crate::{Env, secs};
 
 /// `run` at default settings must stay within this factor of the baseline.
 pub const TARGET: f64 = 1.05;
-
-struct Variant {
-    name: &'static str,
-    build: Box<dyn Fn(&Workspace) -> Command>,
-}
 
 fn pytest_both(python: &Path, dir: &Path, ws: &Workspace, extra: &[&str]) -> Command {
     let mut c = Command::new(python);
@@ -58,11 +53,13 @@ pub fn run(env: &Env) {
     variants.push(Variant {
         name: "python -m pytest + both sources (baseline)",
         build: Box::new(move |ws| pytest_both(&py, &d, ws, &[])),
+        status: 1,
     });
     let (py, d) = (env.python.clone(), dir.clone());
     variants.push(Variant {
         name: "python -m pytest -q + both sources",
         build: Box::new(move |ws| pytest_both(&py, &d, ws, &["-q"])),
+        status: 1,
     });
     for (name, extra) in [
         ("pytest-mcp run (defaults)", &[][..]),
@@ -72,6 +69,7 @@ pub fn run(env: &Env) {
         variants.push(Variant {
             name,
             build: Box::new(move |_| pytest_mcp_run(&bin, &py, &d, extra)),
+            status: 1,
         });
     }
 
@@ -80,22 +78,7 @@ pub fn run(env: &Env) {
         crate::overhead::FILES * crate::overhead::PER_FILE,
         env.rounds
     );
-    let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); variants.len()];
-    for round in 0..env.rounds {
-        for i in order(variants.len(), round) {
-            let v = &variants[i];
-            let ws = Workspace::new().expect("temp dir");
-            let mut c = (v.build)(&ws);
-            c.stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null());
-            let s = timed(&mut c);
-            assert_eq!(s.status, 1, "{} exited {}", v.name, s.status);
-            samples[i].push(s);
-            eprint!(".");
-        }
-    }
-    eprintln!();
+    let samples = sample(&variants, env.rounds);
     println!("| command | wall (median) | CPU (median) | wall vs baseline | CPU vs baseline |");
     println!("|---|---|---|---|---|");
     let ratio = |s: &[Sample], f: fn(&Sample) -> f64| {
