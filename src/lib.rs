@@ -18,6 +18,7 @@
 //! checks it). `frontend::respond` is the one place that turns a result or an
 //! error into the requested format, for the command line and the server.
 
+pub mod budget;
 pub mod frontend;
 pub mod model;
 pub mod pytest_text;

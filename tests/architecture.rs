@@ -14,7 +14,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The crate's top-level modules.
-const MODULES: [&str; 8] = [
+const MODULES: [&str; 9] = [
+    "budget",
     "frontend",
     "model",
     "pytest_text",
@@ -26,9 +27,10 @@ const MODULES: [&str; 8] = [
 ];
 
 /// What each module may use, when the rule is narrower than "no cycle".
-const ALLOWED: [(&str, &[&str]); 2] = [
-    ("render", &["model", "text", "pytest_text"]),
+const ALLOWED: [(&str, &[&str]); 3] = [
+    ("render", &["model", "text", "pytest_text", "budget"]),
     ("model", &["text", "pytest_text"]),
+    ("budget", &["text"]),
 ];
 
 type Graph = BTreeMap<String, BTreeSet<String>>;

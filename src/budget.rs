@@ -1,0 +1,212 @@
+//! Answer budgets: how big an answer may be, and how big one is.
+//!
+//! An answer that does not fit an agent's context is a failed answer, so
+//! every rendering that can grow with the run takes a [`Budget`]: tokens
+//! (MCP answers, `--max-tokens`), characters (GitHub comments and job
+//! summaries, `--max-chars`), or both. Tokens are counted the way models
+//! count them, with tiktoken's `o200k_base`, not estimated: an estimate
+//! that is 10% off on code-heavy failure text would break the promise that
+//! an answer stays within its budget. The tokenizer is loaded once per
+//! process, and only when a token budget is asked for.
+
+use std::sync::OnceLock;
+
+use tiktoken_rs::CoreBPE;
+
+/// The smallest token budget a request may ask for: the status line, the
+/// summary counts, a note on what was left out and one line per group need
+/// about this much.
+pub const MIN_TOKENS: usize = 200;
+/// The largest token budget a request may ask for (beyond it, a budget
+/// protects nothing a client could hold).
+pub const MAX_TOKENS: usize = 1_000_000;
+/// The MCP tools' default token budget: under the 10,000 tokens at which
+/// common clients start warning.
+pub const DEFAULT_MCP_TOKENS: usize = 8_000;
+
+/// A limit on an answer's size. Each limit that is set must hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Budget {
+    /// At most this many o200k tokens.
+    pub tokens: Option<usize>,
+    /// At most this many characters (Unicode scalar values, as GitHub counts).
+    pub chars: Option<usize>,
+}
+
+impl Budget {
+    /// No limit at all.
+    pub const NONE: Budget = Budget {
+        tokens: None,
+        chars: None,
+    };
+
+    pub fn tokens(limit: usize) -> Budget {
+        Budget {
+            tokens: Some(limit),
+            chars: None,
+        }
+    }
+
+    pub fn chars(limit: usize) -> Budget {
+        Budget {
+            tokens: None,
+            chars: Some(limit),
+        }
+    }
+
+    /// Whether any limit is set.
+    pub fn is_limited(&self) -> bool {
+        self.tokens.is_some() || self.chars.is_some()
+    }
+
+    /// Whether `text` is within every limit. Characters are counted first:
+    /// when they already break the character limit, no tokens are counted.
+    pub fn fits(&self, text: &str) -> bool {
+        if let Some(max) = self.chars
+            && !fits_chars(text, max)
+        {
+            return false;
+        }
+        match self.tokens {
+            Some(max) => {
+                // A token holds at least one byte... of most text: a cheap
+                // way to say yes without counting.
+                text.len() <= max || count_tokens(text) <= max
+            }
+            None => true,
+        }
+    }
+
+    /// How full `text` makes the budget, as the larger of its fractions
+    /// (1.0 = exactly at the limit); 0 with no limit.
+    pub fn used(&self, text: &str) -> f64 {
+        let t = self
+            .tokens
+            .map_or(0.0, |max| count_tokens(text) as f64 / max.max(1) as f64);
+        let c = self
+            .chars
+            .map_or(0.0, |max| text.chars().count() as f64 / max.max(1) as f64);
+        t.max(c)
+    }
+
+    /// The budget, as a note says it: `8,000 tokens`, `65,536 characters`,
+    /// or both.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(t) = self.tokens {
+            parts.push(format!("{} tokens", crate::text::thousands(t)));
+        }
+        if let Some(c) = self.chars {
+            parts.push(format!("{} characters", crate::text::thousands(c)));
+        }
+        if parts.is_empty() {
+            "no limit".to_string()
+        } else {
+            parts.join(" and ")
+        }
+    }
+
+    /// The size of `text` in the budget's units, as a note says it.
+    pub fn describe_size(&self, text: &str) -> String {
+        let mut parts = Vec::new();
+        if self.tokens.is_some() {
+            parts.push(format!(
+                "{} tokens",
+                crate::text::thousands(count_tokens(text))
+            ));
+        }
+        if self.chars.is_some() || self.tokens.is_none() {
+            parts.push(format!(
+                "{} characters",
+                crate::text::thousands(text.chars().count())
+            ));
+        }
+        parts.join(", ")
+    }
+}
+
+/// What a rendering left out to fit its budget: said at the end of a
+/// Markdown answer, as the `truncated` object of a JSON one, and used by
+/// the server to offer the whole result.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+pub struct Truncation {
+    /// The budget the answer was shortened to, in tokens (when set).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<usize>,
+    /// The budget the answer was shortened to, in characters (when set).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_chars: Option<usize>,
+    /// What was dropped, in the order it was dropped: `captured output`,
+    /// `json_report`, `passing tests`, ...
+    pub dropped: Vec<String>,
+    /// Tests whose entries were left out (their counts are still exact).
+    pub tests_omitted: usize,
+    /// Failure groups left out entirely (not even a line).
+    pub groups_omitted: usize,
+}
+
+impl Truncation {
+    pub fn new(budget: &Budget) -> Truncation {
+        Truncation {
+            max_tokens: budget.tokens,
+            max_chars: budget.chars,
+            ..Truncation::default()
+        }
+    }
+}
+
+/// Whether `text` has at most `max` characters, without counting them all
+/// when its bytes already say so.
+fn fits_chars(text: &str, max: usize) -> bool {
+    text.len() <= max || text.chars().count() <= max
+}
+
+/// The tokenizer, loaded on first use (about 0.1 s and 20 MB).
+fn bpe() -> Option<&'static CoreBPE> {
+    static BPE: OnceLock<Option<CoreBPE>> = OnceLock::new();
+    BPE.get_or_init(|| tiktoken_rs::o200k_base().ok()).as_ref()
+}
+
+/// `text`'s length in o200k_base tokens. Special-token spellings in test
+/// output (`<|endoftext|>`) are counted as the model would read them.
+/// Should the tokenizer fail to load (it is built into the binary, so it
+/// does not), a conservative estimate of one token per 3 bytes stands in.
+pub fn count_tokens(text: &str) -> usize {
+    match bpe() {
+        Some(bpe) => bpe.encode_with_special_tokens(text).len(),
+        None => text.len().div_ceil(3),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_tokens_as_o200k_does() {
+        // o200k splits digits and operators from words.
+        assert_eq!(count_tokens(""), 0);
+        assert_eq!(count_tokens("hello world"), 2);
+        assert_eq!(count_tokens("assert 3 == 4"), 6);
+    }
+
+    #[test]
+    fn every_set_limit_must_hold() {
+        let text = "word ".repeat(100);
+        assert!(Budget::NONE.fits(&text));
+        assert!(Budget::chars(500).fits(&text));
+        assert!(!Budget::chars(499).fits(&text));
+        let tokens = count_tokens(&text);
+        assert!(Budget::tokens(tokens).fits(&text));
+        assert!(!Budget::tokens(tokens - 1).fits(&text));
+        let both = Budget {
+            tokens: Some(tokens),
+            chars: Some(10),
+        };
+        assert!(!both.fits(&text));
+        assert_eq!(
+            both.describe(),
+            format!("{tokens} tokens and 10 characters")
+        );
+    }
+}
