@@ -26,6 +26,7 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::budget::{Budget, DEFAULT_MCP_TOKENS};
 use crate::frontend::respond::{self, Answer, ErrorObject};
 use crate::model::rerun::RerunHint;
 use crate::request::{DiscoverTestsRequest, ExecuteTestsRequest, Format, ToolRequest, invalid};
@@ -87,6 +88,12 @@ fn respond(answer: Answer) -> Result<CallToolResponse, ErrorData> {
     }
 }
 
+/// A tool answer's budget: the request's `max_tokens`, else the default
+/// (both formats: an agent's context does not care which it gets).
+fn tool_budget(max_tokens: Option<usize>) -> Budget {
+    Budget::tokens(max_tokens.unwrap_or(DEFAULT_MCP_TOKENS))
+}
+
 fn error_data(error: ErrorObject) -> ErrorData {
     ErrorData::new(
         ErrorCode(error.code as i32),
@@ -130,6 +137,7 @@ impl Server {
             Ok(p) => p,
             Err(e) => return respond(respond::invalid(&e, format)),
         };
+        let budget = tool_budget(params.max_tokens);
         let token = ctx.meta.get_progress_token();
         let peer = ctx.peer.clone();
         let runtime = tokio::runtime::Handle::current();
@@ -152,7 +160,7 @@ impl Server {
         respond(match outcome {
             Ok(mut run) => {
                 run.rerun_hint = Some(RerunHint::Tool);
-                respond::run(&run, format, false)
+                respond::run(&run, format, &budget, false)
             }
             Err(e) => respond::exec_error(&e, format),
         })
@@ -170,13 +178,14 @@ impl Server {
             Ok(p) => p,
             Err(e) => return respond(respond::invalid(&e, format)),
         };
+        let budget = tool_budget(params.max_tokens);
         let outcome = self
             .blocking(&ctx, "discovery", move |settings, cancel| {
                 execute::discover(settings, &params, cancel)
             })
             .await?;
         respond(match outcome {
-            Ok(d) => respond::discovery(&d, format, false),
+            Ok(d) => respond::discovery(&d, format, &budget, false),
             Err(e) => respond::exec_error(&e, format),
         })
     }
