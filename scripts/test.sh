@@ -20,7 +20,7 @@ cargo clippy --all-targets -- -D warnings
 cargo fmt --check
 cargo test --all-targets 2>&1 | tee "$log"
 cargo test --test mcp_load --test discovery -- --ignored 2>&1 | tee -a "$log"
-bash scripts/wheel-check.sh
+bash scripts/wheel-check.sh 2>&1 | tee -a "$log"
 # Sum the "test result: ok. N passed; M failed" lines of every test binary.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
      END { printf "%d passed, %d failed\n", p, f }' "$log"

@@ -6,7 +6,10 @@
 # prints Cargo.toml's version and (scripts/wheel_check.py) that the
 # metadata is pyproject.toml's and every client configuration of the
 # README's Install section completes an MCP handshake through the installed
-# command. Called by scripts/test.sh; needs .venv (scripts/setup.sh).
+# command; last, the GitHub Action's install step installs this wheel
+# (pip pointed at it instead of the index) and its report step runs the
+# installed command (tests/action.rs, the test ignored by a plain cargo
+# test). Called by scripts/test.sh; needs .venv (scripts/setup.sh).
 # Usage: bash scripts/wheel-check.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,4 +40,5 @@ fi
 echo "wheel-check: $(basename "$wheel"), $(wc -c <"$wheel") bytes, built in $(((built - start) / 1000000)) ms; installed: $got"
 
 .venv/bin/python scripts/wheel_check.py "$work/venv"
+PYTEST_MCP_WHEEL_DIR="$work/dist" cargo test --quiet --test action -- --ignored
 echo "wheel-check: passed in $((($(date +%s%N) - start) / 1000000)) ms"

@@ -343,10 +343,11 @@ fn the_readme_tables_list_exactly_the_inputs_and_outputs_with_their_defaults() {
     assert_eq!(rows, expected, "README tables vs action.yml");
 }
 
-/// The report step run as the runner runs a `shell: bash` step
+/// A step of the action run as the runner runs a `shell: bash` step
 /// (`bash --noprofile --norc -eo pipefail FILE`), from the repository root,
-/// its `env` evaluated with `with` (else the defaults) and the binary cargo
-/// built as the install step's output.
+/// with `RUNNER_TEMP`, `GITHUB_OUTPUT` and `GITHUB_STEP_SUMMARY` in `temp`,
+/// its `env` evaluated with `with` (else the inputs' defaults) and `bin` as
+/// the install step's output.
 struct Run {
     output: Output,
     github_output: String,
@@ -354,12 +355,12 @@ struct Run {
     temp: tempfile::TempDir,
 }
 
-fn run_report_step(with: &[(&str, &str)]) -> Run {
+fn run_step(id: &str, with: &[(&str, &str)], bin: &str, extra_env: &[(&str, &str)]) -> Run {
     let action = action();
-    let report = step(&action, "report");
+    let step = step(&action, id);
     let temp = tempfile::tempdir().unwrap();
     let script = temp.path().join("step.sh");
-    fs::write(&script, text(&report["run"], "run")).unwrap();
+    fs::write(&script, text(&step["run"], "run")).unwrap();
     let (github_output, summary) = (temp.path().join("output"), temp.path().join("summary"));
     fs::write(&github_output, "").unwrap();
     fs::write(&summary, "").unwrap();
@@ -370,9 +371,15 @@ fn run_report_step(with: &[(&str, &str)]) -> Run {
         .current_dir(repo())
         .env("RUNNER_TEMP", temp.path())
         .env("GITHUB_OUTPUT", &github_output)
-        .env("GITHUB_STEP_SUMMARY", &summary);
-    for (name, value) in report["env"].as_hash().expect("the report step's env") {
-        let value = evaluate(&action, text(value, "env"), with);
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .envs(extra_env.iter().copied());
+    for (name, value) in step["env"].as_hash().expect("the step's env") {
+        let value = text(value, "env");
+        let value = if value.contains("${{") {
+            evaluate(&action, value, with, bin)
+        } else {
+            value.to_string()
+        };
         command.env(text(name, "env"), value);
     }
     let output = command.output().expect("run bash");
@@ -384,9 +391,13 @@ fn run_report_step(with: &[(&str, &str)]) -> Run {
     }
 }
 
+fn run_report_step(with: &[(&str, &str)]) -> Run {
+    run_step("report", with, env!("CARGO_BIN_EXE_pytest-mcp"), &[])
+}
+
 /// `${{ inputs.NAME }}` and the install step's `bin` output; nothing else is
 /// expected in the report step's env.
-fn evaluate(action: &Yaml, value: &str, with: &[(&str, &str)]) -> String {
+fn evaluate(action: &Yaml, value: &str, with: &[(&str, &str)], bin: &str) -> String {
     let expr = expressions(value);
     assert_eq!(expr.len(), 1, "one expression per env value: {value}");
     assert_eq!(
@@ -395,7 +406,7 @@ fn evaluate(action: &Yaml, value: &str, with: &[(&str, &str)]) -> String {
         "the value is the expression alone"
     );
     if expr[0] == "steps.install.outputs.bin" {
-        return env!("CARGO_BIN_EXE_pytest-mcp").to_string();
+        return bin.to_string();
     }
     let name = expr[0].strip_prefix("inputs.").expect("an input");
     if let Some((_, given)) = with.iter().find(|(n, _)| *n == name) {
@@ -526,4 +537,36 @@ fn fail_on_fails_the_step_after_everything_is_written() {
         ("fail-on", "failures"),
     ]);
     assert!(passing.output.status.success(), "{}", stdout(&passing));
+}
+
+/// The install step with the wheel scripts/wheel-check.sh built in place of
+/// the package index (pip's `PIP_NO_INDEX`, `PIP_FIND_LINKS`): it installs
+/// `mcp-server-pytest==<the action's version>`, so the wheel's version must
+/// be the action's; then the report step runs with the installed command.
+/// Ignored by a plain `cargo test` (no wheel); scripts/wheel-check.sh runs
+/// it with `PYTEST_MCP_WHEEL_DIR`.
+#[test]
+#[ignore = "needs the wheel: scripts/wheel-check.sh runs it"]
+fn the_install_step_installs_the_wheel_and_the_report_step_runs_it() {
+    let wheels = std::env::var("PYTEST_MCP_WHEEL_DIR")
+        .expect("PYTEST_MCP_WHEEL_DIR: the directory holding the wheel");
+    let pip = [("PIP_NO_INDEX", "1"), ("PIP_FIND_LINKS", wheels.as_str())];
+    let install = run_step("install", &[], "", &pip);
+    assert!(install.output.status.success(), "{}", stdout(&install));
+    let bin = install
+        .temp
+        .path()
+        .join(format!("pytest-mcp-{VERSION}/bin/pytest-mcp"));
+    assert_eq!(install.github_output, format!("bin={}\n", bin.display()));
+    assert!(
+        stdout(&install).contains(&format!("pytest-mcp {VERSION}")),
+        "the step prints the installed version: {}",
+        stdout(&install)
+    );
+
+    let files = format!("{ONE_FAILURE}/junit-xunit1.xml");
+    let with = [("files", files.as_str()), ("annotations", "false")];
+    let report = run_step("report", &with, bin.to_str().unwrap(), &[]);
+    assert!(report.output.status.success(), "{}", stdout(&report));
+    assert_eq!(report.summary, report_cli(&[&files]));
 }
