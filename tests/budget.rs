@@ -107,10 +107,7 @@ fn detail_is_shortened_before_any_id_is_dropped() {
 fn a_report_within_budget_is_unchanged() {
     let xml = junit_with_failures(3);
     let run = junit::parse(xml.as_bytes(), "small.xml").expect("readable");
-    assert_eq!(
-        within(&run, 1 << 20),
-        markdown::render(&run)
-    );
+    assert_eq!(within(&run, 1 << 20), markdown::render(&run));
 }
 
 #[test]

@@ -238,7 +238,11 @@ impl Shrink<'_, '_> {
             .collection_errors
             .iter()
             .map(|e| {
-                let file = if e.file.is_empty() { "(session)" } else { &e.file };
+                let file = if e.file.is_empty() {
+                    "(session)"
+                } else {
+                    &e.file
+                };
                 let line = format!(
                     "- COLLECTION ERROR {} — {}",
                     one_line(file),
@@ -352,9 +356,7 @@ fn group_line(group: &Group<'_>, with_message: bool) -> String {
     line.push(' ');
     let function = parametrized_function(&t.node_id);
     match group.ids.first() {
-        Some(IdItem::Function { id, count })
-            if *count == group.count && function == Some(*id) =>
-        {
+        Some(IdItem::Function { id, count }) if *count == group.count && function == Some(*id) => {
             let _ = write!(line, "{} (all {count} cases)", one_line(id));
         }
         _ => {

@@ -246,8 +246,7 @@ fn body_until(
     cap: fit::Cap,
 ) -> bool {
     let mut size = cap.start(out);
-    let mut fits = |out: &String, from: usize| size.add(&out[from..])
-    ;
+    let mut fits = |out: &String, from: usize| size.add(&out[from..]);
     let from = out.len();
     collection_errors(out, run);
     if !fits(out, from) {

@@ -1,6 +1,6 @@
-use crate::budget::Budget;
 use super::MAX_LINE_CHARS;
 use super::lines::{clip, lines_of};
+use crate::budget::Budget;
 use crate::model::{Outcome, Phase, Run, TestResult};
 
 #[test]
@@ -91,9 +91,15 @@ fn the_rerun_line_is_the_last_note_of_a_run_with_failures() {
         let md = within(max);
         assert!(md.ends_with(line), "{max}: {md}");
         assert!(md.chars().count() <= max, "{max}: {md}");
-        let level = ["### FAILURES (", "ONE LINE EACH", "ids beyond the first", "traceback lines", "captured output"]
-            .into_iter()
-            .find(|l| md.contains(l));
+        let level = [
+            "### FAILURES (",
+            "ONE LINE EACH",
+            "ids beyond the first",
+            "traceback lines",
+            "captured output",
+        ]
+        .into_iter()
+        .find(|l| md.contains(l));
         levels.extend(level);
     }
     assert!(levels.len() >= 3, "{levels:?}");
