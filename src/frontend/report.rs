@@ -57,7 +57,8 @@ pub fn build_run(inputs: &[Input], format: Format) -> Result<Run, Vec<InputError
 /// Markdown of a single file names no passing test, so for it the readers
 /// count plain passes instead of listing them ([`Run::unlisted`]): `report`
 /// on a file of 100,000 tests is faster and smaller, and the rendering is
-/// the same. Every other consumer needs every test — JSON, JUnit and HTML
+/// the same. GitHub's annotations and the Markdown of their job summary
+/// name none either. Every other consumer needs every test — JSON, JUnit and HTML
 /// list them, a baseline comparison and a merge match them by id — and
 /// would be silently wrong on such a run.
 ///
@@ -80,7 +81,8 @@ impl RenderOnly {
             inputs,
             ReadOptions {
                 keep_json_report: format == Format::Json,
-                passing_as_counts: format == Format::Markdown && inputs.len() == 1,
+                passing_as_counts: matches!(format, Format::Markdown | Format::Github)
+                    && inputs.len() == 1,
             },
         )?;
         Ok(RenderOnly { run, format })
@@ -104,6 +106,19 @@ impl RenderOnly {
     /// The rendering, as [`render_within`] gives it.
     pub fn render_within(&self, max_chars: usize) -> String {
         render_within(&self.run, self.format, max_chars)
+    }
+
+    /// The GitHub annotations, as [`render::github::render`] gives them.
+    pub fn github(&self, options: &render::github::Options) -> String {
+        render::github::render(&self.run, options)
+    }
+
+    /// The Markdown report as `report` prints it, for a job summary: at
+    /// most `max_chars` characters and `max_bytes` bytes ([`fit_bytes`]).
+    pub fn markdown_within(&self, max_chars: usize, max_bytes: usize) -> String {
+        fit_bytes(max_chars, max_bytes, |chars| {
+            render_within(&self.run, Format::Markdown, chars)
+        })
     }
 
     /// Writes the rendering to `out`. The ADR-006 JSON of a large run is
@@ -157,6 +172,33 @@ pub fn render(run: &Run, format: Format) -> String {
         Format::Json => render::json::render(run, true),
         Format::Html => render::html::render(&render::markdown::render(run), TITLE),
         Format::Junit => render::junit::render(run),
+        Format::Github => render::github::render(run, &render::github::Options::default()),
+    }
+}
+
+/// `render(max_chars)`, a Markdown rendering held to `max_chars`
+/// characters, held to `max_bytes` bytes too: GitHub counts a job
+/// summary's size in bytes (1 MiB), the Markdown's budget counts
+/// characters, and a character takes up to four bytes. The budget in
+/// characters shrinks in proportion until the text fits, a quarter of
+/// `max_bytes` being sure to. Empty when even that does not fit (a
+/// `max_bytes` smaller than the header).
+pub fn fit_bytes(max_chars: usize, max_bytes: usize, render: impl Fn(usize) -> String) -> String {
+    let mut chars = max_chars.min(max_bytes);
+    for _ in 0..4 {
+        let text = render(chars);
+        if text.len() <= max_bytes {
+            return text;
+        }
+        // Strictly less: each try is shorter than the last.
+        let scaled = (chars as u128 * max_bytes as u128 / text.len() as u128) as usize;
+        chars = scaled.min(chars.saturating_sub(1));
+    }
+    let text = render(chars.min(max_bytes / 4));
+    if text.len() <= max_bytes {
+        text
+    } else {
+        String::new()
     }
 }
 
@@ -205,6 +247,7 @@ pub fn render_compared(run: &Run, baseline: &Run, format: Format, max_chars: usi
             render::json::text(&value, true)
         }
         Format::Junit => render::junit::render(run),
+        Format::Github => render::github::render(run, &render::github::Options::default()),
     }
 }
 

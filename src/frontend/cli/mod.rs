@@ -3,6 +3,7 @@
 
 mod args;
 mod files;
+mod github;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -188,11 +189,34 @@ fn run_pytest(args: &RunArgs) -> u8 {
     let answered = match outcome {
         Ok(mut run) => {
             run.rerun_hint = Some(RerunHint::Cli);
+            if project.format == Format::Github {
+                return run_github(project, &settings, &run);
+            }
             respond::run(&run, project.format, true)
         }
-        Err(e) => failed(&e, project.format),
+        Err(e) => {
+            if project.format == Format::Github {
+                let markdown = crate::render::outcome::error_markdown(&e);
+                github::append_summary(|room| github::cut_to(markdown, room));
+            }
+            failed(&e, project.format)
+        }
     };
     answer(project, answered)
+}
+
+/// `run --format github`: the annotations, paths relative to the
+/// repository, and the Markdown report to `GITHUB_STEP_SUMMARY` when it is
+/// set (see [`github`]).
+fn run_github(project: &ProjectArgs, settings: &Settings, run: &crate::model::Run) -> u8 {
+    let options = github::options_for_root(settings.root.path());
+    let done = answer(project, respond::run_github(run, &options));
+    github::append_summary(|room| {
+        crate::frontend::report::fit_bytes(github::STEP_SUMMARY_BYTES, room, |chars| {
+            crate::render::markdown::render_within_after(run, chars, "", true)
+        })
+    });
+    done
 }
 
 /// A one-line progress display on stderr, only when stderr is a terminal

@@ -1,0 +1,152 @@
+//! Where a failing test failed, as a file and a line an editor (or a
+//! GitHub annotation) can point at: the crash line, not the line of the
+//! test's `def`.
+
+use super::TestResult;
+use crate::pytest_text::{self, frame_line, is_project_path};
+
+/// A file and a 1-based line in it (none when unknown).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CrashLine<'t> {
+    pub file: &'t str,
+    pub line: Option<u32>,
+}
+
+/// Where `t` failed:
+///
+/// - pytest's traceback (of the last failing phase that has one, as in
+///   [`super::groups`]): its deepest frame in the project's own files, so
+///   an assertion's line, the line of a helper in another module that
+///   raised, a fixture's failing line;
+/// - else the test's `file` with the line of its first mention in the
+///   failure text (`StockTest.php:27`, `(sum.test.js:12:5)`,
+///   `FooTest.java:42)`: the innermost frame in the test's file for Java,
+///   JavaScript and PHP, the first failed check for Go), or failing that
+///   the test's own line (often its `def`);
+/// - `None` when the source says nothing about files.
+pub fn crash_line(t: &TestResult) -> Option<CrashLine<'_>> {
+    let tracebacks = || {
+        t.phase_failures()
+            .iter()
+            .rev()
+            .filter_map(|p| p.traceback.as_deref())
+            .chain(t.traceback())
+    };
+    for tb in tracebacks() {
+        let deepest = tb
+            .lines()
+            .filter(|l| memchr::memchr(b':', l.as_bytes()).is_some())
+            .filter_map(frame_line)
+            .filter(|f| is_project_path(f.path))
+            .last();
+        if let Some(f) = deepest {
+            return Some(CrashLine {
+                file: f.path,
+                line: Some(f.line),
+            });
+        }
+    }
+    let loc = t.location.as_ref()?;
+    let file = loc.file.as_ref();
+    let mentioned = tracebacks()
+        .chain(t.message())
+        .flat_map(str::lines)
+        .find_map(|l| line_in(l, file));
+    Some(CrashLine {
+        file,
+        line: mentioned.or(loc.line).filter(|&l| l > 0),
+    })
+}
+
+/// The line number after the first mention of `file` in `text`
+/// (`…/tests/FooTest.php:27`), when the path written names the same file
+/// (one may be absolute, the other relative).
+fn line_in(text: &str, file: &str) -> Option<u32> {
+    let name = file.rsplit(['/', '\\']).next().filter(|n| !n.is_empty())?;
+    let mut from = 0;
+    while let Some(i) = text[from..].find(name) {
+        let start = from + i;
+        let end = start + name.len();
+        from = end;
+        let after = &text[end..];
+        let digits = after
+            .strip_prefix(':')
+            .map_or(0, |a| a.bytes().take_while(u8::is_ascii_digit).count());
+        if digits == 0 {
+            continue;
+        }
+        // The path written: back to a space, a quote or a parenthesis.
+        let path_start = text[..start]
+            .rfind(|c: char| c.is_whitespace() || "(\"'[".contains(c))
+            .map_or(0, |p| p + 1);
+        let written = &text[path_start..end];
+        if same_file(written, file) {
+            return after[1..1 + digits].parse().ok();
+        }
+    }
+    None
+}
+
+/// Whether two spellings of a path name the same file: equal, or one ends
+/// with `/` and the other (an absolute path and a relative one).
+fn same_file(a: &str, b: &str) -> bool {
+    pytest_text::paths_match(a, b) || pytest_text::paths_match(b, a)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Location, Outcome};
+
+    fn failed(location: Option<(&str, u32)>, message: &str, traceback: &str) -> TestResult {
+        let mut t = TestResult::new("t", Outcome::Failed);
+        t.location = location.map(|(f, l)| Location::new(f, Some(l)));
+        t.set_message(Some(message.to_string()));
+        t.set_traceback(Some(traceback.to_string()));
+        t
+    }
+
+    fn at(t: &TestResult) -> Option<(&str, Option<u32>)> {
+        crash_line(t).map(|c| (c.file, c.line))
+    }
+
+    #[test]
+    fn pytest_the_deepest_project_frame() {
+        let tb = "    def test_a():\n>       check(1)\n\ntests/test_a.py:5: \n\
+                  _ _ _\n\n    def check(x):\n>       raise ValueError(x)\nE       ValueError: 1\n\n\
+                  app/util.py:12: ValueError";
+        let t = failed(Some(("tests/test_a.py", 4)), "ValueError: 1", tb);
+        assert_eq!(at(&t), Some(("app/util.py", Some(12))));
+        let lib = "tests/test_a.py:5: in test_a\n    f()\n/usr/lib/python3/x.py:9: KeyError";
+        let t = failed(Some(("tests/test_a.py", 4)), "KeyError", lib);
+        assert_eq!(at(&t), Some(("tests/test_a.py", Some(5))));
+    }
+
+    #[test]
+    fn other_frameworks_the_first_mention_of_the_tests_file() {
+        let php = "Failed asserting that 7 is identical to 6.\n\n/srv/app/tests/StockTest.php:27";
+        let t = failed(Some(("/srv/app/tests/StockTest.php", 22)), "Failed", php);
+        assert_eq!(at(&t), Some(("/srv/app/tests/StockTest.php", Some(27))));
+        let java = "java.lang.AssertionError: x\n\tat org.junit.Assert.fail(Assert.java:89)\n\
+                    \tat com.acme.FooTest.sums(FooTest.java:42)\n\tat com.acme.FooTest.x(FooTest.java:7)";
+        let t = failed(Some(("src/test/java/com/acme/FooTest.java", 30)), "x", java);
+        assert_eq!(
+            at(&t),
+            Some(("src/test/java/com/acme/FooTest.java", Some(42)))
+        );
+        let js = "Error: expect(received).toBe(expected)\n    at Object.<anonymous> (/w/src/sum.test.js:12:5)";
+        let t = failed(Some(("src/sum.test.js", 3)), "x", js);
+        assert_eq!(at(&t), Some(("src/sum.test.js", Some(12))));
+        // Another file of the same name is not the test's.
+        let other = "at x (/w/lib/sum.test.js:99:1)";
+        let t = failed(Some(("src/sum.test.js", 3)), "x", other);
+        assert_eq!(at(&t), Some(("src/sum.test.js", Some(3))));
+    }
+
+    #[test]
+    fn nothing_about_files_is_no_place() {
+        let t = failed(None, "boom", "boom\nat somewhere");
+        assert_eq!(at(&t), None);
+        assert!(line_in("FooTest.php:x", "FooTest.php").is_none());
+    }
+}
