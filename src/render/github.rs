@@ -29,8 +29,9 @@
 use std::fmt::Write as _;
 
 use crate::model::crash::crash_line;
-use crate::model::groups::{IdItem, Parametrizations, failure_groups};
+use crate::model::groups::{IdItem, Parametrizations, failure_groups, is_framework_frame};
 use crate::model::{CollectionError, Outcome, Phase, Run, TestResult};
+use crate::pytest_text::frame_line;
 use crate::render::markdown::{counts_phrase, status_word};
 use crate::text::{first_line, one_line, plural};
 
@@ -41,6 +42,8 @@ pub const MAX_ERRORS: usize = 10;
 const MESSAGE_LINES: usize = 20;
 /// Longest line kept in an annotation's message, in characters.
 const LINE_CHARS: usize = 400;
+/// Lines of another framework's stack trace added to a message.
+const FOREIGN_LINES: usize = 8;
 /// Other ids of a group named in its annotation before the rest are counted.
 const LISTED_IDS: usize = 5;
 
@@ -138,20 +141,39 @@ pub fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// A collection error's annotation, on its file when it names one (a
+/// Surefire suite's error names a class: that annotation has no `file`).
 fn collection_error(out: &mut String, e: &CollectionError, options: &Options) {
-    let file = repository_path(&e.file, options);
+    let file = is_file_name(&e.file).then(|| repository_path(&e.file, options));
     let line = e.line.filter(|&l| l > 0).map(|l| l.to_string());
     let title = format!("COLLECTION ERROR: {}", one_line(&e.file));
     let message = match &e.error_type {
         Some(kind) if !e.message.starts_with(kind.as_str()) => format!("{kind}: {}", e.message),
         _ => e.message.clone(),
     };
-    let mut properties = vec![("file", file.as_str())];
-    if let Some(line) = &line {
-        properties.push(("line", line));
+    let mut properties = Vec::new();
+    if let Some(file) = &file {
+        properties.push(("file", file.as_str()));
+        if let Some(line) = &line {
+            properties.push(("line", line.as_str()));
+        }
     }
     properties.push(("title", &title));
     out.push_str(&command("error", &properties, &clipped(&message)));
+}
+
+/// Whether `path` looks like a file's path: its last part has an extension
+/// of a few lower-case letters or digits (`test_x.py`, `Foo.java`), which
+/// a dotted class name (`org.example.FooTest`) has not.
+fn is_file_name(path: &str) -> bool {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    name.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=5).contains(&ext.len())
+            && ext
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    })
 }
 
 /// One group's annotation: `t` is its first test, `ids` every test's id
@@ -260,13 +282,47 @@ fn label(t: &TestResult) -> &'static str {
 }
 
 /// The failure's message (other failing phases' too), else the first line
-/// of its traceback.
+/// of its traceback; then, for another framework's stack trace, its first
+/// [`FOREIGN_LINES`] lines that neither repeat the message nor are a
+/// framework's frames (PHPUnit's message is only the test's name).
 fn message_of(t: &TestResult) -> String {
-    t.joined_message()
+    let mut text = t
+        .joined_message()
         .map(|m| m.into_owned())
         .or_else(|| t.traceback().map(|tb| first_line(tb).to_string()))
         .filter(|m| !m.trim().is_empty())
-        .unwrap_or_else(|| format!("{} (no message)", label(t)))
+        .unwrap_or_else(|| format!("{} (no message)", label(t)));
+    let Some(tb) = t.traceback() else {
+        return text;
+    };
+    if tb.lines().any(|l| frame_line(l).is_some()) {
+        return text;
+    }
+    let said: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    // A line ending with a long message line repeats it
+    // (`java.lang.AssertionError: <message>`).
+    let repeats = |line: &str| {
+        said.iter()
+            .any(|m| line == *m || (m.chars().count() >= 8 && line.ends_with(m)))
+    };
+    let extra: Vec<&str> = tb
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| {
+            let l = l.trim();
+            !l.is_empty() && !repeats(l) && !is_framework_frame(l)
+        })
+        .take(FOREIGN_LINES)
+        .collect();
+    for line in extra {
+        text.push('\n');
+        text.push_str(line);
+    }
+    text
 }
 
 /// The first [`MESSAGE_LINES`] lines of `text`, each cut at [`LINE_CHARS`]

@@ -225,3 +225,16 @@ fn an_error_is_one_annotation() {
         "::error title=pytest-mcp%3A run failed::Test TIMEOUT (3.0s) — x%0A%0A- a, b: 50%25\n"
     );
 }
+
+#[test]
+fn a_collection_error_of_a_class_has_no_file() {
+    for (path, file) in [
+        ("tests/test_x.py", true),
+        ("src\\Foo.java", true),
+        ("org.example.geo.TileCacheTest", false),
+        ("tests", false),
+        (".hidden", false),
+    ] {
+        assert_eq!(is_file_name(path), file, "{path}");
+    }
+}
