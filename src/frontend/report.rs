@@ -264,8 +264,9 @@ mod tests {
         }
     }
 
-    /// Passes are counted, not listed, only for Markdown of one file:
-    /// every other rendering, and two files, get every test.
+    /// Passes are counted, not listed, only for Markdown (and GitHub's
+    /// annotations, with their Markdown summary) of one file: every other
+    /// rendering, and two files, get every test.
     #[test]
     fn only_markdown_of_one_file_counts_passes() {
         let one = [input("a.xml")];
@@ -276,6 +277,7 @@ mod tests {
                 .unwrap()
         };
         assert_eq!(counted(&one, Format::Markdown), 2);
+        assert_eq!(counted(&one, Format::Github), 2);
         for format in [Format::Json, Format::Html, Format::Junit] {
             assert_eq!(counted(&one, format), 0, "{format:?}");
         }
@@ -293,5 +295,16 @@ mod tests {
                 Format::Markdown
             )
         );
+    }
+
+    /// Held to a number of bytes: the longest rendering that fits, found in
+    /// a few tries; nothing when even the shortest does not fit.
+    #[test]
+    fn fit_bytes_counts_bytes_not_characters() {
+        let wide = |chars: usize| "é".repeat(chars);
+        assert_eq!(fit_bytes(100, 50, wide), "é".repeat(25));
+        assert_eq!(fit_bytes(10, 50, wide), "é".repeat(10));
+        // A rendering that never gets shorter than 60 bytes.
+        assert_eq!(fit_bytes(100, 50, |c| "x".repeat(c.max(60))), "");
     }
 }

@@ -35,10 +35,10 @@ pub fn crash_line(t: &TestResult) -> Option<CrashLine<'_>> {
     for tb in tracebacks() {
         let deepest = tb
             .lines()
+            .rev()
             .filter(|l| memchr::memchr(b':', l.as_bytes()).is_some())
             .filter_map(frame_line)
-            .filter(|f| is_project_path(f.path))
-            .last();
+            .find(|f| is_project_path(f.path));
         if let Some(f) = deepest {
             return Some(CrashLine {
                 file: f.path,
