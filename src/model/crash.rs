@@ -3,6 +3,7 @@
 //! test's `def`.
 
 use super::TestResult;
+use super::groups::is_framework_frame;
 use crate::pytest_text::{self, frame_line, is_project_path};
 
 /// A file and a 1-based line in it (none when unknown).
@@ -23,6 +24,9 @@ pub struct CrashLine<'t> {
 ///   `FooTest.java:42)`: the innermost frame in the test's file for Java,
 ///   JavaScript and PHP, the first failed check for Go), or failing that
 ///   the test's own line (often its `def`);
+/// - else the first frame of a JavaScript-style stack trace that is not a
+///   framework's and names a path (`at Object.<anonymous>
+///   (test/router.spec.js:22:31)`): Jest, Mocha and Jasmine write no `file`;
 /// - `None` when the source says nothing about files.
 pub fn crash_line(t: &TestResult) -> Option<CrashLine<'_>> {
     let tracebacks = || {
@@ -46,7 +50,13 @@ pub fn crash_line(t: &TestResult) -> Option<CrashLine<'_>> {
             });
         }
     }
-    let loc = t.location.as_ref()?;
+    let Some(loc) = t.location.as_ref() else {
+        return tracebacks()
+            .flat_map(str::lines)
+            .map(str::trim)
+            .filter(|l| l.starts_with("at ") && !is_framework_frame(l))
+            .find_map(frame_path);
+    };
     let file = loc.file.as_ref();
     let mentioned = tracebacks()
         .chain(t.message())
@@ -85,6 +95,30 @@ fn line_in(text: &str, file: &str) -> Option<u32> {
         }
     }
     None
+}
+
+/// The path and line of a stack frame `at f (dir/file.js:22:31)` or `at
+/// dir/file.js:22:31`, when the path has a directory (a bare `Foo.java`
+/// names no file a reader can open).
+fn frame_path(frame: &str) -> Option<CrashLine<'_>> {
+    let place = match frame.strip_suffix(')') {
+        Some(open) => &open[open.rfind('(')? + 1..],
+        None => frame.strip_prefix("at ")?.trim(),
+    };
+    // `path:line:column` or `path:line`.
+    let mut parts = place.rsplitn(3, ':');
+    let last = parts.next()?;
+    let (path, line) = match (parts.next(), parts.next()) {
+        (Some(line), Some(path)) if line.bytes().all(|b| b.is_ascii_digit()) => (path, line),
+        (Some(path), _) => (path, last),
+        _ => return None,
+    };
+    let line: u32 = line.parse().ok().filter(|&l| l > 0)?;
+    let file_like = path.contains(['/', '\\']) && !path.contains(char::is_whitespace);
+    file_like.then_some(CrashLine {
+        file: path,
+        line: Some(line),
+    })
 }
 
 /// Whether two spellings of a path name the same file: equal, or one ends
@@ -141,6 +175,29 @@ mod tests {
         let other = "at x (/w/lib/sum.test.js:99:1)";
         let t = failed(Some(("src/sum.test.js", 3)), "x", other);
         assert_eq!(at(&t), Some(("src/sum.test.js", Some(3))));
+    }
+
+    #[test]
+    fn javascript_frames_name_a_path() {
+        let mocha = "AssertionError: x\n    at Context.<anonymous> (test/router.spec.js:22:31)\n    at process.processImmediate (node:internal/timers:476:21)";
+        let t = failed(None, "x", mocha);
+        assert_eq!(at(&t), Some(("test/router.spec.js", Some(22))));
+        let jasmine = "Expected 1 to be 2.\n    at <Jasmine>\n    at spec/cart.spec.js:27:31";
+        assert_eq!(
+            at(&failed(None, "x", jasmine)),
+            Some(("spec/cart.spec.js", Some(27)))
+        );
+        let windows = "at Object.<anonymous> (D:\\w\\src\\a.test.ts:18:35)";
+        assert_eq!(
+            at(&failed(None, "x", windows)),
+            Some(("D:\\w\\src\\a.test.ts", Some(18)))
+        );
+        // Frameworks' frames and bare file names are no place.
+        let java =
+            "\tat org.junit.Assert.fail(Assert.java:89)\n\tat com.acme.FooTest.x(FooTest.java:7)";
+        assert_eq!(at(&failed(None, "x", java)), None);
+        let deps = "at run (/w/node_modules/jest-circus/build/run.js:9:1)";
+        assert_eq!(at(&failed(None, "x", deps)), None);
     }
 
     #[test]
