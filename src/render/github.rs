@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! Test FAILURE (0.4s) — 12 run, 3 failed
-//! ::error file=tests/test_calc.py,line=42,title=FAILED (2 tests)%3A tests/test_calc.py%3A%3Atest_div, +1 more::assert 0.5 == 0.6%0ASame failure in 1 more: tests/test_calc.py::test_half
+//! ::error file=tests/test_calc.py,line=42,title=FAILED (2 tests)%3A tests/test_calc.py%3A%3Atest_div%2C +1 more::assert 0.5 == 0.6%0ASame failure in 1 more: tests/test_calc.py::test_half
 //! ::notice title=pytest-mcp::2 more failure groups (5 tests) are not annotated (GitHub shows 10 error annotations per step): the job summary lists them all
 //! ```
 //!
