@@ -24,7 +24,7 @@ use crate::budget::{MAX_TOKENS, MIN_TOKENS};
 pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 
 /// An output format a request can ask for. The tools take `markdown` and
-/// `json`; the command line takes all four.
+/// `json` (`AnswerFormat` is their schema); the command line takes all five.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Format {
     /// Token-lean Markdown for agents, PR comments and job summaries.
@@ -36,6 +36,11 @@ pub enum Format {
     Html,
     /// Standard JUnit XML (results only; errors and discovery print Markdown).
     Junit,
+    /// GitHub workflow commands: an `::error` annotation on the failing line
+    /// per failure group (at most 10); the Markdown report is appended to
+    /// $GITHUB_STEP_SUMMARY when it is set (`report` and `run`; errors are
+    /// one `::error`, discovery prints Markdown).
+    Github,
 }
 
 /// A parameter that was refused: which, why, and what was received.

@@ -3,8 +3,9 @@
 //! Each scenario is a folder `golden/<scenario>/` holding `inputs` (one
 //! result file per line, relative to the repository root: the fixtures under
 //! `tests/fixtures/`, never the shared corpus) and the expected renderings
-//! `expected.md`, `expected.json` and `expected.xml` (JUnit), plus
-//! `expected.html` where that file exists. An optional `max_chars` file
+//! `expected.md`, `expected.json`, `expected.xml` (JUnit) and
+//! `expected.github` (GitHub workflow commands), plus `expected.html` where
+//! that file exists. An optional `max_chars` file
 //! holds a size budget for the Markdown (`report --max-chars`); an optional
 //! `baseline` file lists the result files of an earlier run to compare with
 //! (`report --baseline`). A mismatch prints a unified diff.
@@ -146,6 +147,7 @@ fn golden_files() {
             (Format::Markdown, "expected.md"),
             (Format::Json, "expected.json"),
             (Format::Junit, "expected.xml"),
+            (Format::Github, "expected.github"),
         ];
         if scenario.join("expected.html").exists() {
             formats.push((Format::Html, "expected.html"));
@@ -166,7 +168,8 @@ fn golden_files() {
 }
 
 /// Counting plain passing tests instead of listing them (what `report`
-/// does for Markdown of one file) changes nothing in the Markdown: the same
+/// does for Markdown of one file) changes nothing in the Markdown (nor in
+/// the GitHub annotations): the same
 /// text as from the full list, at every budget, for every scenario, every
 /// result file under `tests/fixtures/` and, when it is beside the
 /// repository, every file of the shared JUnit corpus.
@@ -231,6 +234,12 @@ fn same_markdown_counted(files: &[Vec<Input>]) -> (usize, usize) {
         };
         assert_eq!(full.counts(), lean.counts(), "{}", inputs[0].name);
         assert_eq!(full.exit_code(), lean.exit_code(), "{}", inputs[0].name);
+        assert_eq!(
+            report::render(&full, Format::Github),
+            lean.github(&Default::default()),
+            "{}: GitHub annotations",
+            inputs[0].name
+        );
         counted += usize::from(lean.unlisted().passed > 0);
         for budget in [
             Budget::NONE,

@@ -919,6 +919,7 @@ mod fixtures {
         captured_output,
         collection_errors,
         empty,
+        github_annotations,
         grouped_failures,
         many_failures,
         mixed,

@@ -84,6 +84,7 @@ pub fn run(env: &Env) {
         show_capture: true,
         timeout: std::time::Duration::from_secs(600),
         format: Format::Markdown,
+        max_tokens: None,
     };
 
     let py = env.python.clone();

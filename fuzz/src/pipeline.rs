@@ -28,7 +28,13 @@ use pytest_mcp::sources::merge::merge;
 use pytest_mcp::sources::{self, ParseError, ReadOptions};
 use serde_json::Value;
 
-const FORMATS: [Format; 4] = [Format::Markdown, Format::Json, Format::Html, Format::Junit];
+const FORMATS: [Format; 5] = [
+    Format::Markdown,
+    Format::Json,
+    Format::Html,
+    Format::Junit,
+    Format::Github,
+];
 
 /// Markdown budgets tried on every run: none left, smaller than the header,
 /// a few lines, a screenful and GitHub's comment limit.
@@ -180,8 +186,30 @@ fn check_rendering(run: &Run, format: Format, text: &str) {
                 "cases lost or gained in the JUnit round trip:\n{text}"
             );
         }
+        Format::Github => workflow_commands(text),
         Format::Markdown | Format::Html => {}
     }
+}
+
+/// GitHub's annotations: the header line, then only workflow commands
+/// (no text of a test starts a line), at most ten `::error`.
+fn workflow_commands(text: &str) {
+    assert!(!text.contains('\r'), "a carriage return in {text:?}");
+    let mut lines = text.lines();
+    let header = lines.next().unwrap_or_default();
+    assert!(header.starts_with("Test "), "not a header: {header}");
+    let mut errors = 0;
+    for line in lines {
+        if line.starts_with("::error ") {
+            errors += 1;
+        } else {
+            assert!(
+                line.starts_with("::notice "),
+                "not a command: {line}\n{text}"
+            );
+        }
+    }
+    assert!(errors <= 10, "{errors} ::error lines:\n{text}");
 }
 
 fn json_text(text: &str) -> Value {

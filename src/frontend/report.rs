@@ -58,7 +58,8 @@ pub fn build_run(inputs: &[Input], format: Format) -> Result<Run, Vec<InputError
 /// Markdown of a single file names no passing test, so for it the readers
 /// count plain passes instead of listing them ([`Run::unlisted`]): `report`
 /// on a file of 100,000 tests is faster and smaller, and the rendering is
-/// the same. Every other consumer needs every test — JSON, JUnit and HTML
+/// the same. GitHub's annotations and the Markdown of their job summary
+/// name none either. Every other consumer needs every test — JSON, JUnit and HTML
 /// list them, a baseline comparison and a merge match them by id — and
 /// would be silently wrong on such a run.
 ///
@@ -81,7 +82,8 @@ impl RenderOnly {
             inputs,
             ReadOptions {
                 keep_json_report: format == Format::Json,
-                passing_as_counts: format == Format::Markdown && inputs.len() == 1,
+                passing_as_counts: matches!(format, Format::Markdown | Format::Github)
+                    && inputs.len() == 1,
             },
         )?;
         Ok(RenderOnly { run, format })
@@ -105,6 +107,19 @@ impl RenderOnly {
     /// The rendering, as [`render_within`] gives it.
     pub fn render_within(&self, budget: &Budget) -> Fitted {
         render_within(&self.run, self.format, budget)
+    }
+
+    /// The GitHub annotations, as [`render::github::render`] gives them.
+    pub fn github(&self, options: &render::github::Options) -> String {
+        render::github::render(&self.run, options)
+    }
+
+    /// The Markdown report as `report` prints it, for a job summary: at
+    /// most `max_chars` characters and `max_bytes` bytes ([`fit_bytes`]).
+    pub fn markdown_within(&self, max_chars: usize, max_bytes: usize) -> String {
+        fit_bytes(max_chars, max_bytes, |chars| {
+            render_within(&self.run, Format::Markdown, &Budget::chars(chars)).text
+        })
     }
 
     /// Writes the rendering to `out`; returns what it left out. The
@@ -166,6 +181,33 @@ pub fn render(run: &Run, format: Format) -> String {
         Format::Json => render::json::render(run, true),
         Format::Html => render::html::render(&render::markdown::render(run), TITLE),
         Format::Junit => render::junit::render(run),
+        Format::Github => render::github::render(run, &render::github::Options::default()),
+    }
+}
+
+/// `render(max_chars)`, a Markdown rendering held to `max_chars`
+/// characters, held to `max_bytes` bytes too: GitHub counts a job
+/// summary's size in bytes (1 MiB), the Markdown's budget counts
+/// characters, and a character takes up to four bytes. The budget in
+/// characters shrinks in proportion until the text fits, a quarter of
+/// `max_bytes` being sure to. Empty when even that does not fit (a
+/// `max_bytes` smaller than the header).
+pub fn fit_bytes(max_chars: usize, max_bytes: usize, render: impl Fn(usize) -> String) -> String {
+    let mut chars = max_chars.min(max_bytes);
+    for _ in 0..4 {
+        let text = render(chars);
+        if text.len() <= max_bytes {
+            return text;
+        }
+        // Strictly less: each try is shorter than the last.
+        let scaled = (chars as u128 * max_bytes as u128 / text.len() as u128) as usize;
+        chars = scaled.min(chars.saturating_sub(1));
+    }
+    let text = render(chars.min(max_bytes / 4));
+    if text.len() <= max_bytes {
+        text
+    } else {
+        String::new()
     }
 }
 
@@ -217,6 +259,10 @@ pub fn render_compared(run: &Run, baseline: &Run, format: Format, budget: &Budge
             Fitted::whole(render::json::text(&value, true))
         }
         Format::Junit => Fitted::whole(render::junit::render(run)),
+        Format::Github => Fitted::whole(render::github::render(
+            run,
+            &render::github::Options::default(),
+        )),
     }
 }
 
@@ -233,8 +279,9 @@ mod tests {
         }
     }
 
-    /// Passes are counted, not listed, only for Markdown of one file:
-    /// every other rendering, and two files, get every test.
+    /// Passes are counted, not listed, only for Markdown (and GitHub's
+    /// annotations, with their Markdown summary) of one file: every other
+    /// rendering, and two files, get every test.
     #[test]
     fn only_markdown_of_one_file_counts_passes() {
         let one = [input("a.xml")];
@@ -245,6 +292,7 @@ mod tests {
                 .unwrap()
         };
         assert_eq!(counted(&one, Format::Markdown), 2);
+        assert_eq!(counted(&one, Format::Github), 2);
         for format in [Format::Json, Format::Html, Format::Junit] {
             assert_eq!(counted(&one, format), 0, "{format:?}");
         }
@@ -262,5 +310,16 @@ mod tests {
                 Format::Markdown
             )
         );
+    }
+
+    /// Held to a number of bytes: the longest rendering that fits, found in
+    /// a few tries; nothing when even the shortest does not fit.
+    #[test]
+    fn fit_bytes_counts_bytes_not_characters() {
+        let wide = |chars: usize| "é".repeat(chars);
+        assert_eq!(fit_bytes(100, 50, wide), "é".repeat(25));
+        assert_eq!(fit_bytes(10, 50, wide), "é".repeat(10));
+        // A rendering that never gets shorter than 60 bytes.
+        assert_eq!(fit_bytes(100, 50, |c| "x".repeat(c.max(60))), "");
     }
 }

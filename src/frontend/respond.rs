@@ -109,11 +109,19 @@ impl Answer {
         }
     }
 
-    /// An error: the object for `json`, else `markdown` in `format`'s
-    /// clothing.
+    /// An error: the object for `json`, one `::error` workflow command
+    /// titled `title` holding the Markdown for `github` (the log shows it as
+    /// an error, the run's annotations list it), else `markdown` in
+    /// `format`'s clothing.
     fn error(format: Format, error: ErrorObject, markdown: String, title: &str, exit: u8) -> Self {
         match format {
             Format::Json => Answer::Error { error, exit },
+            Format::Github => Answer::Text {
+                text: render::github::error(title, &markdown),
+                is_error: true,
+                exit,
+                truncation: None,
+            },
             other => Answer::Text {
                 text: page(other, markdown, title),
                 is_error: true,
@@ -125,7 +133,8 @@ impl Answer {
 }
 
 /// A Markdown text in `format`'s clothing: an HTML page for `html`, the
-/// text itself otherwise (errors and discovery have no JUnit form).
+/// text itself otherwise (errors and discovery have no JUnit form, and
+/// discovery no annotations).
 pub fn page(format: Format, markdown: String, title: &str) -> String {
     match format {
         Format::Html => render::html::render(&markdown, title),
@@ -148,6 +157,17 @@ pub fn run(run: &Run, format: Format, budget: &Budget, pretty: bool) -> Answer {
         is_error: false,
         exit: run.exit_code().clamp(0, 255) as u8,
         truncation: fitted.truncation,
+    }
+}
+
+/// A test run's result as GitHub annotations whose paths `options` makes
+/// relative to the repository. Exit status: pytest's.
+pub fn run_github(run: &Run, options: &render::github::Options) -> Answer {
+    Answer::Text {
+        text: render::github::render(run, options),
+        is_error: false,
+        exit: run.exit_code().clamp(0, 255) as u8,
+        truncation: None,
     }
 }
 

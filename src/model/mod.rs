@@ -8,6 +8,7 @@
 //! a pytest JSON report come out of the same Markdown renderer.
 
 pub mod baseline;
+pub mod crash;
 pub mod discovery;
 pub mod groups;
 pub mod outcome;

@@ -2,10 +2,12 @@
 //!
 //! [`json`] is the ADR-006 structure, [`markdown`] the token-lean rendering,
 //! [`html`] a self-contained page of the Markdown, [`junit`] standard JUnit XML,
+//! [`github`] GitHub workflow commands (annotations),
 //! [`outcome`] execution errors, [`discovery`] what discovery found.
 //! Which one a request gets is the frontends' choice (`crate::request::Format`).
 
 pub mod discovery;
+pub mod github;
 pub mod html;
 pub mod json;
 pub mod junit;

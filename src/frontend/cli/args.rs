@@ -38,6 +38,12 @@ Each FILE may be JUnit XML (any framework) or a pytest-json-report JSON file; th
 format is detected from the content. Files are merged by test id: the JSON report \
 and the JUnit file of the same pytest run give one result per test (the JSON report \
 wins, JUnit fills what it lacks), and shards of one run give their union.\n\n\
+--format github prints GitHub workflow commands for a workflow step: one ::error \
+annotation per failure group (largest first, at most 10, what GitHub shows per step) on \
+the line where the test failed, then a ::notice saying how many groups were left out; \
+when GITHUB_STEP_SUMMARY is set, the Markdown report is appended to that file, kept within \
+GitHub's 1 MiB (--max-chars bounds it too). Paths are taken as relative to the repository \
+root, or to --path-prefix. An unreadable file is one ::error line (exit status 2).\n\n\
 Exit status: 0 when the report was written (whatever the test outcomes, unless \
 --fail-on says otherwise: then 1 when the results fail), 2 when a file could not be read (every bad file is listed, with line and column for broken \
 XML or JSON) or the output could not be written.",
@@ -45,6 +51,7 @@ XML or JSON) or the output could not be written.",
 pytest-mcp report junit.xml\n  \
 pytest-mcp report report.json junit.xml --format json -o result.json\n  \
 pytest-mcp report shard-*.xml >> \"$GITHUB_STEP_SUMMARY\"\n  \
+pytest-mcp report --format github --fail-on failures reports/\n  \
 pytest-mcp report --baseline main.xml --baseline main.json pr.xml pr.json"
     )]
     Report(ReportArgs),
@@ -56,6 +63,10 @@ pytest runs with the project's own interpreter (--python, else PYTEST_MCP_PYTHON
 in its own process group, with a time limit that ends the whole group. Results come \
 from pytest-json-report when the project has it, and from JUnit XML always; after a \
 timeout or a crash the answer still says which tests finished and which was running.\n\n\
+--format github prints GitHub workflow commands: ::error annotations on the lines where \
+tests failed (at most 10 failure groups, paths relative to GITHUB_WORKSPACE or the working \
+directory), and appends the Markdown report to GITHUB_STEP_SUMMARY when it is set (within \
+GitHub's 1 MiB); a timeout, crash or refused parameter is one ::error line.\n\n\
 Exit status: pytest's own (0 passed, 1 tests failed, 2 interrupted, 3 internal \
 error, 4 usage error, 5 no tests); 124 on timeout; 128+N when pytest died of signal N \
 or pytest-mcp got SIGTERM/SIGINT/SIGHUP (the whole run is ended first); 4 when a parameter \
@@ -63,7 +74,8 @@ is refused; 127 when pytest cannot be started.",
         after_help = "Examples:\n  \
 pytest-mcp run\n  \
 pytest-mcp run tests/test_api.py::test_login -x\n  \
-pytest-mcp run --root ~/src/app -m 'not slow' --timeout 600 --format json"
+pytest-mcp run --root ~/src/app -m 'not slow' --timeout 600 --format json\n  \
+pytest-mcp run --format github    # in a GitHub Actions step"
     )]
     Run(RunArgs),
     /// List the tests pytest would run, without running them.
@@ -229,9 +241,16 @@ pub struct ReportArgs {
     pub baseline: Vec<PathBuf>,
     /// Longest Markdown report in characters: the summary line and failing ids
     /// are kept, detail is shortened first, and the report says what was cut.
-    /// 65536 fits a GitHub comment; a job summary takes 1048576.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CHARS)]
-    pub max_chars: usize,
+    /// 65536 (the default) fits a GitHub comment; a job summary takes 1048576
+    /// bytes, the default for the summary `--format github` writes.
+    #[arg(long, value_name = "N")]
+    pub max_chars: Option<usize>,
+    /// `--format github`: where pytest ran (its rootdir), relative to the
+    /// repository root, e.g. `backend`: put before the result files'
+    /// relative paths so that annotations land on the right files. Default:
+    /// the repository root.
+    #[arg(long, value_name = "DIR")]
+    pub path_prefix: Option<String>,
     /// Largest report in o200k tokens, 200 to 1000000 (default: no limit),
     /// for Markdown and JSON. JSON drops json_report, text_output, passing
     /// tests, then failing tests beyond those that fit, and adds

@@ -4,8 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use super::args::{FailOn, ReportArgs};
+use super::github::{self, STEP_SUMMARY_BYTES};
 use super::{finish, finish_with};
-use crate::frontend::report::{self, Input, InputError, RenderOnly};
+use crate::budget::Budget;
+use crate::frontend::report::{self, DEFAULT_MAX_CHARS, Input, InputError, RenderOnly};
 use crate::frontend::respond::{self, EXIT_OK};
 use crate::model::{Counts, Run};
 use crate::request::Format;
@@ -48,11 +50,18 @@ pub(super) fn run_report(args: &ReportArgs) -> u8 {
             }
             let answer = respond::unreadable(&errors, total_inputs, args.format);
             let status = answer.exit();
-            return finish(output, &answer.into_text(), status);
+            let done = finish(output, &answer.into_text(), status);
+            if args.format == Format::Github {
+                let markdown = respond::unreadable(&errors, total_inputs, Format::Markdown);
+                github::append_summary(|room| github::cut_to(markdown.into_text(), room));
+            }
+            return done;
         }
     };
-    let budget = report::cli_budget(args.format, args.max_tokens, args.max_chars);
+    let max_chars = args.max_chars.unwrap_or(DEFAULT_MAX_CHARS);
+    let budget = report::cli_budget(args.format, args.max_tokens, max_chars);
     let done = match &read {
+        _ if args.format == Format::Github => report_github(args, &read),
         Read::Alone(alone) => finish_with(
             output,
             |out| alone.write_within(&budget, out).map(|_| ()),
@@ -68,6 +77,37 @@ pub(super) fn run_report(args: &ReportArgs) -> u8 {
     // string at a time would only cost time.
     std::mem::forget(read);
     done
+}
+
+/// `report --format github`: the annotations to the output, the Markdown
+/// report (within `--max-chars`, default what a job summary holds) to
+/// `GITHUB_STEP_SUMMARY` when it is set (see [`github`]).
+fn report_github(args: &ReportArgs, read: &Read) -> u8 {
+    let options = github::options_for_files(args.path_prefix.as_deref());
+    let max_chars = args.max_chars.unwrap_or(STEP_SUMMARY_BYTES);
+    match read {
+        Read::Alone(alone) => {
+            let status = status(&alone.counts(), args.fail_on);
+            let done = finish(args.output.as_ref(), &alone.github(&options), status);
+            github::append_summary(|room| alone.markdown_within(max_chars, room));
+            done
+        }
+        Read::Compared { run, baseline } => {
+            let annotations = crate::render::github::render(run, &options);
+            let done = finish(
+                args.output.as_ref(),
+                &annotations,
+                status(&run.counts(), args.fail_on),
+            );
+            github::append_summary(|room| {
+                report::fit_bytes(max_chars, room, |chars| {
+                    report::render_compared(run, baseline, Format::Markdown, &Budget::chars(chars))
+                        .text
+                })
+            });
+            done
+        }
+    }
 }
 
 /// Reads the inputs, and the baseline's when there are any; every file

@@ -3,6 +3,7 @@
 
 mod args;
 mod files;
+mod github;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -13,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use args::{Cli, Command, DiscoverArgs, FailOn, ProjectArgs, ReportArgs, RunArgs, ServeArgs};
 
+use crate::budget::Budget;
 use crate::frontend::report;
 use crate::frontend::respond::{self, Answer, EXIT_INPUT_ERROR, EXIT_INVALID_PARAMS, EXIT_OK};
 use crate::model::outcome::ExecError;
@@ -190,12 +192,35 @@ fn run_pytest(args: &RunArgs) -> u8 {
     let answered = match outcome {
         Ok(mut run) => {
             run.rerun_hint = Some(RerunHint::Cli);
+            if project.format == Format::Github {
+                return run_github(project, &settings, &run);
+            }
             let budget = report::cli_budget(project.format, params.max_tokens, project.max_chars);
             respond::run(&run, project.format, &budget, true)
         }
-        Err(e) => failed(&e, project.format),
+        Err(e) => {
+            if project.format == Format::Github {
+                let markdown = crate::render::outcome::error_markdown(&e);
+                github::append_summary(|room| github::cut_to(markdown, room));
+            }
+            failed(&e, project.format)
+        }
     };
     answer(project, answered)
+}
+
+/// `run --format github`: the annotations, paths relative to the
+/// repository, and the Markdown report to `GITHUB_STEP_SUMMARY` when it is
+/// set (see [`github`]).
+fn run_github(project: &ProjectArgs, settings: &Settings, run: &crate::model::Run) -> u8 {
+    let options = github::options_for_root(settings.root.path());
+    let done = answer(project, respond::run_github(run, &options));
+    github::append_summary(|room| {
+        crate::frontend::report::fit_bytes(github::STEP_SUMMARY_BYTES, room, |chars| {
+            crate::render::markdown::render_fitted(run, &Budget::chars(chars), "", true).text
+        })
+    });
+    done
 }
 
 /// A one-line progress display on stderr, only when stderr is a terminal

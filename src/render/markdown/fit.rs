@@ -233,24 +233,7 @@ impl Shrink<'_, '_> {
     /// Step 6: the header, one line per collection error and per group
     /// (as many as fit, largest first), and the notes.
     fn counts_only(&self) -> Fitted {
-        let errors: Vec<String> = self
-            .run
-            .collection_errors
-            .iter()
-            .map(|e| {
-                let file = if e.file.is_empty() {
-                    "(session)"
-                } else {
-                    &e.file
-                };
-                let line = format!(
-                    "- COLLECTION ERROR {} — {}",
-                    one_line(file),
-                    first_line(&e.message)
-                );
-                format!("{}\n", clip_chars(&line, LINE_MESSAGE_CHARS * 2))
-            })
-            .collect();
+        let errors = collection_error_lines(self.run);
         // Each group's line with its message and crash location; when not
         // all of them fit, each with its id alone.
         let lines: Vec<String> = self.groups.iter().map(|g| group_line(g, true)).collect();
@@ -317,28 +300,40 @@ impl Shrink<'_, '_> {
 
     /// The last resort, for a budget smaller than the header and the notes
     /// themselves (a long comparison with a baseline under a few hundred
-    /// characters): the text cut at a line end to fit, then at a character.
+    /// characters): the text cut at a line end to fit, then within its
+    /// first line.
     fn clipped(&self, mut text: String) -> String {
         while !self.budget.fits(&text) {
             let body = text.trim_end_matches('\n');
             match body.rfind('\n') {
                 Some(cut) if cut > 0 => text.truncate(cut + 1),
-                _ => {
-                    let max = self.budget.chars.unwrap_or(usize::MAX).min(
-                        self.budget
-                            .tokens
-                            .map_or(usize::MAX, |t| t.saturating_mul(2)),
-                    );
-                    let mut cut = clip_chars(body, max.saturating_sub(2));
-                    while !self.budget.fits(&cut) && !cut.is_empty() {
-                        let keep = cut.chars().count() * 9 / 10;
-                        cut = clip_chars(&cut, keep.saturating_sub(1));
-                    }
-                    return cut;
-                }
+                _ => return self.clip_line(body),
             }
         }
         text
+    }
+
+    /// The longest start of `line`, marked `…`, that fits; empty when
+    /// not even the mark does.
+    fn clip_line(&self, line: &str) -> String {
+        let starts: Vec<usize> = line.char_indices().map(|(i, _)| i).collect();
+        let kept = |n: usize| {
+            let end = starts.get(n).copied().unwrap_or(line.len());
+            format!("{}…\n", &line[..end])
+        };
+        if !self.budget.fits(&kept(0)) {
+            return String::new();
+        }
+        let (mut lo, mut hi) = (0, starts.len());
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if self.budget.fits(&kept(mid)) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        kept(lo)
     }
 }
 
@@ -384,6 +379,26 @@ fn group_line(group: &Group<'_>, with_message: bool) -> String {
     }
     line.push('\n');
     line
+}
+
+/// One line per collection error: `- COLLECTION ERROR <file> — <message>`.
+fn collection_error_lines(run: &Run) -> Vec<String> {
+    run.collection_errors
+        .iter()
+        .map(|e| {
+            let file = if e.file.is_empty() {
+                "(session)"
+            } else {
+                &e.file
+            };
+            let line = format!(
+                "- COLLECTION ERROR {} — {}",
+                one_line(file),
+                first_line(&e.message)
+            );
+            format!("{}\n", clip_chars(&line, LINE_MESSAGE_CHARS * 2))
+        })
+        .collect()
 }
 
 fn groups_phrase(n: usize) -> String {

@@ -1,0 +1,187 @@
+//! `--format github` on the command line: where the annotations' paths
+//! lead, and the job summary, the only I/O of that format.
+//!
+//! **Paths** (`render::github`'s documentation says what the renderer does
+//! with them). The repository root is `GITHUB_WORKSPACE`, else the
+//! working directory. `run` knows where pytest ran: `--root`, whose
+//! directory relative to the repository is put before pytest's paths
+//! (pytest's paths are relative to its rootdir, which is `--root` unless
+//! a pytest.ini or pyproject.toml above it says otherwise); a `--root`
+//! outside the repository gives absolute paths. `report` cannot know where
+//! the files were written: their paths are taken as relative to the
+//! repository root, or to `--path-prefix DIR`.
+//!
+//! **Job summary.** When `GITHUB_STEP_SUMMARY` names a file, the Markdown
+//! report (as `report` prints it, long failures folded into `<details>`)
+//! is appended to it, after a blank line when the file already has text.
+//! GitHub refuses a step's summary over 1 MiB, so what is appended keeps
+//! the file within [`STEP_SUMMARY_BYTES`]: the report is shortened the way
+//! `--max-chars` shortens it, in bytes. A summary that cannot be written is
+//! a warning on stderr, not a failure: the annotations were.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::render::github::Options;
+
+/// GitHub's limit on a step's summary: 1 MiB.
+pub const STEP_SUMMARY_BYTES: usize = 1_048_576;
+
+/// Room a summary needs to say anything (a header line and a note).
+const MIN_ROOM: usize = 200;
+
+/// The repository root: `GITHUB_WORKSPACE`, else the working directory.
+fn repository() -> Option<PathBuf> {
+    std::env::var_os("GITHUB_WORKSPACE")
+        .filter(|w| !w.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+        .map(|p| p.canonicalize().unwrap_or(p))
+}
+
+/// `GITHUB_STEP_SUMMARY`'s file, when it is set.
+pub fn step_summary() -> Option<PathBuf> {
+    std::env::var_os("GITHUB_STEP_SUMMARY")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+}
+
+/// The annotations' options for `run` in the project at `root` (absolute).
+pub fn options_for_root(root: &Path) -> Options {
+    let repository = repository();
+    let prefix = match repository.as_deref().map(|r| root.strip_prefix(r)) {
+        Some(Ok(inside)) => slashed(inside),
+        _ => slashed(root),
+    };
+    Options {
+        path_prefix: prefix,
+        workspace: repository.map(|r| slashed(&r)),
+        step_summary: step_summary().is_some(),
+    }
+}
+
+/// The annotations' options for `report`: paths as the files give them,
+/// under `prefix` when one is given.
+pub fn options_for_files(prefix: Option<&str>) -> Options {
+    Options {
+        path_prefix: prefix.unwrap_or_default().to_string(),
+        workspace: repository().map(|r| slashed(&r)),
+        step_summary: step_summary().is_some(),
+    }
+}
+
+fn slashed(path: &Path) -> String {
+    path.to_string_lossy().replace('\\', "/")
+}
+
+/// Appends `render(max_bytes)` to the job summary, when there is one:
+/// `render` must give at most `max_bytes` bytes (an empty text appends
+/// nothing). Problems are warnings on stderr.
+pub fn append_summary(render: impl FnOnce(usize) -> String) {
+    let Some(path) = step_summary() else {
+        return;
+    };
+    if let Err(e) = append_within(&path, STEP_SUMMARY_BYTES, render) {
+        eprintln!(
+            "pytest-mcp: warning: cannot append the report to GITHUB_STEP_SUMMARY ({}): {e}",
+            path.display()
+        );
+    }
+}
+
+/// Appends `render(room)` to `path`, `room` being what keeps the file
+/// within `limit` bytes (a blank line first when it has text already).
+fn append_within(
+    path: &Path,
+    limit: usize,
+    render: impl FnOnce(usize) -> String,
+) -> Result<(), String> {
+    let existing = match std::fs::metadata(path) {
+        Ok(m) => usize::try_from(m.len()).unwrap_or(usize::MAX),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(e) => return Err(e.to_string()),
+    };
+    let separator = if existing > 0 { "\n" } else { "" };
+    let room = limit.saturating_sub(existing + separator.len());
+    if room < MIN_ROOM {
+        return Err(format!(
+            "the file already holds {existing} bytes, GitHub takes at most {limit}"
+        ));
+    }
+    let text = render(room);
+    if text.is_empty() {
+        return Ok(());
+    }
+    if text.len() > room {
+        return Err(format!(
+            "the report takes {} bytes, {room} are left",
+            text.len()
+        ));
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| e.to_string())?;
+    file.write_all(separator.as_bytes())
+        .and_then(|()| file.write_all(text.as_bytes()))
+        .and_then(|()| file.flush())
+        .map_err(|e| e.to_string())
+}
+
+/// Cuts `text` to at most `max_bytes` bytes at a line's end (a character's,
+/// when the first line is longer), saying so: for texts that have no budget
+/// of their own (an error's Markdown).
+pub fn cut_to(text: String, max_bytes: usize) -> String {
+    if text.len() <= max_bytes {
+        return text;
+    }
+    const NOTE: &str = "\n> Cut to fit GitHub's limit on a job summary\n";
+    let keep = max_bytes.saturating_sub(NOTE.len());
+    let mut end = keep;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let end = text[..end].rfind('\n').map_or(end, |n| n + 1);
+    format!("{}{NOTE}", &text[..end].trim_end_matches('\n'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn appends_within_the_limit_after_a_blank_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("summary.md");
+        std::fs::write(&path, "# Earlier step\n").unwrap();
+        let mut offered = 0;
+        append_within(&path, 1_000, |room| {
+            offered = room;
+            "x".repeat(room)
+        })
+        .unwrap();
+        assert_eq!(offered, 1_000 - 15 - 1);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("# Earlier step\n\nxxx"), "{text}");
+        assert_eq!(text.len(), 1_000);
+        // Full: nothing more is written.
+        assert!(append_within(&path, 1_000, |_| "y".into()).is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        // A render that ignores its room is refused, not written.
+        let other = dir.path().join("new.md");
+        assert!(append_within(&other, 1_000, |room| "z".repeat(room + 1)).is_err());
+        append_within(&other, 1_000, |_| "## Report\n".into()).unwrap();
+        assert_eq!(std::fs::read_to_string(&other).unwrap(), "## Report\n");
+    }
+
+    #[test]
+    fn cut_to_keeps_whole_lines_and_characters() {
+        let text = "é line one\nsecond line é\nthird\n".repeat(100);
+        let cut = cut_to(text.clone(), 200);
+        assert!(cut.len() <= 200, "{}", cut.len());
+        assert!(cut.ends_with("> Cut to fit GitHub's limit on a job summary\n"));
+        assert!(cut.starts_with("é line one\nsecond line é\n"));
+        assert_eq!(cut_to("short".into(), 200), "short");
+    }
+}

@@ -1,0 +1,209 @@
+//! Where a failing test failed, as a file and a line an editor (or a
+//! GitHub annotation) can point at: the crash line, not the line of the
+//! test's `def`.
+
+use super::TestResult;
+use super::groups::is_framework_frame;
+use crate::pytest_text::{self, frame_line, is_project_path};
+
+/// A file and a 1-based line in it (none when unknown).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CrashLine<'t> {
+    pub file: &'t str,
+    pub line: Option<u32>,
+}
+
+/// Where `t` failed:
+///
+/// - pytest's traceback (of the last failing phase that has one, as in
+///   [`super::groups`]): its deepest frame in the project's own files, so
+///   an assertion's line, the line of a helper in another module that
+///   raised, a fixture's failing line;
+/// - else the test's `file` with the line of its first mention in the
+///   failure text (`StockTest.php:27`, `(sum.test.js:12:5)`,
+///   `FooTest.java:42)`: the innermost frame in the test's file for Java,
+///   JavaScript and PHP, the first failed check for Go), or failing that
+///   the test's own line (often its `def`);
+/// - else the first frame of a JavaScript-style stack trace that is not a
+///   framework's and names a path (`at Object.<anonymous>
+///   (test/router.spec.js:22:31)`): Jest, Mocha and Jasmine write no `file`;
+/// - `None` when the source says nothing about files.
+pub fn crash_line(t: &TestResult) -> Option<CrashLine<'_>> {
+    let tracebacks = || {
+        t.phase_failures()
+            .iter()
+            .rev()
+            .filter_map(|p| p.traceback.as_deref())
+            .chain(t.traceback())
+    };
+    for tb in tracebacks() {
+        let deepest = tb
+            .lines()
+            .rev()
+            .filter(|l| memchr::memchr(b':', l.as_bytes()).is_some())
+            .filter_map(frame_line)
+            .find(|f| is_project_path(f.path));
+        if let Some(f) = deepest {
+            return Some(CrashLine {
+                file: f.path,
+                line: Some(f.line),
+            });
+        }
+    }
+    let Some(loc) = t.location.as_ref() else {
+        return tracebacks()
+            .flat_map(str::lines)
+            .map(str::trim)
+            .filter(|l| l.starts_with("at ") && !is_framework_frame(l))
+            .find_map(frame_path);
+    };
+    let file = loc.file.as_ref();
+    let mentioned = tracebacks()
+        .chain(t.message())
+        .flat_map(str::lines)
+        .find_map(|l| line_in(l, file));
+    Some(CrashLine {
+        file,
+        line: mentioned.or(loc.line).filter(|&l| l > 0),
+    })
+}
+
+/// The line number after the first mention of `file` in `text`
+/// (`…/tests/FooTest.php:27`), when the path written names the same file
+/// (one may be absolute, the other relative).
+fn line_in(text: &str, file: &str) -> Option<u32> {
+    let name = file.rsplit(['/', '\\']).next().filter(|n| !n.is_empty())?;
+    let mut from = 0;
+    while let Some(i) = text[from..].find(name) {
+        let start = from + i;
+        let end = start + name.len();
+        from = end;
+        let after = &text[end..];
+        let digits = after
+            .strip_prefix(':')
+            .map_or(0, |a| a.bytes().take_while(u8::is_ascii_digit).count());
+        if digits == 0 {
+            continue;
+        }
+        // The path written: back to a space, a quote or a parenthesis.
+        let path_start = text[..start]
+            .rfind(|c: char| c.is_whitespace() || "(\"'[".contains(c))
+            .map_or(0, |p| p + 1);
+        let written = &text[path_start..end];
+        if same_file(written, file) {
+            return after[1..1 + digits].parse().ok();
+        }
+    }
+    None
+}
+
+/// The path and line of a stack frame `at f (dir/file.js:22:31)` or `at
+/// dir/file.js:22:31`, when the path has a directory (a bare `Foo.java`
+/// names no file a reader can open).
+fn frame_path(frame: &str) -> Option<CrashLine<'_>> {
+    let place = match frame.strip_suffix(')') {
+        Some(open) => &open[open.rfind('(')? + 1..],
+        None => frame.strip_prefix("at ")?.trim(),
+    };
+    // `path:line:column` or `path:line`.
+    let mut parts = place.rsplitn(3, ':');
+    let last = parts.next()?;
+    let (path, line) = match (parts.next(), parts.next()) {
+        (Some(line), Some(path)) if line.bytes().all(|b| b.is_ascii_digit()) => (path, line),
+        (Some(path), _) => (path, last),
+        _ => return None,
+    };
+    let line: u32 = line.parse().ok().filter(|&l| l > 0)?;
+    let file_like = path.contains(['/', '\\']) && !path.contains(char::is_whitespace);
+    file_like.then_some(CrashLine {
+        file: path,
+        line: Some(line),
+    })
+}
+
+/// Whether two spellings of a path name the same file: equal, or one ends
+/// with `/` and the other (an absolute path and a relative one).
+fn same_file(a: &str, b: &str) -> bool {
+    pytest_text::paths_match(a, b) || pytest_text::paths_match(b, a)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Location, Outcome};
+
+    fn failed(location: Option<(&str, u32)>, message: &str, traceback: &str) -> TestResult {
+        let mut t = TestResult::new("t", Outcome::Failed);
+        t.location = location.map(|(f, l)| Location::new(f, Some(l)));
+        t.set_message(Some(message.to_string()));
+        t.set_traceback(Some(traceback.to_string()));
+        t
+    }
+
+    fn at(t: &TestResult) -> Option<(&str, Option<u32>)> {
+        crash_line(t).map(|c| (c.file, c.line))
+    }
+
+    #[test]
+    fn pytest_the_deepest_project_frame() {
+        let tb = "    def test_a():\n>       check(1)\n\ntests/test_a.py:5: \n\
+                  _ _ _\n\n    def check(x):\n>       raise ValueError(x)\nE       ValueError: 1\n\n\
+                  app/util.py:12: ValueError";
+        let t = failed(Some(("tests/test_a.py", 4)), "ValueError: 1", tb);
+        assert_eq!(at(&t), Some(("app/util.py", Some(12))));
+        let lib = "tests/test_a.py:5: in test_a\n    f()\n/usr/lib/python3/x.py:9: KeyError";
+        let t = failed(Some(("tests/test_a.py", 4)), "KeyError", lib);
+        assert_eq!(at(&t), Some(("tests/test_a.py", Some(5))));
+    }
+
+    #[test]
+    fn other_frameworks_the_first_mention_of_the_tests_file() {
+        let php = "Failed asserting that 7 is identical to 6.\n\n/srv/app/tests/StockTest.php:27";
+        let t = failed(Some(("/srv/app/tests/StockTest.php", 22)), "Failed", php);
+        assert_eq!(at(&t), Some(("/srv/app/tests/StockTest.php", Some(27))));
+        let java = "java.lang.AssertionError: x\n\tat org.junit.Assert.fail(Assert.java:89)\n\
+                    \tat com.acme.FooTest.sums(FooTest.java:42)\n\tat com.acme.FooTest.x(FooTest.java:7)";
+        let t = failed(Some(("src/test/java/com/acme/FooTest.java", 30)), "x", java);
+        assert_eq!(
+            at(&t),
+            Some(("src/test/java/com/acme/FooTest.java", Some(42)))
+        );
+        let js = "Error: expect(received).toBe(expected)\n    at Object.<anonymous> (/w/src/sum.test.js:12:5)";
+        let t = failed(Some(("src/sum.test.js", 3)), "x", js);
+        assert_eq!(at(&t), Some(("src/sum.test.js", Some(12))));
+        // Another file of the same name is not the test's.
+        let other = "at x (/w/lib/sum.test.js:99:1)";
+        let t = failed(Some(("src/sum.test.js", 3)), "x", other);
+        assert_eq!(at(&t), Some(("src/sum.test.js", Some(3))));
+    }
+
+    #[test]
+    fn javascript_frames_name_a_path() {
+        let mocha = "AssertionError: x\n    at Context.<anonymous> (test/router.spec.js:22:31)\n    at process.processImmediate (node:internal/timers:476:21)";
+        let t = failed(None, "x", mocha);
+        assert_eq!(at(&t), Some(("test/router.spec.js", Some(22))));
+        let jasmine = "Expected 1 to be 2.\n    at <Jasmine>\n    at spec/cart.spec.js:27:31";
+        assert_eq!(
+            at(&failed(None, "x", jasmine)),
+            Some(("spec/cart.spec.js", Some(27)))
+        );
+        let windows = "at Object.<anonymous> (D:\\w\\src\\a.test.ts:18:35)";
+        assert_eq!(
+            at(&failed(None, "x", windows)),
+            Some(("D:\\w\\src\\a.test.ts", Some(18)))
+        );
+        // Frameworks' frames and bare file names are no place.
+        let java =
+            "\tat org.junit.Assert.fail(Assert.java:89)\n\tat com.acme.FooTest.x(FooTest.java:7)";
+        assert_eq!(at(&failed(None, "x", java)), None);
+        let deps = "at run (/w/node_modules/jest-circus/build/run.js:9:1)";
+        assert_eq!(at(&failed(None, "x", deps)), None);
+    }
+
+    #[test]
+    fn nothing_about_files_is_no_place() {
+        let t = failed(None, "boom", "boom\nat somewhere");
+        assert_eq!(at(&t), None);
+        assert!(line_in("FooTest.php:x", "FooTest.php").is_none());
+    }
+}

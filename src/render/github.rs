@@ -1,0 +1,377 @@
+//! GitHub workflow commands (`--format github`, the name ruff and others
+//! use): failures as annotations on the lines where tests failed.
+//!
+//! ```text
+//! Test FAILURE (0.4s) — 12 run, 3 failed
+//! ::error file=tests/test_calc.py,line=42,title=FAILED (2 tests)%3A tests/test_calc.py%3A%3Atest_div%2C +1 more::assert 0.5 == 0.6%0ASame failure in 1 more: tests/test_calc.py::test_half
+//! ::notice title=pytest-mcp::2 more failure groups (5 tests) are not annotated (GitHub shows 10 error annotations per step): the job summary lists them all
+//! ```
+//!
+//! The first line is the Markdown report's header, plain log text. Then one
+//! `::error` per collection error and per failure group
+//! ([`crate::model::groups`], largest first), at most [`MAX_ERRORS`] in
+//! all, which is what GitHub shows per step; its `file` and `line` are the
+//! crash line ([`crate::model::crash`]), not the test's `def`; its `title`
+//! the group's kind, size and first test id; its message the failure's
+//! message and the group's other ids. One `::notice` then says how many
+//! groups were left out. Nothing else is printed: every command is one
+//! line, its values escaped, so no text of a test can start a workflow
+//! command of its own.
+//!
+//! **Paths.** GitHub resolves an annotation's `file` against the
+//! repository root. The run's paths are pytest's, relative to its rootdir
+//! (for other frameworks, whatever their JUnit says, often absolute):
+//! [`Options::path_prefix`] (the rootdir's directory in the repository) is
+//! put before relative paths, and an absolute path under
+//! [`Options::workspace`] (the checkout, `GITHUB_WORKSPACE`) is made
+//! relative to it. Other absolute paths are left as they are.
+
+use std::fmt::Write as _;
+
+use crate::model::crash::crash_line;
+use crate::model::groups::{IdItem, Parametrizations, failure_groups, is_framework_frame};
+use crate::model::{CollectionError, Outcome, Phase, Run, TestResult};
+use crate::pytest_text::frame_line;
+use crate::render::markdown::{counts_phrase, status_word};
+use crate::text::{first_line, one_line, plural};
+
+/// `::error` annotations GitHub shows for one step (it keeps 10 of each
+/// kind per step, 50 per job).
+pub const MAX_ERRORS: usize = 10;
+/// Lines of a failure's message kept in its annotation.
+const MESSAGE_LINES: usize = 20;
+/// Longest line kept in an annotation's message, in characters.
+const LINE_CHARS: usize = 400;
+/// Lines of another framework's stack trace added to a message.
+const FOREIGN_LINES: usize = 8;
+/// Other ids of a group named in its annotation before the rest are counted.
+const LISTED_IDS: usize = 5;
+
+/// What the annotations need to know about where they are shown.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The directory the run's relative paths are relative to, relative to
+    /// the repository root, `/`-separated (`backend`; empty at the root).
+    pub path_prefix: String,
+    /// The repository's checkout, absolute (`GITHUB_WORKSPACE`): absolute
+    /// paths under it become relative to it.
+    pub workspace: Option<String>,
+    /// Whether the Markdown report goes to the job summary: the notice
+    /// about groups left out points there.
+    pub step_summary: bool,
+}
+
+/// The run as workflow commands (see the module's documentation).
+pub fn render(run: &Run, options: &Options) -> String {
+    let mut out = format!(
+        "Test {} ({:.1}s) — {}\n",
+        status_word(run),
+        run.duration_secs(),
+        counts_phrase(run)
+    );
+    let errors = &run.collection_errors;
+    for e in errors.iter().take(MAX_ERRORS) {
+        collection_error(&mut out, e, options);
+    }
+    let groups = failure_groups(run);
+    let room = MAX_ERRORS.saturating_sub(errors.len());
+    if !groups.is_empty() && room > 0 {
+        let shared = groups.iter().any(|g| g.tests.len() > 1);
+        let params = if shared {
+            Parametrizations::of(run)
+        } else {
+            Parametrizations::default()
+        };
+        for g in groups.iter().take(room) {
+            let ids = params.compress(run, &g.tests);
+            failure(
+                &mut out,
+                &run.tests[g.tests[0]],
+                g.tests.len(),
+                &ids,
+                options,
+            );
+        }
+    }
+    let left_groups = &groups[room.min(groups.len())..];
+    let left_errors = errors.len().saturating_sub(MAX_ERRORS);
+    if !left_groups.is_empty() || left_errors > 0 {
+        let tests: usize = left_groups.iter().map(|g| g.tests.len()).sum();
+        left_out(&mut out, left_groups.len(), tests, left_errors, options);
+    }
+    out
+}
+
+/// An error that is not a result (a refused parameter, unreadable input,
+/// a timeout) as one `::error` titled `title`, `markdown` its message:
+/// the workflow log shows it as an error, the run's annotations list it.
+pub fn error(title: &str, markdown: &str) -> String {
+    command("error", &[("title", title)], markdown.trim_end())
+}
+
+/// `::name key=value,...::message` and a newline, every value escaped.
+fn command(name: &str, properties: &[(&str, &str)], message: &str) -> String {
+    let mut line = format!("::{name}");
+    for (i, (key, value)) in properties.iter().enumerate() {
+        line.push(if i == 0 { ' ' } else { ',' });
+        let _ = write!(line, "{key}={}", escape_property(value));
+    }
+    let _ = writeln!(line, "::{}", escape_data(message));
+    line
+}
+
+/// A command's message as GitHub's toolkit escapes it (`toCommandValue`,
+/// `escapeData`): `%`, CR and LF.
+pub fn escape_data(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A command's property value (`escapeProperty`): as [`escape_data`], and
+/// `:` and `,`, which end a value.
+pub fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// A collection error's annotation, on its file when it names one (a
+/// Surefire suite's error names a class: that annotation has no `file`).
+fn collection_error(out: &mut String, e: &CollectionError, options: &Options) {
+    let file = is_file_name(&e.file).then(|| repository_path(&e.file, options));
+    let line = e.line.filter(|&l| l > 0).map(|l| l.to_string());
+    let title = format!("COLLECTION ERROR: {}", one_line(&e.file));
+    let message = match &e.error_type {
+        Some(kind) if !e.message.starts_with(kind.as_str()) => format!("{kind}: {}", e.message),
+        _ => e.message.clone(),
+    };
+    let mut properties = Vec::new();
+    if let Some(file) = &file {
+        properties.push(("file", file.as_str()));
+        if let Some(line) = &line {
+            properties.push(("line", line.as_str()));
+        }
+    }
+    properties.push(("title", &title));
+    out.push_str(&command("error", &properties, &clipped(&message)));
+}
+
+/// Whether `path` looks like a file's path: its last part has an extension
+/// of a few lower-case letters or digits (`test_x.py`, `Foo.java`), which
+/// a dotted class name (`org.example.FooTest`) has not.
+fn is_file_name(path: &str) -> bool {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    name.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=5).contains(&ext.len())
+            && ext
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    })
+}
+
+/// One group's annotation: `t` is its first test, `ids` every test's id
+/// (parametrizations compressed, see [`Parametrizations::compress`]).
+fn failure(out: &mut String, t: &TestResult, size: usize, ids: &[IdItem<'_>], options: &Options) {
+    let place = crash_line(t);
+    let file = place.map(|p| repository_path(p.file, options));
+    let line = place.and_then(|p| p.line).map(|l| l.to_string());
+    let id = one_line(&t.node_id);
+    let title = match ids {
+        [IdItem::Function { id, count }] => {
+            format!(
+                "{} ({size} tests): {} (all {count} cases)",
+                label(t),
+                one_line(id)
+            )
+        }
+        _ if size > 1 => format!("{} ({size} tests): {id}, +{} more", label(t), size - 1),
+        _ => format!("{}: {id}", label(t)),
+    };
+    let mut message = clipped(&message_of(t));
+    if size > 1 && !matches!(ids, [IdItem::Function { .. }]) {
+        let _ = write!(message, "\n{}", same_line(&t.node_id, size, ids));
+    }
+    let mut properties = Vec::new();
+    if let Some(file) = &file {
+        properties.push(("file", file.as_str()));
+        if let Some(line) = &line {
+            properties.push(("line", line.as_str()));
+        }
+    }
+    properties.push(("title", &title));
+    out.push_str(&command("error", &properties, &message));
+}
+
+/// `Same failure in 4 more: a, b, tests/t.py::test_total (all 3 cases)`:
+/// the group's other ids, the first [`LISTED_IDS`] of them.
+fn same_line(first: &str, size: usize, ids: &[IdItem<'_>]) -> String {
+    let others: Vec<&IdItem<'_>> = ids
+        .iter()
+        .filter(|i| !matches!(i, IdItem::Test(id) if *id == first))
+        .collect();
+    let mut line = format!("Same failure in {} more: ", size - 1);
+    let mut named = 0;
+    for (n, item) in others.iter().take(LISTED_IDS).enumerate() {
+        if n > 0 {
+            line.push_str(", ");
+        }
+        match item {
+            IdItem::Test(id) => {
+                named += 1;
+                line.push_str(&one_line(id));
+            }
+            IdItem::Function { id, count } => {
+                // Its cases include the first test when it is one of them.
+                named += count - usize::from(first.starts_with(&format!("{id}[")));
+                let _ = write!(line, "{} (all {count} cases)", one_line(id));
+            }
+        }
+    }
+    let rest = (size - 1).saturating_sub(named);
+    if rest > 0 {
+        let _ = write!(line, ", +{rest} more");
+    }
+    line
+}
+
+/// The notice about what was not annotated.
+fn left_out(out: &mut String, groups: usize, tests: usize, errors: usize, options: &Options) {
+    let mut what = Vec::new();
+    if groups > 0 {
+        what.push(format!(
+            "{} ({})",
+            plural(groups, "failure group", "failure groups"),
+            plural(tests, "test", "tests")
+        ));
+    }
+    if errors > 0 {
+        what.push(plural(errors, "collection error", "collection errors"));
+    }
+    if let Some(first) = what.first_mut() {
+        first.insert_str(first.find(' ').map_or(0, |i| i + 1), "more ");
+    }
+    let verb = if groups + errors == 1 { "is" } else { "are" };
+    let where_ = if options.step_summary {
+        "the job summary lists them all"
+    } else {
+        "the Markdown report (`--format markdown`) lists them all"
+    };
+    let message = format!(
+        "{} {} not annotated (GitHub shows {MAX_ERRORS} error annotations per step): {where_}",
+        what.join(" and "),
+        verb,
+    );
+    out.push_str(&command("notice", &[("title", "pytest-mcp")], &message));
+}
+
+/// The kind of failure, as the Markdown's section headings say it.
+fn label(t: &TestResult) -> &'static str {
+    match (t.outcome, t.phase) {
+        (Outcome::Error, Some(Phase::Setup)) => "ERROR at setup",
+        (Outcome::Error, Some(Phase::Teardown)) => "ERROR at teardown",
+        (Outcome::Error, _) => "ERROR",
+        _ => "FAILED",
+    }
+}
+
+/// The failure's message (other failing phases' too), else the first line
+/// of its traceback; then, for another framework's stack trace, its first
+/// [`FOREIGN_LINES`] lines that neither repeat the message nor are a
+/// framework's frames (PHPUnit's message is only the test's name).
+fn message_of(t: &TestResult) -> String {
+    let mut text = t
+        .joined_message()
+        .map(|m| m.into_owned())
+        .or_else(|| t.traceback().map(|tb| first_line(tb).to_string()))
+        .filter(|m| !m.trim().is_empty())
+        .unwrap_or_else(|| format!("{} (no message)", label(t)));
+    let Some(tb) = t.traceback() else {
+        return text;
+    };
+    if tb.lines().any(|l| frame_line(l).is_some()) {
+        return text;
+    }
+    let said: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    // A line ending with a long message line repeats it
+    // (`java.lang.AssertionError: <message>`).
+    let repeats = |line: &str| {
+        said.iter()
+            .any(|m| line == *m || (m.chars().count() >= 8 && line.ends_with(m)))
+    };
+    let extra: Vec<&str> = tb
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| {
+            let l = l.trim();
+            !l.is_empty() && !repeats(l) && !is_framework_frame(l)
+        })
+        .take(FOREIGN_LINES)
+        .collect();
+    for line in extra {
+        text.push('\n');
+        text.push_str(line);
+    }
+    text
+}
+
+/// The first [`MESSAGE_LINES`] lines of `text`, each cut at [`LINE_CHARS`]
+/// characters, saying how many lines were left out.
+fn clipped(text: &str) -> String {
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    let mut out = String::new();
+    for (i, line) in lines.iter().take(MESSAGE_LINES).enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        match line.char_indices().nth(LINE_CHARS) {
+            Some((cut, _)) => {
+                out.push_str(&line[..cut]);
+                out.push('…');
+            }
+            None => out.push_str(line),
+        }
+    }
+    if lines.len() > MESSAGE_LINES {
+        let _ = write!(out, "\n… {} more lines", lines.len() - MESSAGE_LINES);
+    }
+    out
+}
+
+/// `path` as GitHub needs it: relative to the repository root, `/`
+/// between directories (see the module's documentation).
+fn repository_path(path: &str, options: &Options) -> String {
+    let path = path.replace('\\', "/");
+    let absolute = path.starts_with('/') || path.as_bytes().get(1) == Some(&b':');
+    if absolute {
+        let workspace = options.workspace.as_deref().map(|w| w.replace('\\', "/"));
+        return match workspace.as_deref().map(|w| w.trim_end_matches('/')) {
+            Some(w) if !w.is_empty() => match path.strip_prefix(w) {
+                Some(rest) if rest.starts_with('/') => rest[1..].to_string(),
+                _ => path,
+            },
+            _ => path,
+        };
+    }
+    let path = path.strip_prefix("./").unwrap_or(&path);
+    let prefix = options.path_prefix.trim_matches('/');
+    if prefix.is_empty() || prefix == "." {
+        path.to_string()
+    } else {
+        format!("{prefix}/{path}")
+    }
+}
+
+#[cfg(test)]
+#[path = "github_tests.rs"]
+mod tests;
