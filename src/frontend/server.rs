@@ -29,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 use crate::frontend::respond::{self, Answer, ErrorObject};
 use crate::model::rerun::RerunHint;
 use crate::request::{DiscoverTestsRequest, ExecuteTestsRequest, Format, ToolRequest, invalid};
-use crate::runner::execute::{self, Settings};
+use crate::runner::execute::{self, RunError, Settings};
 
 /// The server: settings fixed at start, nothing else shared between calls.
 #[derive(Clone)]
@@ -154,7 +154,8 @@ impl Server {
                 run.rerun_hint = Some(RerunHint::Tool);
                 respond::run(&run, format, false)
             }
-            Err(e) => respond::exec_error(&e, format),
+            Err(RunError::Failed(e)) => respond::exec_error(&e, format),
+            Err(RunError::Refused(e)) => respond::invalid(&e, format),
         })
     }
 

@@ -13,7 +13,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::request::{
-    DiscoverTestsRequest, ExecuteTestsRequest, Format, MAX_TIMEOUT_SECS, ValidationError, invalid,
+    DiscoverTestsRequest, ExecuteTestsRequest, Format, MAX_TIMEOUT_SECS, MAX_WORKERS,
+    ValidationError, invalid,
 };
 
 /// Default time limit of one pytest run.
@@ -95,6 +96,24 @@ pub enum Stop {
     After(u32),
 }
 
+/// How many pytest-xdist workers run the tests (`--numprocesses`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Workers {
+    Count(u32),
+    /// One per CPU, as pytest-xdist counts them.
+    Auto,
+}
+
+impl Workers {
+    /// The value as the request gave it, for error reports.
+    pub fn received(self) -> Value {
+        match self {
+            Workers::Count(n) => Value::from(n),
+            Workers::Auto => Value::from("auto"),
+        }
+    }
+}
+
 /// Validated parameters of one test run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunParams {
@@ -108,6 +127,8 @@ pub struct RunParams {
     pub last_failed: bool,
     /// Whether captured output is shown for failures.
     pub show_capture: bool,
+    /// Run under pytest-xdist; `None`: as the project's configuration says.
+    pub workers: Option<Workers>,
     pub timeout: Duration,
     pub format: Format,
 }
@@ -195,6 +216,7 @@ impl ExecuteTestsRequest {
             stop,
             last_failed: self.last_failed.unwrap_or(false),
             show_capture: self.show_capture.unwrap_or(true),
+            workers: workers(self.workers)?,
             timeout: timeout(self.timeout, default_timeout)?,
             format: format(self.format)?,
         })
@@ -293,6 +315,23 @@ fn timeout(value: Option<i64>, default: Duration) -> Result<Duration, Validation
             "timeout",
             format!("must be between 1 and {MAX_TIMEOUT_SECS} seconds"),
             t,
+        )),
+    }
+}
+
+fn workers(value: Option<Value>) -> Result<Option<Workers>, ValidationError> {
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    if value == "auto" {
+        return Ok(Some(Workers::Auto));
+    }
+    match value.as_u64() {
+        Some(n @ 1..=MAX_WORKERS) => Ok(Some(Workers::Count(n as u32))),
+        _ => Err(invalid(
+            "workers",
+            format!("must be an integer from 1 to {MAX_WORKERS}, or \"auto\" (one per CPU)"),
+            value,
         )),
     }
 }
@@ -416,6 +455,36 @@ mod tests {
         refused(json!({"keywords": "a\nb"}), "keywords", "control");
         refused(json!({"keywords": " "}), "keywords", "empty");
         refused(json!(["tests"]), "arguments", "JSON object");
+        for bad in [
+            json!(0),
+            json!(-1),
+            json!(257),
+            json!(1.5),
+            json!("many"),
+            json!("2"),
+            json!("AUTO"),
+            json!(true),
+            json!([2]),
+        ] {
+            let err = run(json!({"workers": bad.clone()})).expect_err("refused");
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "Invalid params: workers must be an integer from 1 to 256, or \"auto\" (one per CPU) (received {bad})"
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn workers_are_a_count_or_auto() {
+        let workers = |v: Value| run(json!({ "workers": v })).expect("valid").workers;
+        assert_eq!(workers(json!(1)), Some(Workers::Count(1)));
+        assert_eq!(workers(json!(256)), Some(Workers::Count(256)));
+        assert_eq!(workers(json!("auto")), Some(Workers::Auto));
+        assert_eq!(run(json!({})).expect("valid").workers, None);
+        assert_eq!(Workers::Count(2).received(), json!(2));
+        assert_eq!(Workers::Auto.received(), json!("auto"));
     }
 
     #[test]

@@ -13,6 +13,7 @@ use serde::Deserialize;
 
 use super::phases;
 use crate::model::discovery::Item;
+use crate::model::outcome::Running;
 use crate::model::rerun::{FailureCache, LastFailed};
 use crate::model::{Location, Outcome, Run, SourceInfo, SourceKind, TestResult, Xfail};
 use crate::pytest_text;
@@ -31,6 +32,9 @@ enum Event {
     },
     Start {
         nodeid: String,
+        /// The pytest-xdist worker that started it (`gw0`).
+        #[serde(default)]
+        worker: Option<String>,
     },
     Report(Report),
     Finish {
@@ -89,8 +93,8 @@ pub struct EventLog {
     /// What pytest's cache of failures did, when the log says.
     pub failure_cache: Option<FailureCache>,
     collect_errors: Vec<(String, Option<String>)>,
-    /// Test ids in the order they started.
-    started: Vec<String>,
+    /// Test ids in the order they started, with their xdist worker.
+    started: Vec<(String, Option<String>)>,
     reports: HashMap<String, Vec<Report>>,
     finished: std::collections::HashSet<String>,
 }
@@ -109,7 +113,7 @@ impl EventLog {
                 Event::Collecterror { nodeid, longrepr } => {
                     log.collect_errors.push((nodeid, longrepr))
                 }
-                Event::Start { nodeid } => log.started.push(nodeid),
+                Event::Start { nodeid, worker } => log.started.push((nodeid, worker)),
                 Event::Report(r) => log.reports.entry(r.nodeid.clone()).or_default().push(r),
                 Event::Finish { nodeid } => {
                     log.finished.insert(nodeid);
@@ -135,19 +139,34 @@ impl EventLog {
         self.finished.contains(id)
     }
 
-    /// The test that had started and not finished when the log ends.
-    pub fn running(&self) -> Option<&str> {
-        self.started
-            .iter()
-            .rev()
-            .find(|id| !self.finished.contains(*id))
-            .map(String::as_str)
+    /// The tests that had started and not finished when the log ends, in
+    /// the order they started: the last test each worker started (one
+    /// worker, `None`, without pytest-xdist) when it did not finish.
+    pub fn running(&self) -> Vec<Running> {
+        let mut seen: Vec<Option<&str>> = Vec::new();
+        let mut running = Vec::new();
+        for (id, worker) in self.started.iter().rev() {
+            let worker = worker.as_deref();
+            if seen.contains(&worker) {
+                continue;
+            }
+            seen.push(worker);
+            if !self.finished.contains(id) {
+                running.push(Running {
+                    node_id: id.clone(),
+                    worker: worker.map(str::to_string),
+                });
+            }
+        }
+        running.reverse();
+        running
     }
 
     /// The finished tests and the collection errors as a run.
     pub fn to_run(&self) -> Run {
         let mut run = Run::default();
-        for id in self.started.iter().filter(|id| self.finished.contains(*id)) {
+        let finished = self.started.iter().map(|(id, _)| id);
+        for id in finished.filter(|id| self.finished.contains(*id)) {
             let reports = self.reports.get(id).map(Vec::as_slice).unwrap_or_default();
             run.tests.push(test_from_reports(id, reports));
         }
@@ -266,7 +285,7 @@ impl EventTail {
         for line in String::from_utf8_lossy(&complete).lines() {
             match serde_json::from_str::<Event>(line) {
                 Ok(Event::Collected { count }) => self.progress.total = Some(count),
-                Ok(Event::Start { nodeid }) => self.progress.current = Some(nodeid),
+                Ok(Event::Start { nodeid, .. }) => self.progress.current = Some(nodeid),
                 Ok(Event::Finish { .. }) => {
                     self.progress.done += 1;
                     self.progress.current = None;
@@ -320,7 +339,13 @@ mod tests {
         let log = EventLog::parse(LOG);
         assert_eq!(log.collected, Some(4));
         assert_eq!(log.completed(), 2);
-        assert_eq!(log.running(), Some("t.py::hangs"));
+        assert_eq!(
+            log.running(),
+            [Running {
+                node_id: "t.py::hangs".into(),
+                worker: None
+            }]
+        );
         let run = log.to_run();
         assert_eq!(run.tests.len(), 2);
         assert_eq!(run.tests[0].outcome, Outcome::Failed);
@@ -328,6 +353,51 @@ mod tests {
         assert!((run.tests[0].duration.unwrap() - 0.3).abs() < 1e-9);
         assert_eq!(run.tests[1].outcome, Outcome::Skipped);
         assert_eq!(run.tests[1].message(), Some("later"));
+    }
+
+    /// Under pytest-xdist the workers write the start lines (with their
+    /// id) and the controller the rest: a test is running when it is the
+    /// last one its worker started and it did not finish.
+    const XDIST_LOG: &str = r#"{"event": "collected", "count": 5}
+{"event": "start", "nodeid": "t.py::a", "worker": "gw1"}
+{"event": "start", "nodeid": "t.py::b", "worker": "gw0"}
+{"event": "report", "nodeid": "t.py::a", "when": "call", "outcome": "passed", "duration": 0.1}
+{"event": "finish", "nodeid": "t.py::a"}
+{"event": "start", "nodeid": "t.py::hangs_one", "worker": "gw1"}
+{"event": "report", "nodeid": "t.py::b", "when": "???", "outcome": "failed", "duration": 0, "longrepr": "worker 'gw0' crashed while running 't.py::b'"}
+{"event": "finish", "nodeid": "t.py::b"}
+{"event": "start", "nodeid": "t.py::c", "worker": "gw2"}
+{"event": "finish", "nodeid": "t.py::c"}
+{"event": "start", "nodeid": "t.py::hangs_two", "worker": "gw2"}
+"#;
+
+    #[test]
+    fn under_xdist_each_busy_worker_names_its_test() {
+        let log = EventLog::parse(XDIST_LOG);
+        let running = log.running();
+        let running: Vec<(&str, Option<&str>)> = running
+            .iter()
+            .map(|r| (r.node_id.as_str(), r.worker.as_deref()))
+            .collect();
+        assert_eq!(
+            running,
+            [
+                ("t.py::hangs_one", Some("gw1")),
+                ("t.py::hangs_two", Some("gw2"))
+            ]
+        );
+        let run = log.to_run();
+        let ids: Vec<&str> = run.tests.iter().map(|t| t.node_id.as_str()).collect();
+        assert_eq!(ids, ["t.py::a", "t.py::b", "t.py::c"]);
+        // The test of the worker that crashed failed; it is no longer running.
+        assert_eq!(run.tests[1].outcome, Outcome::Failed);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("events.jsonl");
+        std::fs::write(&path, XDIST_LOG).expect("write");
+        let mut tail = EventTail::new(path);
+        let p = tail.poll().expect("progress").clone();
+        assert_eq!((p.done, p.total), (3, Some(5)));
+        assert_eq!(p.current.as_deref(), Some("t.py::hangs_two"));
     }
 
     #[test]

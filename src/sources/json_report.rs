@@ -56,7 +56,8 @@ struct Stage {
     outcome: Option<String>,
     #[serde(default)]
     crash: Option<Crash>,
-    #[serde(default)]
+    // Under pytest-xdist it starts with the worker's line: dropped.
+    #[serde(default, deserialize_with = "longrepr_text")]
     longrepr: Option<String>,
     #[serde(default)]
     stdout: Option<String>,
@@ -102,6 +103,16 @@ struct JsonWarning {
     filename: Option<String>,
     #[serde(default)]
     lineno: Option<u32>,
+}
+
+/// A phase's `longrepr` without pytest-xdist's worker line
+/// ([`pytest_text::without_worker_line`]).
+fn longrepr_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let text = Option::<String>::deserialize(d)?;
+    Ok(text.map(|t| match pytest_text::without_worker_line(&t) {
+        kept if kept.len() == t.len() => t,
+        kept => kept.to_string(),
+    }))
 }
 
 /// Reads a pytest-json-report document. With `keep_raw` the whole document

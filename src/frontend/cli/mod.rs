@@ -19,7 +19,7 @@ use crate::model::rerun::RerunHint;
 use crate::request::{
     DiscoverTestsRequest, ExecuteTestsRequest, Format, MAX_TIMEOUT_SECS, ValidationError,
 };
-use crate::runner::execute::{self, Settings};
+use crate::runner::execute::{self, RunError, Settings};
 use crate::runner::params::{DEFAULT_TIMEOUT_SECS, Root};
 
 /// Runs the command line and returns the process exit status.
@@ -166,6 +166,12 @@ fn run_pytest(args: &RunArgs) -> u8 {
         maxfail: args.maxfail,
         last_failed: args.last_failed.then_some(true),
         show_capture: Some(!args.no_capture_output),
+        // A number is a number, as a tool's client would send it; the
+        // rules are `params`'.
+        workers: args.workers.as_deref().map(|w| {
+            w.parse::<i64>()
+                .map_or_else(|_| serde_json::Value::from(w), serde_json::Value::from)
+        }),
         timeout: project.timeout,
         format: Some(
             if project.format == Format::Json {
@@ -190,7 +196,11 @@ fn run_pytest(args: &RunArgs) -> u8 {
             run.rerun_hint = Some(RerunHint::Cli);
             respond::run(&run, project.format, true)
         }
-        Err(e) => failed(&e, project.format),
+        Err(RunError::Failed(e)) => failed(&e, project.format),
+        Err(RunError::Refused(e)) => {
+            eprintln!("pytest-mcp: {e}");
+            respond::invalid(&e, project.format)
+        }
     };
     answer(project, answered)
 }
