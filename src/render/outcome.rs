@@ -162,4 +162,36 @@ mod tests {
         assert!(!md.contains('\u{1b}'), "{md:?}");
         assert_eq!(md.matches(r"test_\u{1b}[31mred").count(), 3, "{md}");
     }
+
+    /// Under pytest-xdist: one line per busy worker, and every running test
+    /// in the JSON; `running_test` stays the one started last.
+    #[test]
+    fn tests_running_on_several_workers_are_all_named() {
+        let running = |id: &str, worker: &str| Running {
+            node_id: id.into(),
+            worker: Some(worker.into()),
+        };
+        let mut e = ExecError::spawn(String::new(), vec![]);
+        e.kind = ErrorKind::Timeout;
+        e.message = "pytest execution exceeded timeout of 5 seconds while running 2 tests: t.py::a, t.py::b".into();
+        e.running = vec![running("t.py::a", "gw1"), running("t.py::b", "gw0")];
+        let md = error_markdown(&e);
+        assert!(
+            md.contains("\nRunning at the end (2):\n- t.py::a (gw1)\n- t.py::b (gw0)\n"),
+            "{md}"
+        );
+        let data = error_data(&e);
+        assert_eq!(data["running_test"], "t.py::b");
+        assert_eq!(
+            data["running_tests"],
+            json!([{"node_id": "t.py::a", "worker": "gw1"}, {"node_id": "t.py::b", "worker": "gw0"}])
+        );
+        e.running.truncate(1);
+        let md = error_markdown(&e);
+        assert!(md.contains("\nRunning at the end: t.py::a (gw1)\n"), "{md}");
+        e.running.clear();
+        assert!(!error_markdown(&e).contains("Running at the end"));
+        assert_eq!(error_data(&e)["running_tests"], json!([]));
+        assert_eq!(error_data(&e)["running_test"], Value::Null);
+    }
 }
