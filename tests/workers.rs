@@ -114,6 +114,12 @@ fn workers_give_the_same_counts_ids_and_messages() {
         assert!(summary[key].as_u64() > Some(0), "{key}: {summary}");
     }
     assert_eq!(outcomes(&workers), outcomes(&plain));
+    // In the same order too: collection order, whichever worker finished first.
+    let order = |v: &Value| -> Vec<Value> {
+        let tests = v["tests"].as_array().cloned().unwrap_or_default();
+        tests.iter().map(|t| t["node_id"].clone()).collect()
+    };
+    assert_eq!(order(&workers), order(&plain));
     assert_eq!(
         outcomes(&plain).len() as u64,
         summary["total"].as_u64().unwrap_or(0)
@@ -287,4 +293,40 @@ fn workers_are_refused_naming_workers() {
     );
     assert!(text.contains("`-p no:xdist`"), "{text}");
     assert!(text.trim_end().ends_with("(received 2)"), "{text}");
+}
+
+/// `--last-failed` under workers: the workers narrow what they collected to
+/// the recorded failures and the controller says what the cache did, so the
+/// answer is the one without workers, word for word bar the time (the
+/// results in collection order, so each group has the same representative),
+/// with nothing recorded too (nothing runs).
+#[test]
+fn last_failed_under_workers_reruns_the_same() {
+    let (_dir, root) = project("last_failed");
+    let python = test_python();
+    let header_cut = |text: &str| text.split_once('\n').map(|(_, rest)| rest.to_string());
+    let (status, none, _) = run(&root, &python, &["--lf", "-n", "2"]);
+    assert_eq!(status, Some(5), "{none}");
+    assert!(
+        none.contains("> No test ran: pytest's cache records no failed tests"),
+        "{none}"
+    );
+    let (status, all, _) = run(&root, &python, &["-n", "2"]);
+    assert_eq!(status, Some(1), "{all}");
+    let (_, plain, _) = run(&root, &python, &["--lf"]);
+    let (status, workers, _) = run(&root, &python, &["--lf", "-n", "2"]);
+    assert_eq!(status, Some(1), "{workers}");
+    assert!(
+        workers.contains("> Reran the failures pytest's cache records (3 tests)"),
+        "{workers}"
+    );
+    assert_eq!(header_cut(&workers), header_cut(&plain));
+    assert!(workers.starts_with("Test FAILURE ("), "{workers}");
+    assert!(
+        workers
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .ends_with("— 3 run, 2 failed, 1 error")
+    );
 }

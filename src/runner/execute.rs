@@ -251,6 +251,7 @@ fn gather(
             }
         }
     };
+    events.sort_in_collection_order(&mut run.tests);
     run.notes.extend(notes);
     let mut text = finished.stdout.text();
     let stderr = finished.stderr.text();

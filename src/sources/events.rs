@@ -23,6 +23,10 @@ use crate::pytest_text;
 enum Event {
     Collected {
         count: usize,
+        /// Under pytest-xdist: the ids in collection order (the workers
+        /// finish tests in no fixed order).
+        #[serde(default)]
+        ids: Vec<String>,
     },
     Item(Item),
     Collecterror {
@@ -93,6 +97,8 @@ pub struct EventLog {
     /// What pytest's cache of failures did, when the log says.
     pub failure_cache: Option<FailureCache>,
     collect_errors: Vec<(String, Option<String>)>,
+    /// Under pytest-xdist, the ids in collection order.
+    order: Vec<String>,
     /// Test ids in the order they started, with their xdist worker.
     started: Vec<(String, Option<String>)>,
     reports: HashMap<String, Vec<Report>>,
@@ -108,7 +114,10 @@ impl EventLog {
                 continue;
             };
             match event {
-                Event::Collected { count } => log.collected = Some(count),
+                Event::Collected { count, ids } => {
+                    log.collected = Some(count);
+                    log.order = ids;
+                }
                 Event::Item(item) => log.items.push(item),
                 Event::Collecterror { nodeid, longrepr } => {
                     log.collect_errors.push((nodeid, longrepr))
@@ -122,6 +131,28 @@ impl EventLog {
             }
         }
         log
+    }
+
+    /// Puts `tests` in collection order when the log has it (under
+    /// pytest-xdist, where they finish in no fixed order), so that a run on
+    /// workers reads as one without; tests it does not list go last, in
+    /// their order.
+    pub fn sort_in_collection_order(&self, tests: &mut [TestResult]) {
+        if self.order.is_empty() {
+            return;
+        }
+        let position: HashMap<&str, usize> = self
+            .order
+            .iter()
+            .enumerate()
+            .map(|(i, id)| (id.as_str(), i))
+            .collect();
+        tests.sort_by_key(|t| {
+            position
+                .get(t.node_id.as_str())
+                .copied()
+                .unwrap_or(usize::MAX)
+        });
     }
 
     /// Tests that finished.
@@ -284,7 +315,7 @@ impl EventTail {
         let before = self.progress.clone();
         for line in String::from_utf8_lossy(&complete).lines() {
             match serde_json::from_str::<Event>(line) {
-                Ok(Event::Collected { count }) => self.progress.total = Some(count),
+                Ok(Event::Collected { count, .. }) => self.progress.total = Some(count),
                 Ok(Event::Start { nodeid, .. }) => self.progress.current = Some(nodeid),
                 Ok(Event::Finish { .. }) => {
                     self.progress.done += 1;
@@ -358,7 +389,7 @@ mod tests {
     /// Under pytest-xdist the workers write the start lines (with their
     /// id) and the controller the rest: a test is running when it is the
     /// last one its worker started and it did not finish.
-    const XDIST_LOG: &str = r#"{"event": "collected", "count": 5}
+    const XDIST_LOG: &str = r#"{"event": "collected", "count": 5, "ids": ["t.py::hangs_one", "t.py::c", "t.py::b", "t.py::a", "t.py::hangs_two"]}
 {"event": "start", "nodeid": "t.py::a", "worker": "gw1"}
 {"event": "start", "nodeid": "t.py::b", "worker": "gw0"}
 {"event": "report", "nodeid": "t.py::a", "when": "call", "outcome": "passed", "duration": 0.1}
@@ -386,9 +417,14 @@ mod tests {
                 ("t.py::hangs_two", Some("gw2"))
             ]
         );
-        let run = log.to_run();
+        let mut run = log.to_run();
         let ids: Vec<&str> = run.tests.iter().map(|t| t.node_id.as_str()).collect();
         assert_eq!(ids, ["t.py::a", "t.py::b", "t.py::c"]);
+        run.tests
+            .push(TestResult::new("t.py::unknown", Outcome::Passed));
+        log.sort_in_collection_order(&mut run.tests);
+        let ids: Vec<&str> = run.tests.iter().map(|t| t.node_id.as_str()).collect();
+        assert_eq!(ids, ["t.py::c", "t.py::b", "t.py::a", "t.py::unknown"]);
         // The test of the worker that crashed failed; it is no longer running.
         assert_eq!(run.tests[1].outcome, Outcome::Failed);
         let dir = tempfile::tempdir().expect("tempdir");

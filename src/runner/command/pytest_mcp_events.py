@@ -23,7 +23,8 @@ every worker, all writing to the one log (each line is one O_APPEND write).
 A worker writes only its "start" lines, with its id ("worker": "gw0"), at
 the moment its test starts; the controller writes everything else, from the
 reports the workers send it (the same ones pytest-json-report and the JUnit
-XML see): the count collected (when the first worker finishes collecting),
+XML see): the count and the ids collected, in collection order (when the
+first worker finishes collecting),
 the phase reports and each "finish". So after a kill the log names the test
 running on each worker. A test whose worker crashed is finished by the
 report xdist makes for it (`when` "???"), which has no logfinish. The
@@ -226,7 +227,9 @@ def pytest_xdist_node_collection_finished(node, ids):
     _collection_heard = True
     record = _cache_record(_config, len(ids))
     text = _line(record) if record is not None else ""
-    _write(text + _line({"event": "collected", "count": len(ids)}))
+    # The ids too: the workers finish tests in no fixed order, and
+    # pytest-mcp puts the results back in this one.
+    _write(text + _line({"event": "collected", "count": len(ids), "ids": list(ids)}))
 
 
 def pytest_runtest_logstart(nodeid, location):
