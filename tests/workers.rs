@@ -220,6 +220,29 @@ fn a_hang_under_workers_ends_every_process_and_names_each_test() {
     );
 }
 
+/// `-x` under workers: xdist ends the run as interrupted (exit status 2);
+/// pytest-mcp answers the result, with pytest's exit status 1 and a note.
+#[test]
+fn failfast_under_workers_is_a_result() {
+    let (_dir, root) = project("workers");
+    let (status, text, _) = run(&root, &test_python(), &["-n", "2", "-x", "-f", "json"]);
+    assert_eq!(status, Some(1), "{text}");
+    let value = json_of(&text);
+    assert_eq!(value["exit_code"], 1, "{value}");
+    let summary = &value["summary"];
+    let failing = summary["failed"].as_u64().unwrap_or(0) + summary["errors"].as_u64().unwrap_or(0);
+    assert!(failing >= 1, "{summary}");
+    assert!(
+        summary["total"].as_u64() < Some(15),
+        "stopped early: {summary}"
+    );
+    let output = value["text_output"].as_str().unwrap_or_default();
+    assert!(
+        output.contains("xdist.dsession.Interrupted: stopping after"),
+        "{output}"
+    );
+}
+
 /// pytest-xdist's answer to a crashed worker: the test it was running
 /// fails, the others run on; pytest exits 1, so this is a result. The
 /// children both tests leave (ignoring SIGTERM) end with the run.

@@ -277,9 +277,25 @@ fn outcome(
     timeout: Duration,
 ) -> Result<Done, Box<ExecError>> {
     let running = events.running();
-    let Some(failure) = failure(&finished, &run, &running, timeout) else {
+    // pytest-xdist ends a run that -x or --maxfail stopped as interrupted
+    // (exit status 2): a result with pytest's own status, 1.
+    let maxfail_stop = events
+        .stopped_at_maxfail
+        .filter(|_| finished.ending == Ending::Exited(2));
+    let failure = match maxfail_stop {
+        Some(_) => None,
+        None => failure(&finished, &run, &running, timeout),
+    };
+    let Some(failure) = failure else {
         if let Ending::Exited(code) = finished.ending {
             run.exit_code = Some(code);
+        }
+        if let Some(failures) = maxfail_stop {
+            run.exit_code = Some(1);
+            run.notes.push(format!(
+                "stopped at the failfast/maxfail limit, after {} (tests already running on other workers finish): exit status 1 as without workers (pytest-xdist exits 2)",
+                crate::text::plural(failures, "failure", "failures")
+            ));
         }
         return Ok(Done {
             run,

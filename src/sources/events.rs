@@ -45,6 +45,11 @@ enum Event {
         nodeid: String,
     },
     Lastfailed(CacheEvent),
+    /// Under pytest-xdist: the run stopped after this many failures (`-x`,
+    /// `--maxfail`), which xdist ends as interrupted.
+    Maxfail {
+        failures: usize,
+    },
 }
 
 /// What pytest's cache of failures did (`pytest_mcp_events._last_failed`).
@@ -96,6 +101,9 @@ pub struct EventLog {
     pub items: Vec<Item>,
     /// What pytest's cache of failures did, when the log says.
     pub failure_cache: Option<FailureCache>,
+    /// Under pytest-xdist: the failures after which `-x`/`--maxfail`
+    /// stopped the run (xdist exits 2 then, as if interrupted).
+    pub stopped_at_maxfail: Option<usize>,
     collect_errors: Vec<(String, Option<String>)>,
     /// Under pytest-xdist, the ids in collection order.
     order: Vec<String>,
@@ -128,6 +136,7 @@ impl EventLog {
                     log.finished.insert(nodeid);
                 }
                 Event::Lastfailed(cache) => log.failure_cache = Some(cache.state()),
+                Event::Maxfail { failures } => log.stopped_at_maxfail = Some(failures),
             }
         }
         log
@@ -400,6 +409,7 @@ mod tests {
 {"event": "start", "nodeid": "t.py::c", "worker": "gw2"}
 {"event": "finish", "nodeid": "t.py::c"}
 {"event": "start", "nodeid": "t.py::hangs_two", "worker": "gw2"}
+{"event": "maxfail", "failures": 1}
 "#;
 
     #[test]
@@ -425,6 +435,8 @@ mod tests {
         log.sort_in_collection_order(&mut run.tests);
         let ids: Vec<&str> = run.tests.iter().map(|t| t.node_id.as_str()).collect();
         assert_eq!(ids, ["t.py::c", "t.py::b", "t.py::a", "t.py::unknown"]);
+        assert_eq!(log.stopped_at_maxfail, Some(1));
+        assert_eq!(EventLog::parse(LOG).stopped_at_maxfail, None);
         // The test of the worker that crashed failed; it is no longer running.
         assert_eq!(run.tests[1].outcome, Outcome::Failed);
         let dir = tempfile::tempdir().expect("tempdir");

@@ -27,7 +27,9 @@ XML see): the count and the ids collected, in collection order (when the
 first worker finishes collecting),
 the phase reports and each "finish". So after a kill the log names the test
 running on each worker. A test whose worker crashed is finished by the
-report xdist makes for it (`when` "???"), which has no logfinish. The
+report xdist makes for it (`when` "???"), which has no logfinish. A run
+that -x or --maxfail stopped ends with a "maxfail" line (xdist exits 2 then,
+pytest alone 1). The
 workers narrow the items for PYTEST_MCP_LAST_FAILED (they collect; the
 controller does not) and the controller reports what the cache did.
 
@@ -313,7 +315,16 @@ def _flush():
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_sessionfinish(session):
+def pytest_sessionfinish(session, exitstatus):
+    global _held
+    if _controller and exitstatus == 2:
+        # pytest-xdist ends a run that -x or --maxfail stopped as
+        # interrupted (exit status 2); pytest alone exits 1.
+        dsession = session.config.pluginmanager.get_plugin("dsession")
+        maxfail = getattr(dsession, "maxfail", 0) or 0
+        failures = getattr(dsession, "countfailures", 0) or 0
+        if maxfail and failures >= maxfail:
+            _held += _line({"event": "maxfail", "failures": failures})
     _flush()
 
 
