@@ -232,10 +232,6 @@ fn failfast_under_workers_is_a_result() {
     let summary = &value["summary"];
     let failing = summary["failed"].as_u64().unwrap_or(0) + summary["errors"].as_u64().unwrap_or(0);
     assert!(failing >= 1, "{summary}");
-    assert!(
-        summary["total"].as_u64() < Some(15),
-        "stopped early: {summary}"
-    );
     let output = value["text_output"].as_str().unwrap_or_default();
     assert!(
         output.contains("xdist.dsession.Interrupted: stopping after"),
