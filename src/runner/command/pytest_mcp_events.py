@@ -23,15 +23,14 @@ every worker, all writing to the one log (each line is one O_APPEND write).
 A worker writes only its "start" lines, with its id ("worker": "gw0"), at
 the moment its test starts; the controller writes everything else, from the
 reports the workers send it (the same ones pytest-json-report and the JUnit
-XML see): the count and the ids collected, in collection order (when the
-first worker finishes collecting),
-the phase reports and each "finish". So after a kill the log names the test
-running on each worker. A test whose worker crashed is finished by the
-report xdist makes for it (`when` "???"), which has no logfinish. A run
-that -x or --maxfail stopped ends with a "maxfail" line (xdist exits 2 then,
-pytest alone 1). The
-workers narrow the items for PYTEST_MCP_LAST_FAILED (they collect; the
-controller does not) and the controller reports what the cache did.
+XML see): when the first worker has collected, the count and the ids in
+collection order; then the phase reports and each "finish". So after a kill
+the log names the test running on each worker. A test whose worker crashed
+is finished by the report xdist makes for it (`when` "???"), which has no
+logfinish. A run that -x or --maxfail stopped ends with a "maxfail" line
+(xdist exits 2 then, pytest alone 1). The workers narrow the items for
+PYTEST_MCP_LAST_FAILED (they collect; the controller does not) and the
+controller reports what the cache did.
 
 With PYTEST_MCP_JSON_REPORT set, pytest-mcp runs pytest-json-report with
 `--json-report-file=none --json-report-omit collectors keywords traceback`
