@@ -3,6 +3,24 @@
 //! frames) out of pytest's messages and tracebacks. Shared by the readers
 //! and the Markdown renderer; pure functions only.
 
+/// A report's text without the line pytest-xdist puts first when the report
+/// came from a worker (`[gw0] linux -- Python 3.11.7 /venv/bin/python`, by
+/// pytest's `getworkerinfoline`) and the blank space after it (without
+/// workers pytest-json-report's text starts at its first character), so
+/// that a failure reads the same with workers as without.
+pub fn without_worker_line(text: &str) -> &str {
+    let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
+    let is_worker_line = first.starts_with('[')
+        && first
+            .split_once("] ")
+            .is_some_and(|(id, info)| !id.contains(' ') && info.contains(" -- Python "));
+    if is_worker_line {
+        rest.trim_start()
+    } else {
+        text
+    }
+}
+
 /// Rebuilds pytest's node id from a JUnit test case.
 ///
 /// pytest writes `classname` as the node id's path with `/` turned into `.`
@@ -454,6 +472,28 @@ mod tests {
             skip_reason(r"('/p/t.py', 3, 'a \xZZ \x+1 \u12')"),
             r"a \xZZ \x+1 \u12"
         );
+    }
+
+    #[test]
+    fn the_xdist_worker_line_is_dropped() {
+        let header = "[gw1] linux -- Python 3.11.7 /venv/bin/python";
+        let failure = "def test_x():\n>       assert 1 == 2\nE       assert 1 == 2";
+        assert_eq!(
+            without_worker_line(&format!("{header}\n\n    {failure}")),
+            failure
+        );
+        assert_eq!(without_worker_line(header), "");
+        let skip = "('/p/t.py', 32, 'Skipped: later')";
+        assert_eq!(without_worker_line(&format!("{header}\n{skip}")), skip);
+        for text in [
+            failure,
+            skip,
+            "[a b] x -- Python y",
+            "[gw0] no python here\nline",
+            "",
+        ] {
+            assert_eq!(without_worker_line(text), text);
+        }
     }
 
     #[test]

@@ -22,6 +22,8 @@ use crate::budget::{MAX_TOKENS, MIN_TOKENS};
 
 /// Longest time limit a request may ask for (a day).
 pub const MAX_TIMEOUT_SECS: u64 = 86_400;
+/// Most pytest-xdist workers a request may ask for by number.
+pub const MAX_WORKERS: u64 = 256;
 
 /// An output format a request can ask for. The tools take `markdown` and
 /// `json` (`AnswerFormat` is their schema); the command line takes all five.
@@ -114,6 +116,9 @@ pub struct ExecuteTestsRequest {
     pub maxfail: Option<i64>,
     /// Only the tests that failed last time (pytest --lf).
     pub last_failed: Option<bool>,
+    // Described by `WorkersSchema`; `params` checks the value.
+    #[schemars(with = "Option<WorkersSchema>")]
+    pub workers: Option<Value>,
     /// Include captured stdout/stderr/log of failing tests. Default true.
     pub show_capture: Option<bool>,
     /// Time limit in seconds for the whole run; default is the server's (300
@@ -177,6 +182,27 @@ pub struct DiscoverTestsRequest {
 enum AnswerFormat {
     Markdown,
     Json,
+}
+
+/// Run the tests in this many processes with pytest-xdist (pytest -n), or
+/// 'auto' for one per CPU. Needs pytest-xdist installed in the project.
+//
+// Only the schema of `workers` (this doc comment is its description): the
+// field is read as a JSON value and `params` checks it, so that 0, -1 or
+// "many" are refused naming `workers`, as the other fields' values are.
+#[derive(JsonSchema)]
+#[schemars(crate = "rmcp::schemars", inline, untagged)]
+#[allow(dead_code)]
+enum WorkersSchema {
+    Count(#[schemars(range(min = 1, max = MAX_WORKERS))] u64),
+    Auto(AutoWord),
+}
+
+#[derive(JsonSchema)]
+#[schemars(crate = "rmcp::schemars", inline, rename_all = "lowercase")]
+#[allow(dead_code)]
+enum AutoWord {
+    Auto,
 }
 
 /// A tool's request type: its name, its schema and how raw arguments are read.
@@ -278,14 +304,26 @@ fn derive_schema<T: JsonSchema>() -> (String, Map<String, Value>) {
 }
 
 /// Keeps the schema as short as it can say the same (it is read on every
-/// turn of an agent): an `Option` field is its value's type (a `null` reads
-/// as absent, which the missing `required` already says), defaults are said
+/// turn of an agent): an `Option` field is its value's type or
+/// alternatives (a `null` reads as absent, which the missing `required`
+/// already says), defaults are said
 /// in the descriptions, and a doc comment wrapped over lines is one line,
 /// last.
 fn lean(schema: &mut Schema) {
     let Some(object) = schema.as_object_mut() else {
         return;
     };
+    // An `Option` of a type with alternatives: `anyOf` that type and null.
+    if let Some(Value::Array(choices)) = object.get_mut("anyOf") {
+        choices.retain(|c| c.get("type").and_then(Value::as_str) != Some("null"));
+        if let [Value::Object(only)] = choices.as_slice() {
+            let only = only.clone();
+            object.shift_remove("anyOf");
+            for (key, value) in only {
+                object.entry(key).or_insert(value);
+            }
+        }
+    }
     if let Some(Value::Array(types)) = object.get_mut("type") {
         types.retain(|t| t != "null");
         if let [only] = types.as_slice() {
@@ -346,6 +384,10 @@ mod tests {
 
     /// A value of the property's type, and one of another type.
     fn samples(property: &Value) -> (Value, Value) {
+        if property.get("anyOf").is_some() {
+            // `workers`: read as a JSON value; `params` checks it.
+            return (json!(2), Value::Null);
+        }
         match property["type"].as_str() {
             Some("string") => (json!("x"), json!(1)),
             Some("integer") => (json!(1), json!("1")),
@@ -364,6 +406,9 @@ mod tests {
             let (good, bad) = samples(property);
             let read = T::from_json(&json!({ field: good })).expect("a value of the schema's type");
             assert_ne!(read, T::default(), "{field} was not read");
+            if bad.is_null() {
+                continue;
+            }
             let err = T::from_json(&json!({ field: bad.clone() })).expect_err("wrong type");
             assert_eq!(
                 (err.field.as_str(), &err.received_value),
@@ -386,7 +431,7 @@ mod tests {
             .expect_err("unknown");
         assert_eq!(
             err.to_string(),
-            "Invalid params: extra_args is not a known parameter (known: node_ids, markers, keywords, verbosity, failfast, maxfail, last_failed, show_capture, timeout, max_tokens, format) (received [\"-p\"])"
+            "Invalid params: extra_args is not a known parameter (known: node_ids, markers, keywords, verbosity, failfast, maxfail, last_failed, workers, show_capture, timeout, max_tokens, format) (received [\"-p\"])"
         );
         // The command line's discovery time limit is no tool parameter.
         let err = DiscoverTestsRequest::from_json(&json!({"timeout": 5})).expect_err("unknown");
@@ -414,8 +459,8 @@ mod tests {
     fn a_full_request_reads_every_field() {
         let read = ExecuteTestsRequest::from_json(&json!({
             "node_ids": ["t.py"], "markers": "m", "keywords": "k", "verbosity": -2,
-            "failfast": false, "maxfail": 3, "last_failed": true, "show_capture": false, "timeout": 9,
-            "format": "yaml"
+            "failfast": false, "maxfail": 3, "last_failed": true, "workers": "many",
+            "show_capture": false, "timeout": 9, "format": "yaml"
         }))
         .expect("read");
         assert_eq!(
@@ -428,6 +473,7 @@ mod tests {
                 failfast: Some(false),
                 maxfail: Some(3),
                 last_failed: Some(true),
+                workers: Some(json!("many")),
                 show_capture: Some(false),
                 timeout: Some(9),
                 max_tokens: None,
@@ -452,5 +498,21 @@ mod tests {
         for noise in ["null", "\"default\":", "int64", "$defs", "\\n", "required"] {
             assert!(!text.contains(noise), "{noise} in {text}");
         }
+    }
+
+    /// `workers` is a positive integer or "auto", with its description on
+    /// the property itself (no `$ref`, no null alternative).
+    #[test]
+    fn workers_is_a_count_or_auto() {
+        let workers = &properties::<ExecuteTestsRequest>()["workers"];
+        assert_eq!(
+            workers["anyOf"],
+            json!([
+                {"type": "integer", "maximum": MAX_WORKERS, "minimum": 1},
+                {"type": "string", "enum": ["auto"]}
+            ])
+        );
+        let description = workers["description"].as_str().unwrap_or_default();
+        assert!(description.contains("pytest-xdist"), "{workers}");
     }
 }

@@ -23,7 +23,7 @@ use serde_json::Value;
 
 #[path = "common/support.rs"]
 mod support;
-use support::{head, reader};
+use support::{head, processes_in, reader};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
 /// Longest any single invocation may take before the test gives up on it.
@@ -628,94 +628,10 @@ fn a_mixed_project_matches_pytest() {
 
 const HANGING: &str = "tests/test_hang.py::test_hangs_with_stubborn_child";
 
-/// The state letter of a process, None when there is no such process.
-fn process_state(pid: i32) -> Option<char> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // "pid (comm) S ...": the state follows the last ')'.
-    stat.rsplit_once(')')?.1.trim_start().chars().next()
-}
-
-/// True while `pid` is a live process (zombies and dying ones count as dead).
-fn alive(pid: i32) -> bool {
-    matches!(process_state(pid), Some(s) if s != 'Z' && s != 'X')
-}
-
-/// Live processes whose command line or working directory is in `dir`.
-fn processes_in(dir: &Path) -> Vec<(i32, String)> {
-    let needle = dir.as_os_str().as_encoded_bytes();
-    let me = std::process::id() as i32;
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        if pid == me || !alive(pid) {
-            continue;
-        }
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        let in_cmdline = cmdline.windows(needle.len()).any(|w| w == needle);
-        let in_cwd = std::fs::read_link(format!("/proc/{pid}/cwd"))
-            .map(|cwd| cwd.starts_with(dir))
-            .unwrap_or(false);
-        if in_cmdline || in_cwd {
-            let shown = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            found.push((pid, shown));
-        }
-    }
-    found
-}
-
-/// Waits (briefly: SIGKILL is delivered asynchronously) for the recorded
-/// processes and everything else of the run to be gone. Survivors are
-/// killed before the test fails, so a failure leaves nothing behind either.
+/// Waits for runner_hang's pytest and child and everything else of the run
+/// to be gone ([`support::nothing_left`]).
 fn nothing_left(project: &Project) -> Result<(), String> {
-    let recorded: Vec<(&str, Option<i32>)> = ["pytest.pid", "child.pid"]
-        .into_iter()
-        .map(|file| {
-            let pid = std::fs::read_to_string(project.root.join(file))
-                .ok()
-                .and_then(|t| t.trim().parse().ok());
-            (file, pid)
-        })
-        .collect();
-    let until = Instant::now() + Duration::from_secs(2);
-    loop {
-        let living: Vec<i32> = recorded
-            .iter()
-            .filter_map(|(_, pid)| *pid)
-            .filter(|pid| alive(*pid) && belongs_to(*pid, &project.root))
-            .collect();
-        let others = processes_in(&project.root);
-        if living.is_empty() && others.is_empty() {
-            break;
-        }
-        if Instant::now() > until {
-            for pid in living.iter().chain(others.iter().map(|(pid, _)| pid)) {
-                let _ = kill(Pid::from_raw(*pid), Signal::SIGKILL);
-            }
-            return Err(format!(
-                "processes of the run survived the timeout: recorded {recorded:?}, alive \
-                 {living:?}; processes in the project: {others:?}"
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    match recorded.iter().find(|(_, pid)| pid.is_none()) {
-        Some((file, _)) => Err(format!(
-            "{file} was not written: the hanging test never got going"
-        )),
-        None => Ok(()),
-    }
-}
-
-/// True when `pid` is still one of the run's processes (not a reused pid).
-fn belongs_to(pid: i32, dir: &Path) -> bool {
-    processes_in(dir).iter().any(|(p, _)| *p == pid)
-        || std::fs::read(format!("/proc/{pid}/cmdline")).is_err()
+    support::nothing_left(&project.root, &["pytest.pid", "child.pid"])
 }
 
 /// The run ended within a few seconds of its time limit and its grace, and

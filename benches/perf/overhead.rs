@@ -82,6 +82,7 @@ pub fn run(env: &Env) {
         stop: Stop::Never,
         last_failed: false,
         show_capture: true,
+        workers: None,
         timeout: std::time::Duration::from_secs(600),
         format: Format::Markdown,
         max_tokens: None,

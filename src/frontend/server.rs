@@ -30,7 +30,7 @@ use crate::budget::{Budget, DEFAULT_MCP_TOKENS};
 use crate::frontend::respond::{self, Answer, ErrorObject};
 use crate::model::rerun::RerunHint;
 use crate::request::{DiscoverTestsRequest, ExecuteTestsRequest, Format, ToolRequest, invalid};
-use crate::runner::execute::{self, Settings};
+use crate::runner::execute::{self, RunError, Settings};
 
 /// The server: settings fixed at start, nothing else shared between calls.
 #[derive(Clone)]
@@ -162,7 +162,8 @@ impl Server {
                 run.rerun_hint = Some(RerunHint::Tool);
                 respond::run(&run, format, &budget, false)
             }
-            Err(e) => respond::exec_error(&e, format),
+            Err(RunError::Failed(e)) => respond::exec_error(&e, format),
+            Err(RunError::Refused(e)) => respond::invalid(&e, format),
         })
     }
 

@@ -82,6 +82,14 @@ impl Signal {
     }
 }
 
+/// A test that had started and not finished when a run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Running {
+    pub node_id: String,
+    /// The pytest-xdist worker that ran it (`gw0`), under `workers`.
+    pub worker: Option<String>,
+}
+
 /// A run that did not produce a result.
 #[derive(Debug, Clone)]
 pub struct ExecError {
@@ -96,8 +104,9 @@ pub struct ExecError {
     pub duration: f64,
     /// What finished before the end, from whatever pytest left behind.
     pub partial: Run,
-    /// The test that was running when the run ended.
-    pub running: Option<String>,
+    /// The tests that were running when the run ended, in the order they
+    /// started: one, or under pytest-xdist one per busy worker.
+    pub running: Vec<Running>,
     /// Tests pytest had collected, when collection finished.
     pub collected: Option<usize>,
 }
@@ -115,7 +124,7 @@ impl ExecError {
             command,
             duration: 0.0,
             partial: Run::default(),
-            running: None,
+            running: Vec::new(),
             collected: None,
         }
     }

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 pub use super::discovery::{discovery_markdown, discovery_value};
 use super::markdown;
-use crate::model::outcome::ExecError;
+use crate::model::outcome::{ExecError, Running};
 use crate::render::json as adr006;
 use crate::text::one_line;
 
@@ -37,9 +37,7 @@ pub fn error_markdown(e: &ExecError) -> String {
             markdown::counts_phrase(&e.partial)
         );
     }
-    if let Some(running) = &e.running {
-        let _ = writeln!(out, "Running at the end: {}", one_line(running));
-    }
+    running_lines(&mut out, &e.running);
     markdown::body(&mut out, &e.partial);
     let tail = output_tail(e);
     if !tail.is_empty() {
@@ -50,6 +48,27 @@ pub fn error_markdown(e: &ExecError) -> String {
     let command = format!("Command: {}", one_line(&e.command.join(" ")));
     markdown::notes(&mut out, &e.partial, &[command]);
     out
+}
+
+/// `Running at the end: <id>`, or under pytest-xdist one line per busy
+/// worker: `- <id> (gw0)`.
+fn running_lines(out: &mut String, running: &[Running]) {
+    let shown = |r: &Running| match &r.worker {
+        Some(worker) => format!("{} ({})", one_line(&r.node_id), one_line(worker)),
+        None => one_line(&r.node_id).into_owned(),
+    };
+    match running {
+        [] => {}
+        [one] => {
+            let _ = writeln!(out, "Running at the end: {}", shown(one));
+        }
+        several => {
+            let _ = writeln!(out, "Running at the end ({}):", several.len());
+            for r in several {
+                let _ = writeln!(out, "- {}", shown(r));
+            }
+        }
+    }
 }
 
 /// The last lines pytest printed, stdout then stderr.
@@ -87,7 +106,12 @@ pub fn error_data(e: &ExecError) -> Value {
         "stderr": e.stderr,
         "command": e.command,
         "duration": (e.duration * 1000.0).round() / 1000.0,
-        "running_test": e.running,
+        // The test started last, as before workers; all of them below.
+        "running_test": e.running.last().map(|r| &r.node_id),
+        "running_tests": e.running.iter().map(|r| json!({
+            "node_id": r.node_id,
+            "worker": r.worker,
+        })).collect::<Vec<_>>(),
         "collected": e.collected,
         "summary": partial["summary"],
         "tests": partial["tests"],
@@ -128,11 +152,46 @@ mod tests {
             command: vec!["python".into(), id.into()],
             duration: 1.0,
             partial: crate::model::Run::default(),
-            running: Some(id.into()),
+            running: vec![Running {
+                node_id: id.into(),
+                worker: None,
+            }],
             collected: None,
         };
         let md = error_markdown(&e);
         assert!(!md.contains('\u{1b}'), "{md:?}");
         assert_eq!(md.matches(r"test_\u{1b}[31mred").count(), 3, "{md}");
+    }
+
+    /// Under pytest-xdist: one line per busy worker, and every running test
+    /// in the JSON; `running_test` stays the one started last.
+    #[test]
+    fn tests_running_on_several_workers_are_all_named() {
+        let running = |id: &str, worker: &str| Running {
+            node_id: id.into(),
+            worker: Some(worker.into()),
+        };
+        let mut e = ExecError::spawn(String::new(), vec![]);
+        e.kind = ErrorKind::Timeout;
+        e.message = "pytest execution exceeded timeout of 5 seconds while running 2 tests: t.py::a, t.py::b".into();
+        e.running = vec![running("t.py::a", "gw1"), running("t.py::b", "gw0")];
+        let md = error_markdown(&e);
+        assert!(
+            md.contains("\nRunning at the end (2):\n- t.py::a (gw1)\n- t.py::b (gw0)\n"),
+            "{md}"
+        );
+        let data = error_data(&e);
+        assert_eq!(data["running_test"], "t.py::b");
+        assert_eq!(
+            data["running_tests"],
+            json!([{"node_id": "t.py::a", "worker": "gw1"}, {"node_id": "t.py::b", "worker": "gw0"}])
+        );
+        e.running.truncate(1);
+        let md = error_markdown(&e);
+        assert!(md.contains("\nRunning at the end: t.py::a (gw1)\n"), "{md}");
+        e.running.clear();
+        assert!(!error_markdown(&e).contains("Running at the end"));
+        assert_eq!(error_data(&e)["running_tests"], json!([]));
+        assert_eq!(error_data(&e)["running_test"], Value::Null);
     }
 }

@@ -15,14 +15,17 @@ use tokio_util::sync::CancellationToken;
 
 use crate::model::Run;
 use crate::model::discovery::Discovery;
-use crate::model::outcome::{ErrorKind, ExecError, Signal};
-use crate::request::Format;
+use crate::model::outcome::{ErrorKind, ExecError, Running, Signal};
+use crate::request::{Format, ValidationError, invalid};
 use crate::runner::command::{self, Capabilities, Mode, Python, Workspace};
 use crate::runner::params::{DiscoverParams, Root, RunParams};
 use crate::runner::process::{self, Ending, Finished};
 use crate::sources::events::{EventLog, EventTail, Progress};
 use crate::sources::merge::merge;
 use crate::sources::{json_report, junit};
+
+/// Running tests an error's message names; the error's data lists all.
+const NAMED_RUNNING: usize = 4;
 
 /// Longest string kept inside the `json_report` value: a test that prints
 /// megabytes must not turn into a megabytes-long answer.
@@ -40,6 +43,16 @@ pub struct Settings {
     pub kill_grace: Duration,
 }
 
+/// Why a test run gave no result.
+#[derive(Debug)]
+pub enum RunError {
+    /// A parameter this project cannot honour (`workers` without
+    /// pytest-xdist), answered as the request's own refusals are.
+    Refused(ValidationError),
+    /// pytest gave no result: a timeout, a crash, ... (ADR-007).
+    Failed(Box<ExecError>),
+}
+
 /// Runs the tests `params` select. `on_progress` hears, while pytest runs,
 /// how many tests finished of how many collected.
 pub fn run_tests(
@@ -47,14 +60,18 @@ pub fn run_tests(
     params: &RunParams,
     cancel: &CancellationToken,
     on_progress: &mut dyn FnMut(&Progress),
-) -> Result<Run, Box<ExecError>> {
+) -> Result<Run, RunError> {
     let done = execute(
         settings,
         &Mode::Run(params),
         params.format,
         cancel,
         on_progress,
-    )?;
+    )
+    .map_err(|e| match refused_workers(settings, params, &e) {
+        Some(refusal) => RunError::Refused(refusal),
+        None => RunError::Failed(e),
+    })?;
     let mut run = done.run;
     run.failure_cache = done.events.failure_cache;
     if !params.show_capture {
@@ -63,6 +80,36 @@ pub fn run_tests(
         }
     }
     Ok(run)
+}
+
+/// `workers` that pytest did not accept: its usage error names
+/// `--numprocesses` when pytest-xdist is not installed, or is installed and
+/// not loaded. Which of the two is asked of the interpreter then, on this
+/// path only (a run with workers costs no extra Python start).
+fn refused_workers(
+    settings: &Settings,
+    params: &RunParams,
+    e: &ExecError,
+) -> Option<ValidationError> {
+    let workers = params.workers?;
+    let refused = e.kind == ErrorKind::UsageError
+        && e.stderr
+            .lines()
+            .any(|l| l.contains("unrecognized arguments") && l.contains(command::NUMPROCESSES));
+    if !refused {
+        return None;
+    }
+    let python = command::find_python(settings.python.as_deref(), &settings.root);
+    let shown = python.path.display();
+    let detail = match command::importable(&python, &settings.root, "xdist") {
+        Some(true) => format!(
+            "needs pytest-xdist, which is installed for {shown} but not loaded: the project turns it off (`-p no:xdist` in its pytest configuration or PYTEST_ADDOPTS) or PYTEST_DISABLE_PLUGIN_AUTOLOAD is set; remove that, or leave workers out"
+        ),
+        _ => format!(
+            "needs pytest-xdist, which is not installed for {shown}: install it (`{shown} -m pip install pytest-xdist`), or leave workers out"
+        ),
+    };
+    Some(invalid("workers", detail, workers.received()))
 }
 
 /// Collects the tests under `params.path` without running them.
@@ -204,6 +251,7 @@ fn gather(
             }
         }
     };
+    events.sort_in_collection_order(&mut run.tests);
     run.notes.extend(notes);
     let mut text = finished.stdout.text();
     let stderr = finished.stderr.text();
@@ -228,10 +276,26 @@ fn outcome(
     command: Vec<String>,
     timeout: Duration,
 ) -> Result<Done, Box<ExecError>> {
-    let running = events.running().map(str::to_string);
-    let Some(failure) = failure(&finished, &run, running.as_deref(), timeout) else {
+    let running = events.running();
+    // pytest-xdist ends a run that -x or --maxfail stopped as interrupted
+    // (exit status 2): a result with pytest's own status, 1.
+    let maxfail_stop = events
+        .stopped_at_maxfail
+        .filter(|_| finished.ending == Ending::Exited(2));
+    let failure = match maxfail_stop {
+        Some(_) => None,
+        None => failure(&finished, &run, &running, timeout),
+    };
+    let Some(failure) = failure else {
         if let Ending::Exited(code) = finished.ending {
             run.exit_code = Some(code);
+        }
+        if let Some(failures) = maxfail_stop {
+            run.exit_code = Some(1);
+            run.notes.push(format!(
+                "stopped at the failfast/maxfail limit, after {} (tests already running on other workers finish): exit status 1 as without workers (pytest-xdist exits 2)",
+                crate::text::plural(failures, "failure", "failures")
+            ));
         }
         return Ok(Done {
             run,
@@ -273,12 +337,10 @@ struct Failure {
 fn failure(
     finished: &Finished,
     run: &Run,
-    running: Option<&str>,
+    running: &[Running],
     timeout: Duration,
 ) -> Option<Failure> {
-    let while_running = running
-        .map(|id| format!(" while running {id}"))
-        .unwrap_or_default();
+    let while_running = while_running(running);
     let exited = |kind, message, code| Failure {
         kind,
         message,
@@ -340,6 +402,34 @@ fn failure(
     })
 }
 
+/// Tests named in an error's message: " while running <id>", or under
+/// pytest-xdist " while running 2 tests: <id>, <id>" (the first
+/// [`NAMED_RUNNING`]; the error lists all).
+fn while_running(running: &[Running]) -> String {
+    match running {
+        [] => String::new(),
+        [one] => format!(" while running {}", one.node_id),
+        several => {
+            let ids: Vec<&str> = several
+                .iter()
+                .take(NAMED_RUNNING)
+                .map(|r| r.node_id.as_str())
+                .collect();
+            let more = several.len().saturating_sub(NAMED_RUNNING);
+            let more = if more > 0 {
+                format!(" +{more} more")
+            } else {
+                String::new()
+            };
+            format!(
+                " while running {} tests: {}{more}",
+                several.len(),
+                ids.join(", ")
+            )
+        }
+    }
+}
+
 /// The first line of stderr that says what pytest objected to.
 fn first_error_line(finished: &Finished) -> Option<String> {
     let stderr = finished.stderr.text();
@@ -381,6 +471,26 @@ pub fn bound_strings(value: &mut Value, max: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_names_the_running_tests_up_to_a_few() {
+        let running: Vec<Running> = (0..6)
+            .map(|i| Running {
+                node_id: format!("t.py::t{i}"),
+                worker: Some(format!("gw{i}")),
+            })
+            .collect();
+        assert_eq!(while_running(&[]), "");
+        assert_eq!(while_running(&running[..1]), " while running t.py::t0");
+        assert_eq!(
+            while_running(&running[..2]),
+            " while running 2 tests: t.py::t0, t.py::t1"
+        );
+        assert_eq!(
+            while_running(&running),
+            " while running 6 tests: t.py::t0, t.py::t1, t.py::t2, t.py::t3 +2 more"
+        );
+    }
 
     #[test]
     fn long_strings_are_bounded_on_char_boundaries() {

@@ -15,7 +15,8 @@ use serde_json::Value;
 use crate::budget::{MAX_TOKENS, MIN_TOKENS};
 
 use crate::request::{
-    DiscoverTestsRequest, ExecuteTestsRequest, Format, MAX_TIMEOUT_SECS, ValidationError, invalid,
+    DiscoverTestsRequest, ExecuteTestsRequest, Format, MAX_TIMEOUT_SECS, MAX_WORKERS,
+    ValidationError, invalid,
 };
 
 /// Default time limit of one pytest run.
@@ -97,6 +98,24 @@ pub enum Stop {
     After(u32),
 }
 
+/// How many pytest-xdist workers run the tests (`--numprocesses`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Workers {
+    Count(u32),
+    /// One per CPU, as pytest-xdist counts them.
+    Auto,
+}
+
+impl Workers {
+    /// The value as the request gave it, for error reports.
+    pub fn received(self) -> Value {
+        match self {
+            Workers::Count(n) => Value::from(n),
+            Workers::Auto => Value::from("auto"),
+        }
+    }
+}
+
 /// Validated parameters of one test run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunParams {
@@ -110,6 +129,8 @@ pub struct RunParams {
     pub last_failed: bool,
     /// Whether captured output is shown for failures.
     pub show_capture: bool,
+    /// Run under pytest-xdist; `None`: as the project's configuration says.
+    pub workers: Option<Workers>,
     pub timeout: Duration,
     pub format: Format,
     /// The answer's token budget, when the request set one.
@@ -201,6 +222,7 @@ impl ExecuteTestsRequest {
             stop,
             last_failed: self.last_failed.unwrap_or(false),
             show_capture: self.show_capture.unwrap_or(true),
+            workers: workers(self.workers)?,
             timeout: timeout(self.timeout, default_timeout)?,
             format: format(self.format)?,
             max_tokens: max_tokens(self.max_tokens)?,
@@ -315,6 +337,23 @@ fn max_tokens(value: Option<i64>) -> Result<Option<usize>, ValidationError> {
                 "must be between {MIN_TOKENS} and {MAX_TOKENS} tokens (the smallest answer, status, counts and one line per group, needs about {MIN_TOKENS})"
             ),
             t,
+        )),
+    }
+}
+
+fn workers(value: Option<Value>) -> Result<Option<Workers>, ValidationError> {
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    if value == "auto" {
+        return Ok(Some(Workers::Auto));
+    }
+    match value.as_u64() {
+        Some(n @ 1..=MAX_WORKERS) => Ok(Some(Workers::Count(n as u32))),
+        _ => Err(invalid(
+            "workers",
+            format!("must be an integer from 1 to {MAX_WORKERS}, or \"auto\" (one per CPU)"),
+            value,
         )),
     }
 }
@@ -438,6 +477,36 @@ mod tests {
         refused(json!({"keywords": "a\nb"}), "keywords", "control");
         refused(json!({"keywords": " "}), "keywords", "empty");
         refused(json!(["tests"]), "arguments", "JSON object");
+        for bad in [
+            json!(0),
+            json!(-1),
+            json!(257),
+            json!(1.5),
+            json!("many"),
+            json!("2"),
+            json!("AUTO"),
+            json!(true),
+            json!([2]),
+        ] {
+            let err = run(json!({"workers": bad.clone()})).expect_err("refused");
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "Invalid params: workers must be an integer from 1 to 256, or \"auto\" (one per CPU) (received {bad})"
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn workers_are_a_count_or_auto() {
+        let workers = |v: Value| run(json!({ "workers": v })).expect("valid").workers;
+        assert_eq!(workers(json!(1)), Some(Workers::Count(1)));
+        assert_eq!(workers(json!(256)), Some(Workers::Count(256)));
+        assert_eq!(workers(json!("auto")), Some(Workers::Auto));
+        assert_eq!(run(json!({})).expect("valid").workers, None);
+        assert_eq!(Workers::Count(2).received(), json!(2));
+        assert_eq!(Workers::Auto.received(), json!("auto"));
     }
 
     #[test]

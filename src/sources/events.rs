@@ -13,6 +13,7 @@ use serde::Deserialize;
 
 use super::phases;
 use crate::model::discovery::Item;
+use crate::model::outcome::Running;
 use crate::model::rerun::{FailureCache, LastFailed};
 use crate::model::{Location, Outcome, Run, SourceInfo, SourceKind, TestResult, Xfail};
 use crate::pytest_text;
@@ -22,6 +23,10 @@ use crate::pytest_text;
 enum Event {
     Collected {
         count: usize,
+        /// Under pytest-xdist: the ids in collection order (the workers
+        /// finish tests in no fixed order).
+        #[serde(default)]
+        ids: Vec<String>,
     },
     Item(Item),
     Collecterror {
@@ -31,12 +36,20 @@ enum Event {
     },
     Start {
         nodeid: String,
+        /// The pytest-xdist worker that started it (`gw0`).
+        #[serde(default)]
+        worker: Option<String>,
     },
     Report(Report),
     Finish {
         nodeid: String,
     },
     Lastfailed(CacheEvent),
+    /// Under pytest-xdist: the run stopped after this many failures (`-x`,
+    /// `--maxfail`), which xdist ends as interrupted.
+    Maxfail {
+        failures: usize,
+    },
 }
 
 /// What pytest's cache of failures did (`pytest_mcp_events._last_failed`).
@@ -88,9 +101,14 @@ pub struct EventLog {
     pub items: Vec<Item>,
     /// What pytest's cache of failures did, when the log says.
     pub failure_cache: Option<FailureCache>,
+    /// Under pytest-xdist: the failures after which `-x`/`--maxfail`
+    /// stopped the run (xdist exits 2 then, as if interrupted).
+    pub stopped_at_maxfail: Option<usize>,
     collect_errors: Vec<(String, Option<String>)>,
-    /// Test ids in the order they started.
-    started: Vec<String>,
+    /// Under pytest-xdist, the ids in collection order.
+    order: Vec<String>,
+    /// Test ids in the order they started, with their xdist worker.
+    started: Vec<(String, Option<String>)>,
     reports: HashMap<String, Vec<Report>>,
     finished: std::collections::HashSet<String>,
 }
@@ -104,20 +122,46 @@ impl EventLog {
                 continue;
             };
             match event {
-                Event::Collected { count } => log.collected = Some(count),
+                Event::Collected { count, ids } => {
+                    log.collected = Some(count);
+                    log.order = ids;
+                }
                 Event::Item(item) => log.items.push(item),
                 Event::Collecterror { nodeid, longrepr } => {
                     log.collect_errors.push((nodeid, longrepr))
                 }
-                Event::Start { nodeid } => log.started.push(nodeid),
+                Event::Start { nodeid, worker } => log.started.push((nodeid, worker)),
                 Event::Report(r) => log.reports.entry(r.nodeid.clone()).or_default().push(r),
                 Event::Finish { nodeid } => {
                     log.finished.insert(nodeid);
                 }
                 Event::Lastfailed(cache) => log.failure_cache = Some(cache.state()),
+                Event::Maxfail { failures } => log.stopped_at_maxfail = Some(failures),
             }
         }
         log
+    }
+
+    /// Puts `tests` in collection order when the log has it (under
+    /// pytest-xdist, where they finish in no fixed order), so that a run on
+    /// workers reads as one without; tests it does not list go last, in
+    /// their order.
+    pub fn sort_in_collection_order(&self, tests: &mut [TestResult]) {
+        if self.order.is_empty() {
+            return;
+        }
+        let position: HashMap<&str, usize> = self
+            .order
+            .iter()
+            .enumerate()
+            .map(|(i, id)| (id.as_str(), i))
+            .collect();
+        tests.sort_by_key(|t| {
+            position
+                .get(t.node_id.as_str())
+                .copied()
+                .unwrap_or(usize::MAX)
+        });
     }
 
     /// Tests that finished.
@@ -135,19 +179,34 @@ impl EventLog {
         self.finished.contains(id)
     }
 
-    /// The test that had started and not finished when the log ends.
-    pub fn running(&self) -> Option<&str> {
-        self.started
-            .iter()
-            .rev()
-            .find(|id| !self.finished.contains(*id))
-            .map(String::as_str)
+    /// The tests that had started and not finished when the log ends, in
+    /// the order they started: the last test each worker started (one
+    /// worker, `None`, without pytest-xdist) when it did not finish.
+    pub fn running(&self) -> Vec<Running> {
+        let mut seen: Vec<Option<&str>> = Vec::new();
+        let mut running = Vec::new();
+        for (id, worker) in self.started.iter().rev() {
+            let worker = worker.as_deref();
+            if seen.contains(&worker) {
+                continue;
+            }
+            seen.push(worker);
+            if !self.finished.contains(id) {
+                running.push(Running {
+                    node_id: id.clone(),
+                    worker: worker.map(str::to_string),
+                });
+            }
+        }
+        running.reverse();
+        running
     }
 
     /// The finished tests and the collection errors as a run.
     pub fn to_run(&self) -> Run {
         let mut run = Run::default();
-        for id in self.started.iter().filter(|id| self.finished.contains(*id)) {
+        let finished = self.started.iter().map(|(id, _)| id);
+        for id in finished.filter(|id| self.finished.contains(*id)) {
             let reports = self.reports.get(id).map(Vec::as_slice).unwrap_or_default();
             run.tests.push(test_from_reports(id, reports));
         }
@@ -265,8 +324,8 @@ impl EventTail {
         let before = self.progress.clone();
         for line in String::from_utf8_lossy(&complete).lines() {
             match serde_json::from_str::<Event>(line) {
-                Ok(Event::Collected { count }) => self.progress.total = Some(count),
-                Ok(Event::Start { nodeid }) => self.progress.current = Some(nodeid),
+                Ok(Event::Collected { count, .. }) => self.progress.total = Some(count),
+                Ok(Event::Start { nodeid, .. }) => self.progress.current = Some(nodeid),
                 Ok(Event::Finish { .. }) => {
                     self.progress.done += 1;
                     self.progress.current = None;
@@ -320,7 +379,13 @@ mod tests {
         let log = EventLog::parse(LOG);
         assert_eq!(log.collected, Some(4));
         assert_eq!(log.completed(), 2);
-        assert_eq!(log.running(), Some("t.py::hangs"));
+        assert_eq!(
+            log.running(),
+            [Running {
+                node_id: "t.py::hangs".into(),
+                worker: None
+            }]
+        );
         let run = log.to_run();
         assert_eq!(run.tests.len(), 2);
         assert_eq!(run.tests[0].outcome, Outcome::Failed);
@@ -328,6 +393,59 @@ mod tests {
         assert!((run.tests[0].duration.unwrap() - 0.3).abs() < 1e-9);
         assert_eq!(run.tests[1].outcome, Outcome::Skipped);
         assert_eq!(run.tests[1].message(), Some("later"));
+    }
+
+    /// Under pytest-xdist the workers write the start lines (with their
+    /// id) and the controller the rest: a test is running when it is the
+    /// last one its worker started and it did not finish.
+    const XDIST_LOG: &str = r#"{"event": "collected", "count": 5, "ids": ["t.py::hangs_one", "t.py::c", "t.py::b", "t.py::a", "t.py::hangs_two"]}
+{"event": "start", "nodeid": "t.py::a", "worker": "gw1"}
+{"event": "start", "nodeid": "t.py::b", "worker": "gw0"}
+{"event": "report", "nodeid": "t.py::a", "when": "call", "outcome": "passed", "duration": 0.1}
+{"event": "finish", "nodeid": "t.py::a"}
+{"event": "start", "nodeid": "t.py::hangs_one", "worker": "gw1"}
+{"event": "report", "nodeid": "t.py::b", "when": "???", "outcome": "failed", "duration": 0, "longrepr": "worker 'gw0' crashed while running 't.py::b'"}
+{"event": "finish", "nodeid": "t.py::b"}
+{"event": "start", "nodeid": "t.py::c", "worker": "gw2"}
+{"event": "finish", "nodeid": "t.py::c"}
+{"event": "start", "nodeid": "t.py::hangs_two", "worker": "gw2"}
+{"event": "maxfail", "failures": 1}
+"#;
+
+    #[test]
+    fn under_xdist_each_busy_worker_names_its_test() {
+        let log = EventLog::parse(XDIST_LOG);
+        let running = log.running();
+        let running: Vec<(&str, Option<&str>)> = running
+            .iter()
+            .map(|r| (r.node_id.as_str(), r.worker.as_deref()))
+            .collect();
+        assert_eq!(
+            running,
+            [
+                ("t.py::hangs_one", Some("gw1")),
+                ("t.py::hangs_two", Some("gw2"))
+            ]
+        );
+        let mut run = log.to_run();
+        let ids: Vec<&str> = run.tests.iter().map(|t| t.node_id.as_str()).collect();
+        assert_eq!(ids, ["t.py::a", "t.py::b", "t.py::c"]);
+        run.tests
+            .push(TestResult::new("t.py::unknown", Outcome::Passed));
+        log.sort_in_collection_order(&mut run.tests);
+        let ids: Vec<&str> = run.tests.iter().map(|t| t.node_id.as_str()).collect();
+        assert_eq!(ids, ["t.py::c", "t.py::b", "t.py::a", "t.py::unknown"]);
+        assert_eq!(log.stopped_at_maxfail, Some(1));
+        assert_eq!(EventLog::parse(LOG).stopped_at_maxfail, None);
+        // The test of the worker that crashed failed; it is no longer running.
+        assert_eq!(run.tests[1].outcome, Outcome::Failed);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("events.jsonl");
+        std::fs::write(&path, XDIST_LOG).expect("write");
+        let mut tail = EventTail::new(path);
+        let p = tail.poll().expect("progress").clone();
+        assert_eq!((p.done, p.total), (3, Some(5)));
+        assert_eq!(p.current.as_deref(), Some("t.py::hangs_two"));
     }
 
     #[test]

@@ -46,6 +46,10 @@ struct JsonTest {
     call: Option<Stage>,
     #[serde(default)]
     teardown: Option<Stage>,
+    /// pytest-xdist's report for the test a crashed worker was running
+    /// (`when` "???"): read as the call.
+    #[serde(default, rename = "???")]
+    crashed: Option<Stage>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -56,7 +60,8 @@ struct Stage {
     outcome: Option<String>,
     #[serde(default)]
     crash: Option<Crash>,
-    #[serde(default)]
+    // Under pytest-xdist it starts with the worker's line: dropped.
+    #[serde(default, deserialize_with = "longrepr_text")]
     longrepr: Option<String>,
     #[serde(default)]
     stdout: Option<String>,
@@ -102,6 +107,16 @@ struct JsonWarning {
     filename: Option<String>,
     #[serde(default)]
     lineno: Option<u32>,
+}
+
+/// A phase's `longrepr` without pytest-xdist's worker line
+/// ([`pytest_text::without_worker_line`]).
+fn longrepr_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let text = Option::<String>::deserialize(d)?;
+    Ok(text.map(|t| match pytest_text::without_worker_line(&t) {
+        kept if kept.len() == t.len() => t,
+        kept => kept.to_string(),
+    }))
 }
 
 /// Reads a pytest-json-report document. With `keep_raw` the whole document
@@ -336,6 +351,7 @@ fn convert_test(t: JsonTest, files: &mut SharedFile) -> TestResult {
         (Phase::Setup, t.setup.as_ref()),
         (Phase::Call, t.call.as_ref()),
         (Phase::Teardown, t.teardown.as_ref()),
+        (Phase::Call, t.crashed.as_ref()),
     ];
     let failing: Vec<(Phase, &Stage)> = stages
         .iter()
@@ -472,6 +488,35 @@ fn relative_to<'p>(path: &'p str, root: &str) -> &'p str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Under pytest-xdist every phase's text starts with the worker's line,
+    /// and a crashed worker's test has a "???" phase.
+    #[test]
+    fn xdist_reports_read_as_plain_ones() {
+        let header = "[gw1] linux -- Python 3.11.7 /v/bin/python";
+        let doc = serde_json::json!({"root": "/p", "tests": [
+            {"nodeid": "t.py::a", "lineno": 3, "outcome": "failed",
+             "setup": {"outcome": "passed", "longrepr": header},
+             "call": {"outcome": "failed", "crash": {"message": "assert 1 == 2"},
+                      "longrepr": format!("{header}\n\n    def test_a():\n>       assert 1 == 2")}},
+            {"nodeid": "t.py::b", "lineno": 5, "outcome": "skipped",
+             "call": {"outcome": "skipped", "longrepr": format!("{header}\n('/p/t.py', 6, 'Skipped: later')")}},
+            {"nodeid": "t.py::c", "lineno": 8, "outcome": "failed",
+             "setup": {"outcome": "passed", "longrepr": header},
+             "???": {"outcome": "failed", "longrepr": format!("{header}\nworker 'gw1' crashed while running 't.py::c'")}}
+        ]});
+        let run = parse(doc.to_string().as_bytes(), "r.json", false).expect("parse");
+        let [a, b, c] = &run.tests[..] else {
+            panic!("{:?}", run.tests)
+        };
+        assert_eq!(a.traceback(), Some("def test_a():\n>       assert 1 == 2"));
+        assert_eq!(b.message(), Some("later"));
+        assert_eq!(c.outcome, Outcome::Failed);
+        assert_eq!(
+            c.message(),
+            Some("worker 'gw1' crashed while running 't.py::c'")
+        );
+    }
 
     #[test]
     fn lone_surrogates_become_replacement_characters() {

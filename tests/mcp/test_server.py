@@ -238,6 +238,8 @@ async def test_lists_exactly_the_two_tools_with_strict_schemas(project, connect,
             "failfast": "boolean",
             "maxfail": "integer",
             "last_failed": "boolean",
+            # A count or "auto": the alternatives' types.
+            "workers": ["integer", "string"],
             "show_capture": "boolean",
             "timeout": "integer",
             "format": "string",
@@ -254,7 +256,8 @@ async def test_lists_exactly_the_two_tools_with_strict_schemas(project, connect,
         assert not schema.get("required"), (name, schema.get("required"))
         for prop, typ in props.items():
             spec = schema["properties"][prop]
-            assert spec["type"] == typ, (name, prop, spec)
+            types = [alt["type"] for alt in spec["anyOf"]] if isinstance(typ, list) else spec["type"]
+            assert types == typ, (name, prop, spec)
             assert spec.get("description", "").strip(), (name, prop, spec)
         assert schema["properties"]["format"]["enum"] == ["markdown", "json"], schema
     run = tools["execute_tests"].input_schema["properties"]
@@ -262,6 +265,8 @@ async def test_lists_exactly_the_two_tools_with_strict_schemas(project, connect,
     assert (run["verbosity"]["minimum"], run["verbosity"]["maximum"]) == (-2, 2), run["verbosity"]
     assert run["maxfail"]["minimum"] == 1, run["maxfail"]
     assert run["timeout"]["minimum"] == 1, run["timeout"]
+    assert run["workers"]["anyOf"][0]["minimum"] == 1, run["workers"]
+    assert run["workers"]["anyOf"][1]["enum"] == ["auto"], run["workers"]
 
 
 # ---------------------------------------------------------------------------

@@ -203,6 +203,15 @@ pub struct RunArgs {
     /// Leave captured stdout/stderr/log out of failure reports.
     #[arg(long)]
     pub no_capture_output: bool,
+    /// Run the tests in N processes with pytest-xdist (pytest -n), or
+    /// `auto` for one per CPU; needs pytest-xdist in the project.
+    #[arg(
+        short = 'n',
+        long,
+        value_name = "N|auto",
+        allow_negative_numbers = true
+    )]
+    pub workers: Option<String>,
     #[command(flatten)]
     pub project: ProjectArgs,
 }

@@ -22,7 +22,7 @@ use crate::model::rerun::RerunHint;
 use crate::request::{
     DiscoverTestsRequest, ExecuteTestsRequest, Format, MAX_TIMEOUT_SECS, ValidationError,
 };
-use crate::runner::execute::{self, Settings};
+use crate::runner::execute::{self, RunError, Settings};
 use crate::runner::params::{DEFAULT_TIMEOUT_SECS, Root};
 
 /// Runs the command line and returns the process exit status.
@@ -169,6 +169,12 @@ fn run_pytest(args: &RunArgs) -> u8 {
         maxfail: args.maxfail,
         last_failed: args.last_failed.then_some(true),
         show_capture: Some(!args.no_capture_output),
+        // A number is a number, as a tool's client would send it; the
+        // rules are `params`'.
+        workers: args.workers.as_deref().map(|w| {
+            w.parse::<i64>()
+                .map_or_else(|_| serde_json::Value::from(w), serde_json::Value::from)
+        }),
         timeout: project.timeout,
         max_tokens: project.max_tokens,
         format: Some(
@@ -198,12 +204,16 @@ fn run_pytest(args: &RunArgs) -> u8 {
             let budget = report::cli_budget(project.format, params.max_tokens, project.max_chars);
             respond::run(&run, project.format, &budget, true)
         }
-        Err(e) => {
+        Err(RunError::Failed(e)) => {
             if project.format == Format::Github {
                 let markdown = crate::render::outcome::error_markdown(&e);
                 github::append_summary(|room| github::cut_to(markdown, room));
             }
             failed(&e, project.format)
+        }
+        Err(RunError::Refused(e)) => {
+            eprintln!("pytest-mcp: {e}");
+            respond::invalid(&e, project.format)
         }
     };
     answer(project, answered)

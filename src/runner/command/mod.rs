@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::runner::params::{DiscoverParams, Root, RunParams, Stop};
+use crate::runner::params::{DiscoverParams, Root, RunParams, Stop, Workers};
 use crate::runner::process::{self, Ending, Spec};
 
 /// The event-log plugin, written into each run's private directory.
@@ -156,6 +156,28 @@ pub fn probe(python: &Python, root: &Root) -> Result<Capabilities, SetupError> {
     })
 }
 
+/// Whether `python` can import `module` (found, not imported); `None` when
+/// it did not answer.
+pub fn importable(python: &Python, root: &Root, module: &str) -> Option<bool> {
+    let spec = Spec {
+        program: python.path.clone(),
+        args: vec![
+            "-c".into(),
+            "import importlib.util as u, sys; print(bool(u.find_spec(sys.argv[1])))".into(),
+            module.into(),
+        ],
+        cwd: root.path().to_path_buf(),
+        env: Vec::new(),
+        timeout: Duration::from_secs(60),
+    };
+    let finished = process::run(&spec, process::DEFAULT_GRACE, &CancellationToken::new()).ok()?;
+    match finished.stdout.text().trim() {
+        "True" => Some(true),
+        "False" => Some(false),
+        _ => None,
+    }
+}
+
 /// Interpreters known to have pytest and pytest-json-report, so that a
 /// long-lived server probes each once (an extra Python start, ~20-30 ms,
 /// per call otherwise). Only that answer is kept: an interpreter without
@@ -265,7 +287,14 @@ pub fn build(
     }
 }
 
-/// pytest's options for a run: verbosity, when to stop, capture, `-m`, `-k`.
+/// pytest-xdist's option for its workers, spelled out: a pytest without
+/// the plugin refuses it by this name (a usage error the runner turns into
+/// a refusal of `workers`), and a bare `-n 2` would leave `2` to be read as
+/// a path.
+pub const NUMPROCESSES: &str = "--numprocesses";
+
+/// pytest's options for a run: verbosity, when to stop, capture, workers,
+/// `-m`, `-k`.
 fn run_options(p: &RunParams) -> Vec<OsString> {
     let mut args: Vec<OsString> = Vec::new();
     let mut arg = |s: &str| args.push(s.into());
@@ -291,6 +320,11 @@ fn run_options(p: &RunParams) -> Vec<OsString> {
     }
     if !p.show_capture {
         arg("--show-capture=no");
+    }
+    match p.workers {
+        None => {}
+        Some(Workers::Count(n)) => arg(&format!("{NUMPROCESSES}={n}")),
+        Some(Workers::Auto) => arg(&format!("{NUMPROCESSES}=auto")),
     }
     if let Some(m) = &p.markers {
         arg("-m");

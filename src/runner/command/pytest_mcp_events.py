@@ -18,6 +18,20 @@ phases that passed (most of them) are one "passed" line with their summed
 duration; the others are recorded in full. Test ids are encoded with the C
 string encoder json.dumps itself uses for a string (same text).
 
+Under pytest-xdist (`-n`) the plugin is loaded in the controller and in
+every worker, all writing to the one log (each line is one O_APPEND write).
+A worker writes only its "start" lines, with its id ("worker": "gw0"), at
+the moment its test starts; the controller writes everything else, from the
+reports the workers send it (the same ones pytest-json-report and the JUnit
+XML see): when the first worker has collected, the count and the ids in
+collection order; then the phase reports and each "finish". So after a kill
+the log names the test running on each worker. A test whose worker crashed
+is finished by the report xdist makes for it (`when` "???"), which has no
+logfinish. A run that -x or --maxfail stopped ends with a "maxfail" line
+(xdist exits 2 then, pytest alone 1). The workers narrow the items for
+PYTEST_MCP_LAST_FAILED (they collect; the controller does not) and the
+controller reports what the cache did.
+
 With PYTEST_MCP_JSON_REPORT set, pytest-mcp runs pytest-json-report with
 `--json-report-file=none --json-report-omit collectors keywords traceback`
 and this plugin writes the report to that path itself, in
@@ -52,6 +66,13 @@ _left = None
 _session = None
 # Failed and skipped collectors, in pytest-json-report's shape.
 _collectors = []
+# Under pytest-xdist: this worker's id ("gw0"), or whether this is the
+# controller (known from the session's start).
+_worker = None
+_controller = False
+_config = None
+# The controller heard of a worker's collection (only the first counts).
+_collection_heard = False
 
 
 def _write(text):
@@ -73,7 +94,8 @@ def _line(record):
 
 
 def _emit(record):
-    _write(_line(record))
+    if _worker is None:
+        _write(_line(record))
 
 
 def _text(value):
@@ -84,7 +106,24 @@ def _text(value):
     return text
 
 
+def pytest_configure(config):
+    global _worker, _config
+    _config = config
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        _worker = str(workerinput.get("workerid", "?"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    global _controller
+    _controller = session.config.pluginmanager.has_plugin("dsession")
+
+
 def pytest_collectreport(report):
+    if _worker is not None:
+        # The controller hears of failed collectors from every worker.
+        return
     if report.failed:
         _emit({"event": "collecterror", "nodeid": report.nodeid, "longrepr": _text(report.longrepr)})
     if _JSON_REPORT and (report.failed or report.skipped):
@@ -109,6 +148,24 @@ def _def_line(item, line):
     return line
 
 
+def _cache_off(config):
+    return config.pluginmanager.get_plugin("lfplugin") is None or getattr(config, "cache", None) is None
+
+
+def _cache_record(config, selected):
+    """What pytest's cache of failures did, as a "lastfailed" record (None
+    when there is nothing to say: the cache is on and no rerun was asked)."""
+    if _cache_off(config):
+        return {"event": "lastfailed", "enabled": False, "asked": _LAST_FAILED}
+    if not _LAST_FAILED:
+        return None
+    recorded = len(config.cache.get("cache/lastfailed", {}))
+    cachedir = getattr(config.cache, "_cachedir", None)
+    exists = cachedir is None or os.path.isdir(str(cachedir))
+    return {"event": "lastfailed", "enabled": True, "asked": True, "recorded": recorded,
+            "selected": selected, "cache_exists": exists}
+
+
 def _last_failed(session):
     """What pytest's cache of failures did. With PYTEST_MCP_LAST_FAILED
     (pytest-mcp passes `--last-failed --last-failed-no-failures=none`), a
@@ -117,25 +174,21 @@ def _last_failed(session):
     recorded failures is among them, and ignores `--lf` when
     `-p no:cacheprovider` is in addopts."""
     config = session.config
-    lf = config.pluginmanager.get_plugin("lfplugin")
-    if lf is None or getattr(config, "cache", None) is None:
-        _emit({"event": "lastfailed", "enabled": False, "asked": _LAST_FAILED})
-        keep = set()
-    elif not _LAST_FAILED:
-        return
-    else:
-        recorded = len(config.cache.get("cache/lastfailed", {}))
-        # The plugin's own copy, where failed collectors that collect now
-        # are replaced by their items.
-        known = {str(k) for k in getattr(lf, "lastfailed", {})}
-        keep = {item.nodeid for item in session.items if item.nodeid in known}
-        cachedir = getattr(config.cache, "_cachedir", None)
-        exists = cachedir is None or os.path.isdir(str(cachedir))
-        _emit({"event": "lastfailed", "enabled": True, "asked": True, "recorded": recorded,
-               "selected": len(keep), "cache_exists": exists})
-    if _LAST_FAILED and len(keep) != len(session.items):
-        config.hook.pytest_deselected(items=[i for i in session.items if i.nodeid not in keep])
-        session.items[:] = [i for i in session.items if i.nodeid in keep]
+    if _LAST_FAILED:
+        if _cache_off(config):
+            keep = set()
+        else:
+            # The plugin's own copy, where failed collectors that collect
+            # now are replaced by their items.
+            lf = config.pluginmanager.get_plugin("lfplugin")
+            known = {str(k) for k in getattr(lf, "lastfailed", {})}
+            keep = {item.nodeid for item in session.items if item.nodeid in known}
+        if len(keep) != len(session.items):
+            config.hook.pytest_deselected(items=[i for i in session.items if i.nodeid not in keep])
+            session.items[:] = [i for i in session.items if i.nodeid in keep]
+    record = _cache_record(config, len(session.items))
+    if record is not None:
+        _emit(record)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -145,7 +198,7 @@ def pytest_collection_finish(session):
     _left = len(session.items)
     _session = session
     _emit({"event": "collected", "count": len(session.items)})
-    if not _ITEMS:
+    if not _ITEMS or _worker is not None:
         return
     lines = []
     for item in session.items:
@@ -164,18 +217,38 @@ def pytest_collection_finish(session):
     _write("".join(lines))
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    """On the xdist controller, which collects nothing: the first worker's
+    collection is the count (xdist runs the tests only when every worker
+    collected the same)."""
+    global _collection_heard
+    if _collection_heard or _config is None:
+        return
+    _collection_heard = True
+    record = _cache_record(_config, len(ids))
+    text = _line(record) if record is not None else ""
+    # The ids too: the workers finish tests in no fixed order, and
+    # pytest-mcp puts the results back in this one.
+    _write(text + _line({"event": "collected", "count": len(ids), "ids": list(ids)}))
+
+
 def pytest_runtest_logstart(nodeid, location):
     global _held, _running
     if not _PATH:
         return
+    if _worker is not None:
+        _write('{"event": "start", "nodeid": %s, "worker": %s}\n' % (_enc(nodeid), _enc(_worker)))
+        return
     _running += 1
-    text = _held + '{"event": "start", "nodeid": %s}\n' % _enc(nodeid)
+    # The controller's start lines come from its workers.
+    text = _held if _controller else _held + '{"event": "start", "nodeid": %s}\n' % _enc(nodeid)
     _held = ""
     _write(text)
 
 
 def pytest_runtest_logreport(report):
-    if not _PATH:
+    if not _PATH or _worker is not None:
         return
     nodeid = report.nodeid
     seconds = _passed.get(nodeid, 0.0)
@@ -202,11 +275,15 @@ def pytest_runtest_logreport(report):
         if crash is not None:
             record["message"] = _text(crash.message)
     _records.setdefault(nodeid, []).append(record)
+    if report.when == "???":
+        # xdist's report for the test a crashed worker was running: no
+        # logfinish follows.
+        pytest_runtest_logfinish(nodeid, None)
 
 
 def pytest_runtest_logfinish(nodeid, location):
     global _held, _running, _left
-    if not _PATH:
+    if not _PATH or _worker is not None:
         return
     _running -= 1
     if _left is not None:
@@ -237,7 +314,16 @@ def _flush():
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_sessionfinish(session):
+def pytest_sessionfinish(session, exitstatus):
+    global _held
+    if _controller and exitstatus == 2:
+        # pytest-xdist ends a run that -x or --maxfail stopped as
+        # interrupted (exit status 2); pytest alone exits 1.
+        dsession = session.config.pluginmanager.get_plugin("dsession")
+        maxfail = getattr(dsession, "maxfail", 0) or 0
+        failures = getattr(dsession, "countfailures", 0) or 0
+        if maxfail and failures >= maxfail:
+            _held += _line({"event": "maxfail", "failures": failures})
     _flush()
 
 
@@ -247,7 +333,7 @@ def pytest_unconfigure(config):
 
 @pytest.hookimpl(optionalhook=True, trylast=True)
 def pytest_json_modifyreport(json_report):
-    if not _JSON_REPORT:
+    if not _JSON_REPORT or _worker is not None:
         return
     if _collectors:
         json_report["collectors"] = _collectors
