@@ -12,6 +12,7 @@
 
 use serde_json::{Value, json};
 
+use crate::budget::Budget;
 use crate::frontend::report::{self, InputError};
 use crate::model::Run;
 use crate::model::discovery::Discovery;
@@ -170,11 +171,7 @@ pub fn discovery(d: &Discovery, format: Format, pretty: bool) -> Answer {
 
 /// A run or a discovery that gave no result (ADR-007).
 pub fn exec_error(e: &ExecError, format: Format) -> Answer {
-    let error = ErrorObject {
-        code: e.kind.code(),
-        message: e.message.clone(),
-        data: render::outcome::error_data(e),
-    };
+    let error = error_object(e);
     let markdown = render::outcome::error_markdown(e);
     Answer::error(
         format,
@@ -183,6 +180,15 @@ pub fn exec_error(e: &ExecError, format: Format) -> Answer {
         "pytest-mcp: run failed",
         error_status(e),
     )
+}
+
+/// An execution error's ADR-007 object.
+fn error_object(e: &ExecError) -> ErrorObject {
+    ErrorObject {
+        code: e.kind.code(),
+        message: e.message.clone(),
+        data: render::outcome::error_data(e),
+    }
 }
 
 /// The exit status for an execution error (ARCHITECTURE.md, Interfaces).
@@ -256,6 +262,115 @@ pub fn unreadable(errors: &[InputError], total_inputs: usize, format: Format) ->
         data.insert("errors".into(), listed.collect());
     }
     Answer::error(format, error, markdown, report::TITLE, EXIT_INPUT_ERROR)
+}
+
+/// What a tool call gets back: the answer, its structured result (MCP
+/// `structuredContent`, bounded by the answer's budget), and, when the
+/// answer left something out to fit that budget, the complete JSON result
+/// for the server to keep and link to (`frontend::runs`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolAnswer {
+    pub answer: Answer,
+    /// The structured result: none for a JSON-RPC error, and for a refused
+    /// request (nothing ran, so there is nothing to structure).
+    pub structured: Option<Value>,
+    /// The whole JSON result, when the answer was shortened.
+    pub full: Option<String>,
+    /// One line naming what the answer is about.
+    pub headline: String,
+}
+
+impl ToolAnswer {
+    /// `answer` with its structured result; the whole JSON result (made by
+    /// `full`, only then) when the structured result was shortened.
+    fn new<S: serde::Serialize>(
+        answer: Answer,
+        structured: S,
+        shortened: bool,
+        full: impl FnOnce() -> String,
+        headline: String,
+    ) -> ToolAnswer {
+        if let Answer::Error { .. } = answer {
+            return ToolAnswer::bare(answer, headline);
+        }
+        ToolAnswer {
+            answer,
+            structured: serde_json::to_value(structured).ok(),
+            full: shortened.then(full),
+            headline,
+        }
+    }
+
+    fn bare(answer: Answer, headline: String) -> ToolAnswer {
+        ToolAnswer {
+            answer,
+            structured: None,
+            full: None,
+            headline,
+        }
+    }
+}
+
+/// A test run's answer to a tool call (see [`run`]).
+pub fn tool_run(run: &Run, format: Format, budget: &Budget) -> ToolAnswer {
+    let structured = render::structured::run(run, budget);
+    let shortened = structured.truncated.is_some();
+    ToolAnswer::new(
+        self::run(run, format, false),
+        structured,
+        shortened,
+        || render::json::render(run, false),
+        format!(
+            "Test {} — {}",
+            render::markdown::status_word(run),
+            render::markdown::counts_phrase(run)
+        ),
+    )
+}
+
+/// A discovery's answer to a tool call (see [`discovery`]).
+pub fn tool_discovery(d: &Discovery, format: Format, budget: &Budget) -> ToolAnswer {
+    let structured = render::structured::discovery(d, budget);
+    let shortened = structured.truncated.is_some();
+    ToolAnswer::new(
+        discovery(d, format, false),
+        structured,
+        shortened,
+        || render::json::text(&render::outcome::discovery_value(d), false),
+        format!(
+            "Discover — {} tests, {} collection errors",
+            d.items.len(),
+            d.collection_errors.len()
+        ),
+    )
+}
+
+/// A run's (`discovery: false`) or a discovery's execution error as a
+/// tool's answer (see [`exec_error`]): its structured result is the tool's
+/// kind, with what finished before the end.
+pub fn tool_exec_error(
+    e: &ExecError,
+    format: Format,
+    budget: &Budget,
+    discovery: bool,
+) -> ToolAnswer {
+    let answer = exec_error(e, format);
+    let headline = format!("Test {} — {}", e.kind.status_word(), e.message);
+    let full = || render::json::text(&error_object(e).to_value(), false);
+    if discovery {
+        let structured = render::structured::discovery_error(e, budget);
+        let shortened = structured.truncated.is_some();
+        ToolAnswer::new(answer, structured, shortened, full, headline)
+    } else {
+        let structured = render::structured::run_error(e, budget);
+        let shortened = structured.truncated.is_some();
+        ToolAnswer::new(answer, structured, shortened, full, headline)
+    }
+}
+
+/// A refused request's answer to a tool call (see [`invalid`]).
+pub fn tool_invalid(e: &ValidationError, format: Format) -> ToolAnswer {
+    ToolAnswer::bare(invalid(e, format), e.to_string())
 }
 
 #[cfg(test)]
