@@ -8,10 +8,10 @@
 
 use std::path::PathBuf;
 
-/// o200k tokens of the whole list, measured when the schemas were first
-/// derived from the request types (875, the same bytes as the hand-written
-/// schemas they replaced), with a little room.
-const MAX_TOKENS: usize = 900;
+/// o200k tokens of the whole list: 875 when the input schemas were first
+/// derived from the request types; the titles, annotations and output
+/// schemas (issue 16) bring it to about 1,300; the issue's bound.
+const MAX_TOKENS: usize = 1_500;
 
 fn wire() -> String {
     serde_json::to_string(&pytest_mcp::frontend::server::tools()).expect("tools serialize")
@@ -42,6 +42,7 @@ fn tools_list_is_pinned() {
 fn tools_list_stays_small() {
     let bpe = tiktoken_rs::o200k_base().expect("o200k_base loads");
     let tokens = bpe.encode_with_special_tokens(&wire()).len();
+    println!("tools/list: {tokens} o200k tokens (bound {MAX_TOKENS})");
     assert!(
         (500..=MAX_TOKENS).contains(&tokens),
         "tools/list is {tokens} o200k tokens (budget {MAX_TOKENS})"

@@ -147,23 +147,3 @@ mod tests {
         }
     }
 }
-#[cfg(test)]
-mod scratch {
-    #[test]
-    fn sizes() {
-        for t in super::tools() {
-            let os = serde_json::to_string(&t.output_schema).unwrap();
-            let an = serde_json::to_string(&t.annotations).unwrap();
-            println!(
-                "{} out {} ann {} title {}",
-                t.name,
-                crate::budget::count_tokens(&os),
-                crate::budget::count_tokens(&an),
-                t.title
-                    .as_deref()
-                    .map(crate::budget::count_tokens)
-                    .unwrap_or(0)
-            );
-        }
-    }
-}
