@@ -4,7 +4,10 @@
 # HTML test), then clippy, rustfmt, cargo test (unit, golden, corpus,
 # pytest agreement, token budget, ...), then the load and scale tests
 # (tests/mcp_load.rs, the 5,000-case test of tests/discovery.rs: ignored by
-# a plain `cargo test`, run here with --ignored). Ends with one line totalling cargo's test results.
+# a plain `cargo test`, run here with --ignored), then the Python wheel
+# (scripts/wheel-check.sh: built, installed into a fresh venv, the installed
+# command's --version and an MCP handshake per README client configuration).
+# Ends with one line totalling cargo's test results.
 # Usage: bash scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +20,7 @@ cargo clippy --all-targets -- -D warnings
 cargo fmt --check
 cargo test --all-targets 2>&1 | tee "$log"
 cargo test --test mcp_load --test discovery -- --ignored 2>&1 | tee -a "$log"
+bash scripts/wheel-check.sh 2>&1 | tee -a "$log"
 # Sum the "test result: ok. N passed; M failed" lines of every test binary.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
      END { printf "%d passed, %d failed\n", p, f }' "$log"

@@ -24,6 +24,12 @@ pub const MAX_TOKENS: usize = 1_000_000;
 /// common clients start warning.
 pub const DEFAULT_MCP_TOKENS: usize = 8_000;
 
+/// Text holds at most this many bytes per o200k token (long runs of one
+/// character aside: 4 bytes per token is typical of code and English):
+/// more bytes than `tokens × this` cannot fit, and are not counted. A wrong
+/// guess only shrinks an answer more than it needs.
+pub const BYTES_PER_TOKEN: usize = 10;
+
 /// A limit on an answer's size. Each limit that is set must hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Budget {
@@ -68,11 +74,12 @@ impl Budget {
             return false;
         }
         match self.tokens {
-            Some(max) => {
-                // A token holds at least one byte... of most text: a cheap
-                // way to say yes without counting.
-                text.len() <= max || count_tokens(text) <= max
-            }
+            // A token holds at least one byte: a cheap yes. And text
+            // holds at most BYTES_PER_TOKEN bytes per token: a cheap no
+            // for a 4 MB answer that a 8,000-token budget cannot hold.
+            Some(max) if text.len() <= max => true,
+            Some(max) if text.len() > max.saturating_mul(BYTES_PER_TOKEN) => false,
+            Some(max) => count_tokens(text) <= max,
             None => true,
         }
     }
@@ -87,6 +94,11 @@ impl Budget {
             .chars
             .map_or(0.0, |max| text.chars().count() as f64 / max.max(1) as f64);
         t.max(c)
+    }
+
+    /// The fraction of the budget `text` leaves free (may be negative).
+    pub fn room(&self, text: &str) -> f64 {
+        1.0 - self.used(text)
     }
 
     /// The budget, as a note says it: `8,000 tokens`, `65,536 characters`,
@@ -122,6 +134,23 @@ impl Budget {
             ));
         }
         parts.join(", ")
+    }
+}
+
+/// A rendering and what it left out to fit its budget (`None`: nothing).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fitted {
+    pub text: String,
+    pub truncation: Option<Truncation>,
+}
+
+impl Fitted {
+    /// A rendering that needed no shortening.
+    pub fn whole(text: String) -> Fitted {
+        Fitted {
+            text,
+            truncation: None,
+        }
     }
 }
 

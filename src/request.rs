@@ -18,6 +18,8 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::budget::{MAX_TOKENS, MIN_TOKENS};
+
 /// Longest time limit a request may ask for (a day).
 pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 
@@ -114,6 +116,11 @@ pub struct ExecuteTestsRequest {
     /// when it expires.
     #[schemars(range(min = 1, max = MAX_TIMEOUT_SECS))]
     pub timeout: Option<i64>,
+    /// Largest answer in tokens (default 8000): output, then traceback
+    /// detail, then per-group detail are dropped to fit; the answer says
+    /// what it left out.
+    #[schemars(range(min = MIN_TOKENS, max = MAX_TOKENS))]
+    pub max_tokens: Option<i64>,
     // Described by `AnswerFormat`, the same for both tools.
     #[schemars(with = "Option<AnswerFormat>")]
     pub format: Option<String>,
@@ -141,15 +148,19 @@ pub struct DiscoverTestsRequest {
     /// tool takes the server's.
     #[serde(skip)]
     pub timeout: Option<i64>,
+    /// Largest answer in tokens (default 8000): output, then traceback
+    /// detail, then per-group detail are dropped to fit; the answer says
+    /// what it left out.
+    #[schemars(range(min = MIN_TOKENS, max = MAX_TOKENS))]
+    pub max_tokens: Option<i64>,
     // Described by `AnswerFormat`, the same for both tools.
     #[schemars(with = "Option<AnswerFormat>")]
     pub format: Option<String>,
 }
 
-/// Answer format. 'markdown' (default): token-lean text; errors come back as
-/// tool errors (isError) whose text says what happened. 'json': the full
-/// structured object; errors come back as JSON-RPC errors (-32000 execution
-/// failure, -32602 invalid params) with details in data.
+/// 'markdown' (default): token-lean text, errors as tool errors (isError).
+/// 'json': the full object, errors as JSON-RPC errors (-32000, -32602) with
+/// details in data.
 //
 // Only the schema of a tool's `format` (this doc comment is its
 // description): the field is read as a string and `params` checks its
@@ -369,13 +380,13 @@ mod tests {
             .expect_err("unknown");
         assert_eq!(
             err.to_string(),
-            "Invalid params: extra_args is not a known parameter (known: node_ids, markers, keywords, verbosity, failfast, maxfail, last_failed, show_capture, timeout, format) (received [\"-p\"])"
+            "Invalid params: extra_args is not a known parameter (known: node_ids, markers, keywords, verbosity, failfast, maxfail, last_failed, show_capture, timeout, max_tokens, format) (received [\"-p\"])"
         );
         // The command line's discovery time limit is no tool parameter.
         let err = DiscoverTestsRequest::from_json(&json!({"timeout": 5})).expect_err("unknown");
         assert_eq!(
             err.detail,
-            "is not a known parameter (known: path, pattern, format)"
+            "is not a known parameter (known: path, pattern, max_tokens, format)"
         );
     }
 
@@ -413,6 +424,7 @@ mod tests {
                 last_failed: Some(true),
                 show_capture: Some(false),
                 timeout: Some(9),
+                max_tokens: None,
                 // Values are checked by `params`, in its order.
                 format: Some("yaml".into()),
             }

@@ -4,7 +4,14 @@
 //! failing id for as long as detail can be shortened instead.
 
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+use pytest_mcp::budget::Budget;
+use pytest_mcp::model::Run;
 use pytest_mcp::render::markdown;
+
+/// The agent's Markdown of `run` within `max` characters.
+fn within(run: &Run, max: usize) -> String {
+    markdown::render_fitted(run, &Budget::chars(max), "", false).text
+}
 use pytest_mcp::sources::junit;
 
 /// A JUnit file with `failures` failing tests (long tracebacks and output)
@@ -52,7 +59,7 @@ fn two_thousand_failures_fit_a_github_comment() {
     let run = junit::parse(xml.as_bytes(), "big.xml").expect("readable");
     let full = markdown::render(&run);
     let budget = 65_536;
-    let text = markdown::render_within(&run, budget);
+    let text = within(&run, budget);
     let chars = text.chars().count();
     println!(
         "2,000 failures: full Markdown {} characters, budgeted {chars}",
@@ -66,7 +73,7 @@ fn two_thousand_failures_fit_a_github_comment() {
     assert!(text.starts_with("Test FAILURE ("), "{}", &text[..200]);
     assert!(text.lines().next().unwrap_or("").contains("2000 failed"));
     assert!(
-        text.contains("Shortened to fit 65536 characters"),
+        text.contains("Shortened to fit 65,536 characters"),
         "says what was cut"
     );
     let (_, items) = structure(&text);
@@ -83,7 +90,7 @@ fn detail_is_shortened_before_any_id_is_dropped() {
     let run = junit::parse(xml.as_bytes(), "mid.xml").expect("readable");
     let full = markdown::render(&run);
     let budget = full.chars().count() / 3;
-    let text = markdown::render_within(&run, budget);
+    let text = within(&run, budget);
     assert!(text.chars().count() <= budget);
     for t in run.tests.iter().filter(|t| t.is_problem()) {
         assert!(
@@ -100,10 +107,7 @@ fn detail_is_shortened_before_any_id_is_dropped() {
 fn a_report_within_budget_is_unchanged() {
     let xml = junit_with_failures(3);
     let run = junit::parse(xml.as_bytes(), "small.xml").expect("readable");
-    assert_eq!(
-        markdown::render_within(&run, 1 << 20),
-        markdown::render(&run)
-    );
+    assert_eq!(within(&run, 1 << 20), markdown::render(&run));
 }
 
 #[test]
@@ -111,7 +115,7 @@ fn even_a_tiny_budget_is_respected() {
     let xml = junit_with_failures(50);
     let run = junit::parse(xml.as_bytes(), "tiny.xml").expect("readable");
     for budget in [400, 1_000, 5_000] {
-        let text = markdown::render_within(&run, budget);
+        let text = within(&run, budget);
         assert!(
             text.chars().count() <= budget,
             "{budget}: {}",
@@ -129,8 +133,9 @@ fn long_failures_fold_into_details_in_reports_only() {
     let report = pytest_mcp::frontend::report::render_within(
         &run,
         pytest_mcp::request::Format::Markdown,
-        65_536,
-    );
+        &Budget::chars(65_536),
+    )
+    .text;
     let agent = markdown::render(&run);
     assert!(!agent.contains("<details>"), "agents get no HTML");
     assert_eq!(report.matches("<details><summary>").count(), 3, "{report}");

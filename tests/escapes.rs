@@ -170,7 +170,10 @@ fn report_of(files: &[(&str, String)], format: Format) -> (Run, String) {
         .collect();
     let text = report::RenderOnly::read(&inputs, format)
         .expect("the inputs are read")
-        .render_within(report::DEFAULT_MAX_CHARS);
+        .render_within(&pytest_mcp::budget::Budget::chars(
+            report::DEFAULT_MAX_CHARS,
+        ))
+        .text;
     // The model with every test, for what no renderer shows.
     let run = report::build_run(&inputs, format).expect("the inputs are read");
     (run, text)
@@ -447,7 +450,8 @@ fn a_json_report_with_colours_comes_out_clean_in_every_format() {
         run.warnings[0].message, "a coloured warning",
         "the warning is read clean"
     );
-    let json_text = report::render_within(&run, Format::Json, usize::MAX);
+    let json_text =
+        report::render_within(&run, Format::Json, &pytest_mcp::budget::Budget::NONE).text;
     assert!(
         json_text.contains(r"\u001b[31mAssertionError"),
         "json_report lost its escapes"

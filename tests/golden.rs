@@ -18,6 +18,7 @@
 
 use std::path::{Path, PathBuf};
 
+use pytest_mcp::budget::Budget;
 use pytest_mcp::frontend::report::{self, Input, InputError, RenderOnly};
 use pytest_mcp::frontend::respond;
 use pytest_mcp::request::Format;
@@ -72,13 +73,13 @@ fn read_list(path: &Path) -> Vec<Input> {
 /// compared with `baseline` when the scenario has one. Read as the command
 /// reads them: without a baseline, a Markdown report of one file counts its
 /// plain passing tests instead of listing them.
-fn render(inputs: &[Input], baseline: &[Input], format: Format, max_chars: usize) -> String {
+fn render(inputs: &[Input], baseline: &[Input], format: Format, budget: &Budget) -> String {
     let unreadable = |errors: Vec<InputError>, total: usize| {
         respond::unreadable(&errors, total, format).into_text()
     };
     if baseline.is_empty() {
         return match RenderOnly::read(inputs, format) {
-            Ok(alone) => alone.render_within(max_chars),
+            Ok(alone) => alone.render_within(budget).text,
             Err(errors) => unreadable(errors, inputs.len()),
         };
     }
@@ -87,17 +88,23 @@ fn render(inputs: &[Input], baseline: &[Input], format: Format, max_chars: usize
         Err(errors) => return unreadable(errors, inputs.len()),
     };
     match report::build_run(baseline, Format::Markdown) {
-        Ok(base) => report::render_compared(&run, &base, format, max_chars),
+        Ok(base) => report::render_compared(&run, &base, format, budget).text,
         Err(errors) => unreadable(errors, baseline.len()),
     }
 }
 
-/// The scenario's Markdown budget: its `max_chars` file, else none.
-fn max_chars(scenario: &Path) -> usize {
-    std::fs::read_to_string(scenario.join("max_chars"))
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(usize::MAX)
+/// The scenario's budget: its `max_chars` file (Markdown) and its
+/// `max_tokens` file (Markdown and JSON), else none.
+fn budget_of(scenario: &Path) -> Budget {
+    let read = |file: &str| -> Option<usize> {
+        std::fs::read_to_string(scenario.join(file))
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+    };
+    Budget {
+        tokens: read("max_tokens"),
+        chars: read("max_chars"),
+    }
 }
 
 /// Compares with the golden file, or rewrites it under `UPDATE_GOLDEN=1`.
@@ -133,7 +140,7 @@ fn golden_files() {
     for scenario in &scenarios {
         let inputs = inputs(scenario);
         assert!(!inputs.is_empty(), "{}: no inputs", scenario.display());
-        let budget = max_chars(scenario);
+        let budget = budget_of(scenario);
         let baseline = baseline(scenario);
         let mut formats = vec![
             (Format::Markdown, "expected.md"),
@@ -144,7 +151,7 @@ fn golden_files() {
             formats.push((Format::Html, "expected.html"));
         }
         for (format, file) in formats {
-            let actual = render(&inputs, &baseline, format, budget);
+            let actual = render(&inputs, &baseline, format, &budget);
             if let Some(diff) = check(&scenario.join(file), &actual) {
                 failures.push(diff);
             }
@@ -225,11 +232,17 @@ fn same_markdown_counted(files: &[Vec<Input>]) -> (usize, usize) {
         assert_eq!(full.counts(), lean.counts(), "{}", inputs[0].name);
         assert_eq!(full.exit_code(), lean.exit_code(), "{}", inputs[0].name);
         counted += usize::from(lean.unlisted().passed > 0);
-        for budget in [usize::MAX, 65_536, 2_000, 300] {
+        for budget in [
+            Budget::NONE,
+            Budget::chars(65_536),
+            Budget::chars(2_000),
+            Budget::chars(300),
+            Budget::tokens(400),
+        ] {
             assert_eq!(
-                report::render_within(&full, Format::Markdown, budget),
-                lean.render_within(budget),
-                "{} at {budget} characters",
+                report::render_within(&full, Format::Markdown, &budget),
+                lean.render_within(&budget),
+                "{} at {budget:?}",
                 inputs[0].name
             );
         }
@@ -332,7 +345,7 @@ fn discovery_golden_files() {
         (Format::Markdown, "expected.md"),
         (Format::Json, "expected.json"),
     ] {
-        let actual = respond::discovery(&discovery, format, true).into_text();
+        let actual = respond::discovery(&discovery, format, &Budget::NONE, true).into_text();
         failures.extend(check(&dir.join(file), &actual));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -15,6 +15,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use pytest_mcp::budget::{Budget, MIN_TOKENS};
 use pytest_mcp::frontend::report::{self, Input, RenderOnly};
 use pytest_mcp::frontend::respond;
 use pytest_mcp::model::Run;
@@ -104,9 +105,10 @@ fn same_markdown_with_passing_counted(inputs: &[Input], full: &Run) {
         .unwrap_or_else(|e| panic!("read with every test listed, not with passes counted: {e:?}"));
     assert_eq!(full.counts(), lean.counts());
     for max in BUDGETS {
+        let budget = Budget::chars(max);
         assert_eq!(
-            report::render_within(full, Format::Markdown, max),
-            lean.render_within(max),
+            report::render_within(full, Format::Markdown, &budget),
+            lean.render_within(&budget),
             "Markdown within {max} characters differs with passing tests counted"
         );
     }
@@ -122,13 +124,17 @@ pub fn check_run(run: &Run) {
     for format in FORMATS {
         let text = report::render(run, format);
         check_rendering(run, format, &text);
-        let text = report::render_within(run, format, 300);
+        let text = report::render_within(run, format, &Budget::chars(300)).text;
+        check_rendering(run, format, &text);
+        // The smallest token budget a request may ask for: JSON stays JSON.
+        let text = report::render_within(run, format, &Budget::tokens(MIN_TOKENS)).text;
         check_rendering(run, format, &text);
     }
     for max in BUDGETS {
+        let budget = Budget::chars(max);
         for text in [
-            report::render_within(run, Format::Markdown, max),
-            render::markdown::render_within(run, max),
+            report::render_within(run, Format::Markdown, &budget).text,
+            render::markdown::render_fitted(run, &budget, "", false).text,
         ] {
             let chars = text.chars().count();
             assert!(
@@ -140,7 +146,7 @@ pub fn check_run(run: &Run) {
     // Compared with itself and with an empty baseline.
     for baseline in [run, &Run::default()] {
         for format in FORMATS {
-            let text = report::render_compared(run, baseline, format, 500);
+            let text = report::render_compared(run, baseline, format, &Budget::chars(500)).text;
             if format == Format::Json {
                 json_text(&text);
             }

@@ -7,6 +7,7 @@
 
 use std::io::Write;
 
+use crate::budget::{Budget, Fitted, Truncation};
 use crate::model::{Counts, Run, Unlisted};
 use crate::render;
 use crate::request::Format;
@@ -102,18 +103,26 @@ impl RenderOnly {
     }
 
     /// The rendering, as [`render_within`] gives it.
-    pub fn render_within(&self, max_chars: usize) -> String {
-        render_within(&self.run, self.format, max_chars)
+    pub fn render_within(&self, budget: &Budget) -> Fitted {
+        render_within(&self.run, self.format, budget)
     }
 
-    /// Writes the rendering to `out`. The ADR-006 JSON of a large run is
-    /// several times the size of the Markdown: it is written as it is
-    /// serialized, never held whole.
-    pub fn write_within(&self, max_chars: usize, out: &mut dyn Write) -> std::io::Result<()> {
-        match self.format {
-            Format::Json => render::json::write_pretty(&self.run, out),
-            _ => out.write_all(self.render_within(max_chars).as_bytes()),
+    /// Writes the rendering to `out`; returns what it left out. The
+    /// ADR-006 JSON of a large run is several times the size of the
+    /// Markdown: with no token budget it is written as it is serialized,
+    /// never held whole.
+    pub fn write_within(
+        &self,
+        budget: &Budget,
+        out: &mut dyn Write,
+    ) -> std::io::Result<Option<Truncation>> {
+        if self.format == Format::Json && budget.tokens.is_none() {
+            render::json::write_pretty(&self.run, out)?;
+            return Ok(None);
         }
+        let fitted = self.render_within(budget);
+        out.write_all(fitted.text.as_bytes())?;
+        Ok(fitted.truncation)
     }
 }
 
@@ -166,45 +175,48 @@ pub const TITLE: &str = "pytest-mcp report";
 /// The default `--max-chars`: what a GitHub comment holds.
 pub const DEFAULT_MAX_CHARS: usize = 65_536;
 
-/// What `report` prints: [`render`], with Markdown held to `max_chars`
-/// characters and long failure detail folded into `<details>` (the report
-/// goes to PR comments and job summaries, where GitHub renders them).
-pub fn render_within(run: &Run, format: Format, max_chars: usize) -> String {
+/// The budget of a command-line answer: `max_tokens` when given, and for
+/// Markdown also `max_chars` (a GitHub comment by default). JSON has no
+/// default limit: scripts read it whole.
+pub fn cli_budget(format: Format, max_tokens: Option<usize>, max_chars: usize) -> Budget {
+    Budget {
+        tokens: max_tokens,
+        chars: (format != Format::Json).then_some(max_chars),
+    }
+}
+
+/// What `report` prints: [`render`], with Markdown and JSON held to
+/// `budget` (Markdown's long failure detail folded into `<details>`: the
+/// report goes to PR comments and job summaries, where GitHub renders
+/// them). HTML and JUnit are documents for people and tools: never cut.
+pub fn render_within(run: &Run, format: Format, budget: &Budget) -> Fitted {
     match format {
-        Format::Markdown => render::markdown::render_within_after(run, max_chars, "", true),
-        _ => render(run, format),
+        Format::Markdown => render::markdown::render_fitted(run, budget, "", true),
+        Format::Json if budget.tokens.is_some() => render::json::render_fitted(run, budget, true),
+        _ => Fitted::whole(render(run, format)),
     }
 }
 
 /// [`render_within`] for a run compared with a baseline: Markdown and HTML
 /// open with the comparison (new failures first); JSON gets a `baseline`
-/// key beside ADR-006's; JUnit has no place for it.
-pub fn render_compared(run: &Run, baseline: &Run, format: Format, max_chars: usize) -> String {
+/// key beside ADR-006's (and is not cut); JUnit has no place for it.
+pub fn render_compared(run: &Run, baseline: &Run, format: Format, budget: &Budget) -> Fitted {
     let comparison = crate::model::baseline::compare(run, baseline);
+    let block = || render::markdown::comparison_block(&comparison);
     match format {
-        Format::Markdown => render::markdown::render_within_after(
-            run,
-            max_chars,
-            &render::markdown::comparison_block(&comparison),
-            true,
-        ),
-        Format::Html => render::html::render(
-            &render::markdown::render_within_after(
-                run,
-                usize::MAX,
-                &render::markdown::comparison_block(&comparison),
-                false,
-            ),
+        Format::Markdown => render::markdown::render_fitted(run, budget, &block(), true),
+        Format::Html => Fitted::whole(render::html::render(
+            &render::markdown::render_fitted(run, &Budget::NONE, &block(), false).text,
             TITLE,
-        ),
+        )),
         Format::Json => {
             let mut value = render::json::to_value(run);
             if let serde_json::Value::Object(map) = &mut value {
                 map.insert("baseline".into(), comparison.to_value());
             }
-            render::json::text(&value, true)
+            Fitted::whole(render::json::text(&value, true))
         }
-        Format::Junit => render::junit::render(run),
+        Format::Junit => Fitted::whole(render::junit::render(run)),
     }
 }
 
@@ -244,7 +256,7 @@ mod tests {
         let alone = RenderOnly::read(&one, Format::Markdown).unwrap();
         assert_eq!(alone.counts().passed, 2);
         assert_eq!(
-            alone.render_within(usize::MAX),
+            alone.render_within(&Budget::NONE).text,
             render(
                 &build_run(&one, Format::Markdown).unwrap(),
                 Format::Markdown

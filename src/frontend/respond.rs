@@ -12,7 +12,7 @@
 
 use serde_json::{Value, json};
 
-use crate::budget::Budget;
+use crate::budget::{Budget, Fitted, Truncation};
 use crate::frontend::report::{self, InputError};
 use crate::model::Run;
 use crate::model::discovery::Discovery;
@@ -85,6 +85,8 @@ pub enum Answer {
         text: String,
         is_error: bool,
         exit: u8,
+        /// What the text left out to fit its budget (results only).
+        truncation: Option<Truncation>,
     },
     /// An error of a `json` request.
     Error { error: ErrorObject, exit: u8 },
@@ -116,6 +118,7 @@ impl Answer {
                 text: page(other, markdown, title),
                 is_error: true,
                 exit,
+                truncation: None,
             },
         }
     }
@@ -130,30 +133,35 @@ pub fn page(format: Format, markdown: String, title: &str) -> String {
     }
 }
 
-/// A test run's result; `pretty` indents JSON for people (the command
-/// line), the server's is compact. Exit status: pytest's.
-pub fn run(run: &Run, format: Format, pretty: bool) -> Answer {
-    let text = match format {
-        Format::Json => render::json::render(run, pretty),
-        other => report::render(run, other),
+/// A test run's result within `budget`; `pretty` indents JSON for people
+/// (the command line), the server's is compact. Markdown is never folded
+/// into `<details>` here: agents and terminals read it as text. Exit
+/// status: pytest's.
+pub fn run(run: &Run, format: Format, budget: &Budget, pretty: bool) -> Answer {
+    let fitted = match format {
+        Format::Json => render::json::render_fitted(run, budget, pretty),
+        Format::Markdown => render::markdown::render_fitted(run, budget, "", false),
+        other => Fitted::whole(report::render(run, other)),
     };
     Answer::Text {
-        text,
+        text: fitted.text,
         is_error: false,
         exit: run.exit_code().clamp(0, 255) as u8,
+        truncation: fitted.truncation,
     }
 }
 
-/// What discovery found. Exit status as pytest's: 2 collection errors,
-/// 5 no tests, else 0.
-pub fn discovery(d: &Discovery, format: Format, pretty: bool) -> Answer {
-    let text = match format {
-        Format::Json => render::json::text(&render::outcome::discovery_value(d), pretty),
-        other => page(
+/// What discovery found, within `budget`. Exit status as pytest's: 2
+/// collection errors, 5 no tests, else 0.
+pub fn discovery(d: &Discovery, format: Format, budget: &Budget, pretty: bool) -> Answer {
+    let fitted = match format {
+        Format::Json => render::discovery::discovery_fitted(d, budget, pretty),
+        Format::Markdown => render::discovery::discovery_markdown_fitted(d, budget),
+        other => Fitted::whole(page(
             other,
             render::outcome::discovery_markdown(d),
             "pytest-mcp: tests",
-        ),
+        )),
     };
     let exit = if !d.collection_errors.is_empty() {
         2
@@ -163,9 +171,10 @@ pub fn discovery(d: &Discovery, format: Format, pretty: bool) -> Answer {
         EXIT_OK
     };
     Answer::Text {
-        text,
+        text: fitted.text,
         is_error: false,
         exit,
+        truncation: fitted.truncation,
     }
 }
 
@@ -282,17 +291,20 @@ pub struct ToolAnswer {
 
 impl ToolAnswer {
     /// `answer` with its structured result; the whole JSON result (made by
-    /// `full`, only then) when the structured result was shortened.
+    /// `full`, only then) when the text or the structured result
+    /// (`structured_shortened`) left something out.
     fn new<S: serde::Serialize>(
         answer: Answer,
         structured: S,
-        shortened: bool,
+        structured_shortened: bool,
         full: impl FnOnce() -> String,
         headline: String,
     ) -> ToolAnswer {
-        if let Answer::Error { .. } = answer {
-            return ToolAnswer::bare(answer, headline);
-        }
+        let text_shortened = match &answer {
+            Answer::Text { truncation, .. } => truncation.is_some(),
+            Answer::Error { .. } => return ToolAnswer::bare(answer, headline),
+        };
+        let shortened = text_shortened || structured_shortened;
         ToolAnswer {
             answer,
             structured: serde_json::to_value(structured).ok(),
@@ -316,7 +328,7 @@ pub fn tool_run(run: &Run, format: Format, budget: &Budget) -> ToolAnswer {
     let structured = render::structured::run(run, budget);
     let shortened = structured.truncated.is_some();
     ToolAnswer::new(
-        self::run(run, format, false),
+        self::run(run, format, budget, false),
         structured,
         shortened,
         || render::json::render(run, false),
@@ -333,10 +345,10 @@ pub fn tool_discovery(d: &Discovery, format: Format, budget: &Budget) -> ToolAns
     let structured = render::structured::discovery(d, budget);
     let shortened = structured.truncated.is_some();
     ToolAnswer::new(
-        discovery(d, format, false),
+        discovery(d, format, budget, false),
         structured,
         shortened,
-        || render::json::text(&render::outcome::discovery_value(d), false),
+        || render::json::text(&render::discovery::discovery_value(d), false),
         format!(
             "Discover — {} tests, {} collection errors",
             d.items.len(),
@@ -403,7 +415,8 @@ mod tests {
             Answer::Text {
                 text: format!("{e}\n"),
                 is_error: true,
-                exit: EXIT_INVALID_PARAMS
+                exit: EXIT_INVALID_PARAMS,
+                truncation: None,
             }
         );
         let html = invalid(&e, Format::Html).into_text();

@@ -61,12 +61,6 @@ impl Server {
     }
 }
 
-/// The budget of a tool's answer.
-const BUDGET: Budget = Budget {
-    tokens: Some(DEFAULT_MCP_TOKENS),
-    chars: None,
-};
-
 pub use super::tools::tools;
 
 /// The request's format, read before validation so that even a refused
@@ -114,6 +108,12 @@ fn resource(kept: &Kept) -> Resource {
 fn links_understood(ctx: &RequestContext<RoleServer>) -> bool {
     ctx.protocol_version()
         .is_none_or(|v| v >= ProtocolVersion::V_2025_06_18)
+}
+
+/// A tool answer's budget: the request's `max_tokens`, else the default
+/// (both formats: an agent's context does not care which it gets).
+fn tool_budget(max_tokens: Option<usize>) -> Budget {
+    Budget::tokens(max_tokens.unwrap_or(DEFAULT_MCP_TOKENS))
 }
 
 fn error_data(error: ErrorObject) -> ErrorData {
@@ -179,6 +179,7 @@ impl Server {
             Ok(p) => p,
             Err(e) => return respond(respond::tool_invalid(&e, format), None),
         };
+        let budget = tool_budget(params.max_tokens);
         let token = ctx.meta.get_progress_token();
         let peer = ctx.peer.clone();
         let runtime = tokio::runtime::Handle::current();
@@ -201,9 +202,9 @@ impl Server {
         let answer = match outcome {
             Ok(mut run) => {
                 run.rerun_hint = Some(RerunHint::Tool);
-                respond::tool_run(&run, format, &BUDGET)
+                respond::tool_run(&run, format, &budget)
             }
-            Err(e) => respond::tool_exec_error(&e, format, &BUDGET, false),
+            Err(e) => respond::tool_exec_error(&e, format, &budget, false),
         };
         self.reply(ExecuteTestsRequest::TOOL, answer, &ctx)
     }
@@ -220,14 +221,15 @@ impl Server {
             Ok(p) => p,
             Err(e) => return respond(respond::tool_invalid(&e, format), None),
         };
+        let budget = tool_budget(params.max_tokens);
         let outcome = self
             .blocking(&ctx, "discovery", move |settings, cancel| {
                 execute::discover(settings, &params, cancel)
             })
             .await?;
         let answer = match outcome {
-            Ok(d) => respond::tool_discovery(&d, format, &BUDGET),
-            Err(e) => respond::tool_exec_error(&e, format, &BUDGET, true),
+            Ok(d) => respond::tool_discovery(&d, format, &budget),
+            Err(e) => respond::tool_exec_error(&e, format, &budget, true),
         };
         self.reply(DiscoverTestsRequest::TOOL, answer, &ctx)
     }

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::markdown;
+use crate::budget::{Budget, Fitted, Truncation};
 use crate::model::discovery::{Discovery, Function};
 use crate::text::{one_line, thousands};
 
@@ -21,15 +22,107 @@ pub const CASE_IDS_SHOWN: usize = 3;
 /// for a parametrized function ` — <n> cases`; collection errors as in test
 /// reports; a closing note when cases were counted instead of listed.
 pub fn discovery_markdown(d: &Discovery) -> String {
+    let mut out = head(d);
+    let functions = d.functions();
+    function_lines(&mut out, &functions);
+    let mut notes = d.notes.clone();
+    if let Some(note) = counted_note(&functions) {
+        notes.push(note);
+    }
+    notes_of(&mut out, &notes);
+    out
+}
+
+/// [`discovery_markdown`] within `budget`: when the functions do not fit,
+/// one line per file (`- tests/test_x.py — 40 tests`), then as many files
+/// as fit, saying how many tests were left out; `path` lists one file's.
+pub fn discovery_markdown_fitted(d: &Discovery, budget: &Budget) -> Fitted {
+    let full = discovery_markdown(d);
+    if budget.fits(&full) {
+        return Fitted::whole(full);
+    }
+    let full_size = budget.describe_size(&full);
+    let functions = d.functions();
+    let mut files: Vec<(&str, usize)> = Vec::new();
+    for f in &functions {
+        match files.last_mut() {
+            Some((file, n)) if *file == f.file => *n += f.items.len(),
+            _ => files.push((f.file, f.items.len())),
+        }
+    }
+    let render = |shown: usize| {
+        let mut out = head(d);
+        out.push_str("\n### FILES\n");
+        for (file, n) in &files[..shown] {
+            let _ = writeln!(out, "- {} — {}", one_line(file), tests_phrase(*n));
+        }
+        let mut t = Truncation::new(budget);
+        t.dropped.push("test functions".to_string());
+        let rest: usize = files[shown..].iter().map(|(_, n)| n).sum();
+        t.tests_omitted = functions.iter().map(|f| f.items.len()).sum();
+        let mut note = format!(
+            "Shortened to fit {} (the full answer has {full_size}): one line per file",
+            budget.describe()
+        );
+        if shown < files.len() {
+            t.dropped.push(format!("{} files", files.len() - shown));
+            let _ = write!(
+                note,
+                "; {} more files ({}) not listed",
+                thousands(files.len() - shown),
+                tests_phrase(rest)
+            );
+        }
+        note.push_str(". Discover one file or directory (path) to list its tests.");
+        let mut notes = d.notes.clone();
+        notes.push(note);
+        notes_of(&mut out, &notes);
+        Fitted {
+            text: out,
+            truncation: Some(t),
+        }
+    };
+    // Fewer files, from all of them down, until the answer fits.
+    let (mut lo, mut hi) = (0, files.len());
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if budget.fits(&render(mid).text) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    render(lo)
+}
+
+fn tests_phrase(n: usize) -> String {
+    format!("{} test{}", thousands(n), if n == 1 { "" } else { "s" })
+}
+
+/// The header and the collection errors.
+fn head(d: &Discovery) -> String {
     let mut out = header(d);
     let run = crate::model::Run {
         collection_errors: d.collection_errors.clone(),
         ..crate::model::Run::default()
     };
     markdown::collection_errors(&mut out, &run);
-    let functions = d.functions();
+    out
+}
+
+fn notes_of(out: &mut String, notes: &[String]) {
+    if !notes.is_empty() {
+        out.push('\n');
+        for note in notes {
+            let _ = writeln!(out, "> {note}");
+        }
+    }
+}
+
+/// One line per test function under its file's heading.
+fn function_lines(out: &mut String, functions: &[Function<'_>]) {
     let mut current: Option<&str> = None;
-    for f in &functions {
+    for f in functions {
         if current != Some(f.file) {
             let _ = write!(out, "\n### {}\n", one_line(f.file));
             current = Some(f.file);
@@ -50,17 +143,6 @@ pub fn discovery_markdown(d: &Discovery) -> String {
         }
         out.push('\n');
     }
-    let mut notes = d.notes.clone();
-    if let Some(note) = counted_note(&functions) {
-        notes.push(note);
-    }
-    if !notes.is_empty() {
-        out.push('\n');
-        for note in &notes {
-            let _ = writeln!(out, "> {note}");
-        }
-    }
-    out
 }
 
 /// `Discover SUCCESS (0.4s) — 5,012 tests in 3 files, 1 collection error`.
@@ -176,6 +258,71 @@ pub fn discovery_value(d: &Discovery) -> Value {
         });
     }
     value
+}
+
+/// [`discovery_value`] as text (indented when `pretty`) within `budget`:
+/// `case_ids` go first, then entries beyond the first that fit. `count`
+/// stays exact; `truncated` says what was left out.
+pub fn discovery_fitted(d: &Discovery, budget: &Budget, pretty: bool) -> Fitted {
+    let mut value = discovery_value(d);
+    let full = super::json::text(&value, pretty);
+    if budget.fits(&full) {
+        return Fitted::whole(full);
+    }
+    let mut t = Truncation::new(budget);
+    let Some(Value::Array(entries)) = value.get_mut("tests").map(std::mem::take) else {
+        return Fitted::whole(full);
+    };
+    let mut entries = entries;
+    let mut cases_dropped = false;
+    for e in &mut entries {
+        if let Some(map) = e.as_object_mut() {
+            cases_dropped |= map.remove("case_ids").is_some();
+        }
+    }
+    if cases_dropped {
+        t.dropped.push("case_ids".to_string());
+    }
+    let total = entries.len();
+    let render = |shown: usize, t: &mut Truncation| {
+        let mut v = value.clone();
+        t.tests_omitted = entries[shown..]
+            .iter()
+            .map(|e| e.get("cases").and_then(Value::as_u64).unwrap_or(1) as usize)
+            .sum();
+        v["tests"] = Value::Array(entries[..shown].to_vec());
+        v["truncated"] = json!({
+            "max_tokens": t.max_tokens,
+            "max_chars": t.max_chars,
+            "dropped": t.dropped,
+            "tests_omitted": t.tests_omitted,
+            "entries_omitted": total - shown,
+            "note": "count is exact. Discover one file or directory (path) to list its tests.",
+        });
+        super::json::text(&v, pretty)
+    };
+    let text = render(total, &mut t);
+    if budget.fits(&text) {
+        return Fitted {
+            text,
+            truncation: Some(t),
+        };
+    }
+    t.dropped.push("entries beyond those that fit".to_string());
+    let (mut lo, mut hi) = (0, total);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if budget.fits(&render(mid, &mut t)) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let text = render(lo, &mut t);
+    Fitted {
+        text,
+        truncation: Some(t),
+    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::budget::{MAX_TOKENS, MIN_TOKENS};
+
 use crate::request::{
     DiscoverTestsRequest, ExecuteTestsRequest, Format, MAX_TIMEOUT_SECS, ValidationError, invalid,
 };
@@ -110,6 +112,8 @@ pub struct RunParams {
     pub show_capture: bool,
     pub timeout: Duration,
     pub format: Format,
+    /// The answer's token budget, when the request set one.
+    pub max_tokens: Option<usize>,
 }
 
 /// Validated parameters of a discovery (`--collect-only`).
@@ -121,6 +125,8 @@ pub struct DiscoverParams {
     pub pattern: Option<String>,
     pub timeout: Duration,
     pub format: Format,
+    /// The answer's token budget, when the request set one.
+    pub max_tokens: Option<usize>,
 }
 
 impl ExecuteTestsRequest {
@@ -197,6 +203,7 @@ impl ExecuteTestsRequest {
             show_capture: self.show_capture.unwrap_or(true),
             timeout: timeout(self.timeout, default_timeout)?,
             format: format(self.format)?,
+            max_tokens: max_tokens(self.max_tokens)?,
         })
     }
 }
@@ -238,6 +245,7 @@ impl DiscoverTestsRequest {
             pattern,
             timeout: timeout(self.timeout, default_timeout)?,
             format: format(self.format)?,
+            max_tokens: max_tokens(self.max_tokens)?,
         })
     }
 }
@@ -292,6 +300,20 @@ fn timeout(value: Option<i64>, default: Duration) -> Result<Duration, Validation
         Some(t) => Err(invalid(
             "timeout",
             format!("must be between 1 and {MAX_TIMEOUT_SECS} seconds"),
+            t,
+        )),
+    }
+}
+
+fn max_tokens(value: Option<i64>) -> Result<Option<usize>, ValidationError> {
+    match value {
+        None => Ok(None),
+        Some(t) if (MIN_TOKENS as i64..=MAX_TOKENS as i64).contains(&t) => Ok(Some(t as usize)),
+        Some(t) => Err(invalid(
+            "max_tokens",
+            format!(
+                "must be between {MIN_TOKENS} and {MAX_TOKENS} tokens (the smallest answer, status, counts and one line per group, needs about {MIN_TOKENS})"
+            ),
             t,
         )),
     }

@@ -119,6 +119,16 @@ fn parse_grace(value: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("expected seconds from 0 to {}", max.as_secs()))
 }
 
+/// `report --max-tokens`: the tools' range.
+fn parse_max_tokens(value: &str) -> Result<usize, String> {
+    use crate::budget::{MAX_TOKENS, MIN_TOKENS};
+    value
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (MIN_TOKENS..=MAX_TOKENS).contains(n))
+        .ok_or_else(|| format!("expected a number of tokens from {MIN_TOKENS} to {MAX_TOKENS}"))
+}
+
 /// Options shared by `run` and `discover`.
 #[derive(Debug, clap::Args)]
 pub struct ProjectArgs {
@@ -142,6 +152,16 @@ pub struct ProjectArgs {
     /// Write the answer to this file instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Largest answer in o200k tokens, 200 to 1000000 (default: no limit).
+    /// Detail goes first (captured output, traceback lines, ids), then
+    /// failures become one line per group; the answer says what it left
+    /// out. The summary counts stay exact.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub max_tokens: Option<i64>,
+    /// Longest Markdown answer in characters (65536, a GitHub comment, by
+    /// default), shortened the same way. JSON has no character limit.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CHARS)]
+    pub max_chars: usize,
 }
 
 #[derive(Debug, clap::Args)]
@@ -212,6 +232,12 @@ pub struct ReportArgs {
     /// 65536 fits a GitHub comment; a job summary takes 1048576.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CHARS)]
     pub max_chars: usize,
+    /// Largest report in o200k tokens, 200 to 1000000 (default: no limit),
+    /// for Markdown and JSON. JSON drops json_report, text_output, passing
+    /// tests, then failing tests beyond those that fit, and adds
+    /// `failure_groups` and `truncated`.
+    #[arg(long, value_name = "N", value_parser = parse_max_tokens)]
+    pub max_tokens: Option<usize>,
     /// Exit with status 1 when the results contain failures (or errors, or
     /// only errors), to gate a CI step; `never` (the default) exits 0
     /// whatever the tests did.

@@ -51,15 +51,16 @@ pub(super) fn run_report(args: &ReportArgs) -> u8 {
             return finish(output, &answer.into_text(), status);
         }
     };
+    let budget = report::cli_budget(args.format, args.max_tokens, args.max_chars);
     let done = match &read {
         Read::Alone(alone) => finish_with(
             output,
-            |out| alone.write_within(args.max_chars, out),
+            |out| alone.write_within(&budget, out).map(|_| ()),
             status(&alone.counts(), args.fail_on),
         ),
         Read::Compared { run, baseline } => finish(
             output,
-            &report::render_compared(run, baseline, args.format, args.max_chars),
+            &report::render_compared(run, baseline, args.format, &budget).text,
             status(&run.counts(), args.fail_on),
         ),
     };

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use args::{Cli, Command, DiscoverArgs, FailOn, ProjectArgs, ReportArgs, RunArgs, ServeArgs};
 
+use crate::frontend::report;
 use crate::frontend::respond::{self, Answer, EXIT_INPUT_ERROR, EXIT_INVALID_PARAMS, EXIT_OK};
 use crate::model::outcome::ExecError;
 use crate::model::rerun::RerunHint;
@@ -167,6 +168,7 @@ fn run_pytest(args: &RunArgs) -> u8 {
         last_failed: args.last_failed.then_some(true),
         show_capture: Some(!args.no_capture_output),
         timeout: project.timeout,
+        max_tokens: project.max_tokens,
         format: Some(
             if project.format == Format::Json {
                 "json"
@@ -188,7 +190,8 @@ fn run_pytest(args: &RunArgs) -> u8 {
     let answered = match outcome {
         Ok(mut run) => {
             run.rerun_hint = Some(RerunHint::Cli);
-            respond::run(&run, project.format, true)
+            let budget = report::cli_budget(project.format, params.max_tokens, project.max_chars);
+            respond::run(&run, project.format, &budget, true)
         }
         Err(e) => failed(&e, project.format),
     };
@@ -239,6 +242,7 @@ fn run_discover(args: &DiscoverArgs) -> u8 {
         path: args.path.clone(),
         pattern: args.pattern.clone(),
         timeout: project.timeout,
+        max_tokens: project.max_tokens,
         format: None,
     };
     let (settings, params) =
@@ -248,7 +252,10 @@ fn run_discover(args: &DiscoverArgs) -> u8 {
         };
     let cancel = cancelled_on_signals();
     let answered = match execute::discover(&settings, &params, &cancel) {
-        Ok(d) => respond::discovery(&d, project.format, true),
+        Ok(d) => {
+            let budget = report::cli_budget(project.format, params.max_tokens, project.max_chars);
+            respond::discovery(&d, project.format, &budget, true)
+        }
         Err(e) => failed(&e, project.format),
     };
     answer(project, answered)

@@ -12,7 +12,7 @@ use crate::pytest_text::parametrized_function;
 use crate::text::one_line;
 
 /// Ids listed in a group's line before the rest are counted (`+N more`).
-const LISTED_IDS: usize = 5;
+pub(super) const LISTED_IDS: usize = 5;
 
 /// Failures that share their shape, shown as one section: `first` gets it,
 /// the others are named in it.
@@ -41,17 +41,25 @@ impl<'r> Group<'r> {
 
     /// `Same failure in 29 more: tests/t.py::test_total (all 30 cases)`,
     /// or `Same failure in 11 more: a, b, c, d, e, +6 more`: every id an
-    /// id pytest accepts as given. `None` for a failure with no twin.
-    pub(super) fn same_line(&self) -> Option<String> {
+    /// id pytest accepts as given, at most `listed` of them (one more when
+    /// it is the last). `None` for a failure with no twin.
+    pub(super) fn same_line(&self, listed: usize) -> Option<String> {
         if self.count < 2 {
             return None;
         }
-        let shown = if self.ids.len() <= LISTED_IDS + 1 {
+        let mut line = format!("  Same failure in {} more: ", self.count - 1);
+        self.write_ids(&mut line, listed);
+        Some(line)
+    }
+
+    /// The others' ids, at most `listed` (one more when it is the last),
+    /// then `+N more` for the tests not covered.
+    pub(super) fn write_ids(&self, line: &mut String, listed: usize) {
+        let shown = if self.ids.len() <= listed + 1 {
             self.ids.len()
         } else {
-            LISTED_IDS
+            listed
         };
-        let mut line = format!("  Same failure in {} more: ", self.count - 1);
         let mut covered = 0;
         for (n, item) in self.ids[..shown].iter().enumerate() {
             if n > 0 {
@@ -75,18 +83,10 @@ impl<'r> Group<'r> {
             .any(|i| matches!(i, IdItem::Function { id, .. } if function == Some(*id)));
         let rest = self.count - covered - usize::from(!first_covered);
         if rest > 0 {
-            let _ = write!(line, ", +{rest} more");
+            let sep = if shown > 0 { ", " } else { "" };
+            let _ = write!(line, "{sep}+{rest} more");
         }
-        Some(line)
     }
-}
-
-/// The fewest characters a failure section takes: `\n### ERROR: \n`.
-pub(super) const MIN_SECTION_CHARS: usize = 13;
-
-/// The run's failed and erroring tests, in order.
-pub(super) fn problems(run: &Run) -> Vec<&TestResult> {
-    run.tests.iter().filter(|t| t.is_problem()).collect()
 }
 
 /// Failures and errors in [`Group`]s, largest first, ties in order of

@@ -19,21 +19,22 @@
 //! are blockquotes at the end; no emoji, no code fences.
 
 mod detail;
+mod fit;
 mod grouping;
 mod lines;
 mod sections;
 #[cfg(test)]
 mod tests;
 
-use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use crate::model::{Counts, Run, TestResult};
-use crate::text::{first_line, one_line, plural};
+use crate::model::{Counts, Run};
+use crate::text::{one_line, plural};
 
+pub use fit::render_fitted;
 pub use sections::{collection_errors, indented, notes};
 
-use grouping::{Group, MIN_SECTION_CHARS, failure_groups, problems};
+use grouping::{Group, failure_groups};
 use sections::{failure, flaky, skipped};
 
 /// Lines of captured output kept per stream: the head and the tail.
@@ -145,88 +146,59 @@ fn header(run: &Run) -> String {
     )
 }
 
-/// How much of each failure is shown. Lower levels exist to fit a size
-/// budget: every failing id is kept as long as possible, detail goes first.
+/// How much of each failure is shown: the first steps of fitting an answer
+/// to its budget ([`fit`]), each dropping more than the one before. Every
+/// failing group keeps its section at each of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Detail {
     /// Everything: message, frames, failing line, explanation, output.
     Full,
-    /// Message (5 lines), 6 detail lines, the last 5 lines of output.
-    Reduced,
-    /// The message's first line and the first `at file:line`.
-    Brief,
+    /// Captured output dropped.
+    NoOutput,
+    /// Also the traceback cut to the crash lines: where the test failed,
+    /// the failing source line and a few explanation lines; messages to
+    /// their first lines.
+    CrashLines,
+    /// Also one id named per group, the others counted.
+    FewerIds,
 }
 
 impl Detail {
     fn message_lines(self) -> usize {
         match self {
-            Detail::Full => MAX_MESSAGE_LINES,
-            Detail::Reduced => 4,
-            Detail::Brief => 0,
+            Detail::Full | Detail::NoOutput => MAX_MESSAGE_LINES,
+            Detail::CrashLines | Detail::FewerIds => 3,
         }
     }
-    fn detail_lines(self) -> usize {
+    fn shows_output(self) -> bool {
+        self == Detail::Full
+    }
+    fn crash_only(self) -> bool {
+        self >= Detail::CrashLines
+    }
+    /// Ids named in a group's `Same failure in` line.
+    fn listed_ids(self) -> usize {
         match self {
-            Detail::Full => usize::MAX,
-            Detail::Reduced => 6,
-            Detail::Brief => 1,
+            Detail::FewerIds => 1,
+            _ => grouping::LISTED_IDS,
+        }
+    }
+    /// What this step drops, as the closing note says it.
+    fn dropped(self) -> &'static [&'static str] {
+        match self {
+            Detail::Full => &[],
+            Detail::NoOutput => &["captured output"],
+            Detail::CrashLines => &["captured output", "traceback lines beyond the crash"],
+            Detail::FewerIds => &[
+                "captured output",
+                "traceback lines beyond the crash",
+                "ids beyond the first of each group",
+            ],
         }
     }
 }
 
-/// Renders a run in at most `max_chars` characters (GitHub counts
-/// characters: 65,536 for a comment, 1 MiB for a job summary). The header
-/// and the failing ids are kept; detail is shortened first (see
-/// [`Detail`]), then failures become a one-line list, and only when even
-/// that does not fit is the list cut, saying how many ids were left out.
-pub fn render_within(run: &Run, max_chars: usize) -> String {
-    render_within_after(run, max_chars, "", false)
-}
-
-/// [`render_within`] with `preface` (a comparison with a baseline, say)
-/// right under the header line; it is kept at every level of detail. With
-/// `collapse` (PR comments, job summaries) long failure sections fold their
-/// detail into `<details>` blocks.
-pub fn render_within_after(run: &Run, max_chars: usize, preface: &str, collapse: bool) -> String {
-    let head = format!("{}{preface}", header(run));
-    // The same failures and groups at every level of detail: found once.
-    // Lower levels stop at the first section past `max_chars`, so the
-    // groups after the first `max_chars / MIN_SECTION_CHARS` are rendered
-    // by the full level only: their sections need not be kept.
-    let problems = problems(run);
-    let groups = failure_groups(run, max_chars / MIN_SECTION_CHARS + 1);
-    let full = {
-        let mut out = head.clone();
-        body_until(&mut out, run, &groups, Detail::Full, collapse, usize::MAX);
-        notes(&mut out, run, &closing(run, Vec::new()));
-        out
-    };
-    let full_chars = full.chars().count();
-    if full_chars <= max_chars {
-        return full;
-    }
-    for detail in [Detail::Reduced, Detail::Brief] {
-        let mut out = head.clone();
-        if !body_until(&mut out, run, &groups, detail, collapse, max_chars) {
-            // Already too long: no need to render the rest of this level.
-            continue;
-        }
-        let note = format!(
-            "Shortened to fit {max_chars} characters: failure detail cut to the {} level (the full report has {full_chars} characters)",
-            match detail {
-                Detail::Reduced => "reduced",
-                _ => "brief",
-            },
-        );
-        notes(&mut out, run, &closing(run, vec![note]));
-        if out.chars().count() <= max_chars {
-            return out;
-        }
-    }
-    compact(run, &problems, max_chars, full_chars, &head)
-}
-
-/// The comparison with a baseline, for [`render_within_after`]: one line,
+/// The comparison with a baseline, for [`fit::render_fitted`]: one line,
 /// then the new failures (first: they are what a reviewer must look at) and
 /// the fixed tests by id.
 pub fn comparison_block(c: &crate::model::baseline::Comparison) -> String {
@@ -247,127 +219,6 @@ pub fn comparison_block(c: &crate::model::baseline::Comparison) -> String {
     out
 }
 
-/// The last resort: header, one line per failing id, cut to fit.
-/// `head` is the header line with any preface.
-fn compact(
-    run: &Run,
-    problems: &[&TestResult],
-    max_chars: usize,
-    full_chars: usize,
-    head: &str,
-) -> String {
-    let errors = &run.collection_errors;
-    let note_of = |shown: usize| {
-        let total = problems.len() + errors.len();
-        let mut note = format!(
-            "\n> Shortened to fit {max_chars} characters (the full report has {full_chars}): only failing ids (and first message lines when they fit) are kept"
-        );
-        if shown < total {
-            note.push_str(&format!(
-                "; {} of {total} failing ids are listed, {} left out",
-                shown,
-                total - shown
-            ));
-        }
-        note.push('\n');
-        note
-    };
-    let (ids_only, with_messages) = compact_lines(run, problems);
-    let rerun = rerun_line(run)
-        .map(|l| format!("> {l}\n"))
-        .unwrap_or_default();
-    // What the lines may take, leaving room for the worst-case note.
-    let budget = max_chars
-        .saturating_sub(head.chars().count())
-        .saturating_sub(note_of(0).chars().count() + 2 + "### FAILURES\n".len())
-        .saturating_sub(rerun.chars().count());
-    let cost = |lines: &[String]| lines.iter().map(|l| l.chars().count() + 1).sum::<usize>();
-    let lines = if cost(&with_messages) <= budget {
-        with_messages
-    } else {
-        ids_only
-    };
-    let shown = lines_that_fit(&lines, budget);
-    let mut out = head.to_string();
-    if shown > 0 {
-        out.push_str("\n### FAILURES\n");
-        for line in &lines[..shown] {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    out.push_str(&note_of(shown));
-    out.push_str(&rerun);
-    // A budget smaller than the header and the note themselves.
-    if out.chars().count() > max_chars {
-        out = clip_to(out, max_chars.saturating_sub(2));
-        out.push('\n');
-    }
-    out
-}
-
-/// The compact list's lines: the ids alone, and the ids with their
-/// message's first line (used when all of them fit: ids are dropped last).
-fn compact_lines(run: &Run, problems: &[&TestResult]) -> (Vec<String>, Vec<String>) {
-    let errors = &run.collection_errors;
-    let ids_only: Vec<String> = errors
-        .iter()
-        .map(|e| ["- COLLECTION ERROR ", &one_line(&e.file)].concat())
-        .chain(
-            problems
-                .iter()
-                .map(|t| ["- ", &one_line(&t.node_id)].concat()),
-        )
-        .collect();
-    let messages = errors
-        .iter()
-        .map(|e| Cow::Borrowed(first_line(&e.message)))
-        .chain(problems.iter().map(|t| first_message_line(t)));
-    let with_messages = ids_only
-        .iter()
-        .zip(messages)
-        .map(|(id, message)| clip_to([id, " — ", &message].concat(), 200))
-        .collect();
-    (ids_only, with_messages)
-}
-
-/// How many of `lines`, from the first, fit in `budget` characters (each
-/// with its newline).
-fn lines_that_fit(lines: &[String], budget: usize) -> usize {
-    let mut used = 0;
-    let mut shown = 0;
-    for line in lines {
-        let cost = line.chars().count() + 1;
-        if used + cost > budget {
-            break;
-        }
-        used += cost;
-        shown += 1;
-    }
-    shown
-}
-
-/// The first line of a test's message, with other failing phases'.
-fn first_message_line(t: &TestResult) -> Cow<'_, str> {
-    match t.joined_message() {
-        Some(Cow::Borrowed(m)) => Cow::Borrowed(first_line(m)),
-        Some(Cow::Owned(m)) => Cow::Owned(first_line(&m).to_string()),
-        None => Cow::Borrowed(""),
-    }
-}
-
-fn clip_to(mut line: String, max: usize) -> String {
-    // No more bytes than `max` is no more characters: nothing to count.
-    if line.len() <= max {
-        return line;
-    }
-    if let Some((cut, _)) = line.char_indices().nth(max) {
-        line.truncate(cut);
-        line.push('…');
-    }
-    line
-}
-
 /// The sections under the header: collection errors, one section per
 /// failure or error, skips. Shared with the renderings of errors and
 /// discovery, which have headers of their own.
@@ -380,25 +231,22 @@ pub fn body(out: &mut String, run: &Run) {
 /// the other tests they hit.
 pub fn body_with(out: &mut String, run: &Run, detail: Detail, collapse: bool) {
     let groups = failure_groups(run, 0);
-    body_until(out, run, &groups, detail, collapse, usize::MAX);
+    body_until(out, run, &groups, detail, collapse, fit::Cap::NONE);
 }
 
-/// [`body_with`], giving up (and returning `false`) as soon as `out` holds
-/// more than `max_chars` characters: a level of detail that cannot fit a
-/// budget need not be rendered to the end to know it.
+/// [`body_with`], giving up (and returning `false`) as soon as `out` is
+/// past `cap`: a level of detail that cannot fit a budget need not be
+/// rendered to the end to know it.
 fn body_until(
     out: &mut String,
     run: &Run,
     groups: &[Group<'_>],
     detail: Detail,
     collapse: bool,
-    max_chars: usize,
+    cap: fit::Cap,
 ) -> bool {
-    let mut chars = out.chars().count();
-    let mut fits = |out: &String, from: usize| {
-        chars += out[from..].chars().count();
-        chars <= max_chars
-    };
+    let mut size = cap.start(out);
+    let mut fits = |out: &String, from: usize| size.add(&out[from..]);
     let from = out.len();
     collection_errors(out, run);
     if !fits(out, from) {

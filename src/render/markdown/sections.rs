@@ -111,7 +111,7 @@ pub(super) fn failure(out: &mut String, group: &Group<'_>, detail: Detail, colla
     let t = group.first;
     let _ = write!(out, "\n### {}: {}\n", label(t), clip(&one_line(&t.node_id)));
     let start = out.len();
-    let same = group.same_line();
+    let same = group.same_line(detail.listed_ids());
     failure_body(out, t, same.as_deref(), &group.section(), detail);
     if collapse {
         collapse_long(out, start);
@@ -191,27 +191,37 @@ pub(super) fn failure_body(
         // Not clipped: the ids must stay whole to be fed back.
         let _ = writeln!(out, "{line}");
     }
-    let brief = detail == Detail::Brief;
-    let lines = section
-        .detail
-        .iter()
-        .filter(|l| !brief || l.starts_with("at "))
-        .take(detail.detail_lines());
-    for line in lines {
+    let shown: &[Cow<'_, str>] = if detail.crash_only() {
+        crash_lines(&section.detail)
+    } else {
+        &section.detail
+    };
+    for line in shown {
         indent_line(out, line);
     }
-    if brief {
+    if !detail.shows_output() {
         return;
     }
-    let tail = if detail == Detail::Reduced {
-        5
-    } else {
-        usize::MAX
-    };
+    let tail = usize::MAX;
     let Some(already) = &section.said else { return };
     captured(out, "Captured stdout", t.stdout(), already, tail);
     captured(out, "Captured stderr", t.stderr(), already, tail);
     captured(out, "Captured log", t.log(), already, tail);
+}
+
+/// Lines of a section's detail kept when tracebacks are cut to the crash.
+const CRASH_LINES: usize = 4;
+
+/// The crash lines of a section's detail: the last `at file:line` (where
+/// the test failed) and what follows it (the failing source line, the
+/// explanation), or the first lines of a trace with no such line.
+fn crash_lines<'a, 'r>(detail: &'a [Cow<'r, str>]) -> &'a [Cow<'r, str>] {
+    let start = detail
+        .iter()
+        .rposition(|l| l.starts_with("at "))
+        .unwrap_or(0);
+    let rest = &detail[start..];
+    &rest[..rest.len().min(CRASH_LINES)]
 }
 
 /// The message: first line flush left, further lines indented two spaces

@@ -13,7 +13,12 @@ use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
 use serde_json::Value;
 
+use crate::budget::Truncation;
 use crate::model::{CollectionError, Run, TestResult, Xfail};
+
+mod fit;
+
+pub use fit::render_fitted;
 
 /// The ADR-006 object, borrowing from the run: serialized straight to text,
 /// so a run of 100,000 tests is never copied into a `Value` tree first.
@@ -22,6 +27,12 @@ use crate::model::{CollectionError, Run, TestResult, Xfail};
 struct Answer<'a> {
     exit_code: i32,
     summary: Summary,
+    /// Only in an answer shortened to fit a budget: what it left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truncated: Option<&'a Truncation>,
+    /// Only in an answer shortened to fit a budget: every failure group.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failure_groups: Option<&'a [fit::GroupEntry<'a>]>,
     tests: Tests<'a>,
     json_report: Option<&'a Value>,
     text_output: Option<&'a str>,
@@ -41,12 +52,20 @@ struct Summary {
     flaky: usize,
 }
 
-struct Tests<'a>(&'a [TestResult]);
+/// The tests listed: all of them, or those a budget leaves room for.
+enum Tests<'a> {
+    All(&'a [TestResult]),
+    Some(Vec<&'a TestResult>),
+}
 
 impl Serialize for Tests<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
-        for t in self.0 {
+        let (len, listed): (usize, Box<dyn Iterator<Item = &TestResult>>) = match self {
+            Tests::All(all) => (all.len(), Box::new(all.iter())),
+            Tests::Some(some) => (some.len(), Box::new(some.iter().copied())),
+        };
+        let mut seq = serializer.serialize_seq(Some(len))?;
+        for t in listed {
             seq.serialize_element(&TestEntry {
                 node_id: &t.node_id,
                 outcome: t.outcome.as_str(),
@@ -104,7 +123,9 @@ fn answer(run: &Run) -> Answer<'_> {
             xpassed: c.xpassed,
             flaky: c.flaky,
         },
-        tests: Tests(&run.tests),
+        truncated: None,
+        failure_groups: None,
+        tests: Tests::All(&run.tests),
         json_report: run.json_report.as_ref(),
         text_output: run.text_output.as_deref(),
         collection_errors: run.collection_errors.iter().map(ErrorEntry::of).collect(),

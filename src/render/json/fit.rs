@@ -1,0 +1,270 @@
+//! The ADR-006 JSON within a [`Budget`]. Every key of ADR-006 stays; what
+//! goes, in order, stopping at the first answer that fits:
+//!
+//! 1. `json_report` and `text_output` (become `null`): pytest's own views
+//!    of what the rest already says;
+//! 2. passing (and skipped) tests from `tests`: the summary still counts
+//!    them;
+//! 3. failing tests beyond those that fit, each group's first test first;
+//! 4. collection errors' tracebacks, then the ids each group names beyond
+//!    the first few, then whole groups from the smallest.
+//!
+//! A shortened answer adds `truncated` (the budget, what was dropped, how
+//! many tests are not listed) and `failure_groups`: every root cause with
+//! its count, outcome, exception, message, crash location, ids and the one
+//! id that reruns the whole group when there is one.
+
+use std::borrow::Cow;
+
+use serde::Serialize;
+
+use super::{Answer, Tests, answer, serialized};
+use crate::budget::{Budget, Fitted, Truncation};
+use crate::model::groups::{IdItem, Parametrizations, failure_groups, shape};
+use crate::model::{Outcome, Phase, Run, TestResult};
+use crate::text::first_line;
+
+/// Ids a group lists in a shortened answer...
+const MANY_IDS: usize = 20;
+/// ... and when even the groups alone do not fit.
+const FEW_IDS: usize = 5;
+/// The longest message a group shows.
+const GROUP_MESSAGE_CHARS: usize = 300;
+
+/// One root cause: how many tests it broke and how to find them.
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct GroupEntry<'r> {
+    count: usize,
+    /// `failed`, or `error` (`error_phase` says when).
+    outcome: &'static str,
+    error_phase: Option<&'static str>,
+    exception: Option<&'r str>,
+    /// The representative's message, first line.
+    message: Cow<'r, str>,
+    /// The crash location: `path:line`, or another framework's frame.
+    location: Option<String>,
+    /// The tests' ids, a parametrized function's id standing for all its
+    /// cases when the group holds every one of them.
+    ids: Vec<&'r str>,
+    /// Ids of the group not in `ids`.
+    ids_omitted: usize,
+    /// The one id that reruns the whole group, when there is one.
+    rerun: Option<&'r str>,
+}
+
+/// The run's ADR-006 JSON (indented when `pretty`) within `budget`, and
+/// what it left out.
+pub fn render_fitted(run: &Run, budget: &Budget, pretty: bool) -> Fitted {
+    let full = super::render(run, pretty);
+    if budget.fits(&full) {
+        return Fitted {
+            text: full,
+            truncation: None,
+        };
+    }
+    let (groups, firsts) = groups_of(run);
+    let mut fit = Fit {
+        run,
+        budget,
+        pretty,
+        groups,
+        truncation: Truncation::new(budget),
+        tracebacks: true,
+    };
+    fit.drop("json_report");
+    fit.drop("text_output");
+    let mut is_first = vec![false; run.tests.len()];
+    for &i in &firsts {
+        is_first[i] = true;
+    }
+    let problems: Vec<&TestResult> = firsts
+        .iter()
+        .map(|&i| &run.tests[i])
+        .chain(
+            run.tests
+                .iter()
+                .zip(&is_first)
+                .filter(|(t, first)| t.is_problem() && !**first)
+                .map(|(t, _)| t),
+        )
+        .collect();
+    let unlisted_problems = |listed: usize| problems.len() - listed;
+    let passing = run.tests.len() - problems.len();
+    // Passing tests go first, all at once.
+    fit.truncation.tests_omitted = passing;
+    if passing > 0 {
+        fit.drop("passing tests");
+    }
+    let text = fit.text(&problems);
+    if budget.fits(&text) {
+        return fit.done(text);
+    }
+    // Then failing tests beyond the first `k` that fit (bisection).
+    let (mut lo, mut hi, mut best) = (1, problems.len().saturating_sub(1), None);
+    while lo <= hi {
+        let k = lo + (hi - lo) / 2;
+        fit.truncation.tests_omitted = passing + unlisted_problems(k);
+        let text = fit.text(&problems[..k]);
+        if budget.fits(&text) {
+            best = Some((k, text));
+            lo = k + 1;
+        } else {
+            hi = k - 1;
+        }
+    }
+    if let Some((k, _)) = best {
+        fit.truncation.tests_omitted = passing + unlisted_problems(k);
+        fit.drop(&format!("failing tests beyond the first {k}"));
+        let text = fit.text(&problems[..k]);
+        return fit.done(text);
+    }
+    fit.truncation.tests_omitted = run.tests.len();
+    fit.drop("every test's entry");
+    fit.groups_only()
+}
+
+struct Fit<'a, 'r> {
+    run: &'r Run,
+    budget: &'a Budget,
+    pretty: bool,
+    groups: Vec<GroupEntry<'r>>,
+    truncation: Truncation,
+    tracebacks: bool,
+}
+
+impl Fit<'_, '_> {
+    fn drop(&mut self, what: &str) {
+        self.truncation.dropped.push(what.to_string());
+    }
+
+    fn done(self, text: String) -> Fitted {
+        Fitted {
+            text,
+            truncation: Some(self.truncation),
+        }
+    }
+
+    /// The answer listing `tests`, with every group.
+    fn text(&self, tests: &[&TestResult]) -> String {
+        let mut a: Answer<'_> = answer(self.run);
+        a.json_report = None;
+        a.text_output = None;
+        a.truncated = Some(&self.truncation);
+        a.failure_groups = Some(&self.groups);
+        a.tests = Tests::Some(tests.to_vec());
+        if !self.tracebacks {
+            for e in &mut a.collection_errors {
+                e.traceback = None;
+            }
+        }
+        serialized(&a, self.pretty)
+    }
+
+    /// No test listed: collection tracebacks go, then ids beyond the first
+    /// few per group, then the smallest groups.
+    fn groups_only(mut self) -> Fitted {
+        let text = self.text(&[]);
+        if self.budget.fits(&text) {
+            return self.done(text);
+        }
+        if !self.run.collection_errors.is_empty() {
+            self.tracebacks = false;
+            self.drop("collection errors' tracebacks");
+            let text = self.text(&[]);
+            if self.budget.fits(&text) {
+                return self.done(text);
+            }
+        }
+        self.drop(&format!("ids beyond the first {FEW_IDS} of each group"));
+        for g in &mut self.groups {
+            if g.ids.len() > FEW_IDS {
+                g.ids_omitted += g.ids.len() - FEW_IDS;
+                g.ids.truncate(FEW_IDS);
+            }
+        }
+        loop {
+            let text = self.text(&[]);
+            if self.budget.fits(&text) || self.groups.is_empty() {
+                return self.done(text);
+            }
+            // The smallest group goes (groups are largest first).
+            if self.truncation.groups_omitted == 0 {
+                self.drop("the smallest groups");
+            }
+            self.truncation.groups_omitted += 1;
+            self.groups.pop();
+        }
+    }
+}
+
+/// Every failure group as JSON lists it, and each group's first test.
+fn groups_of(run: &Run) -> (Vec<GroupEntry<'_>>, Vec<usize>) {
+    let groups = failure_groups(run);
+    let params = if groups.iter().any(|g| g.tests.len() > 1) {
+        Parametrizations::of(run)
+    } else {
+        Parametrizations::default()
+    };
+    let firsts = groups.iter().map(|g| g.tests[0]).collect();
+    let entries = groups
+        .iter()
+        .map(|g| {
+            let t = &run.tests[g.tests[0]];
+            let items = params.compress(run, &g.tests);
+            let mut ids: Vec<&str> = items
+                .iter()
+                .map(|i| match i {
+                    IdItem::Test(id) | IdItem::Function { id, .. } => *id,
+                })
+                .collect();
+            let omitted = ids.len().saturating_sub(MANY_IDS);
+            ids.truncate(MANY_IDS);
+            let rerun = match items.as_slice() {
+                [IdItem::Test(id)] => Some(*id),
+                [IdItem::Function { id, count }] if *count == g.tests.len() => Some(*id),
+                _ => None,
+            };
+            let mut e = entry(t, g.tests.len(), ids, rerun);
+            e.ids_omitted = omitted;
+            e
+        })
+        .collect();
+    (entries, firsts)
+}
+
+fn entry<'r>(
+    t: &'r TestResult,
+    count: usize,
+    ids: Vec<&'r str>,
+    rerun: Option<&'r str>,
+) -> GroupEntry<'r> {
+    let s = shape(t);
+    let message = match t.joined_message() {
+        Some(Cow::Borrowed(m)) => Cow::Borrowed(first_line(m)),
+        Some(Cow::Owned(m)) => Cow::Owned(first_line(&m).to_string()),
+        None => Cow::Borrowed(""),
+    };
+    let message = match message.char_indices().nth(GROUP_MESSAGE_CHARS) {
+        Some((cut, _)) => Cow::Owned(format!("{}…", &message[..cut])),
+        None => message,
+    };
+    let location = s.as_ref().map(|s| match s.place {
+        (path, Some(line)) => format!("{path}:{line}"),
+        (frame, None) => frame.to_string(),
+    });
+    GroupEntry {
+        count,
+        outcome: t.outcome.as_str(),
+        error_phase: match (t.outcome, t.phase) {
+            (Outcome::Error, Some(Phase::Setup)) => Some("setup"),
+            (Outcome::Error, Some(Phase::Teardown)) => Some("teardown"),
+            _ => None,
+        },
+        exception: s.and_then(|s| s.exception),
+        message,
+        location,
+        ids,
+        ids_omitted: 0,
+        rerun,
+    }
+}

@@ -1,0 +1,409 @@
+//! Fitting a Markdown answer to its [`Budget`], in steps, stopping at the
+//! first that fits:
+//!
+//! 1. failures grouped by root cause (always);
+//! 2. captured output dropped ([`Detail::NoOutput`]);
+//! 3. tracebacks cut to the crash lines ([`Detail::CrashLines`]);
+//! 4. one id named per group ([`Detail::FewerIds`]);
+//! 5. fewer groups in full, the others one line each (count, outcome, id,
+//!    message, crash location): as many in full as fit, largest first;
+//! 6. counts only: the status line, the summary counts and one line per
+//!    group; when even those do not all fit, the largest groups' lines and
+//!    how many groups and tests were left out.
+//!
+//! Sections are dropped or replaced whole, so a cut never falls inside a
+//! line or a code fence. The last notes say what was left out (then the
+//! line to rerun the failures, which stays last).
+
+use std::fmt::Write as _;
+
+use super::grouping::{Group, failure_groups};
+use super::sections::{collection_errors, failure, flaky, label, notes, skipped};
+use super::{Detail, closing, header};
+use crate::budget::{BYTES_PER_TOKEN, Budget, Fitted, Truncation};
+use crate::model::Run;
+use crate::model::groups::{IdItem, shape};
+use crate::pytest_text::parametrized_function;
+use crate::text::{first_line, one_line, thousands};
+
+/// The fewest characters a failure section takes: `\n### ERROR: \n`.
+const MIN_SECTION_CHARS: usize = 13;
+
+/// The longest message shown in a group's one-line form.
+const LINE_MESSAGE_CHARS: usize = 120;
+
+/// How far a rendering may grow before a level of detail is given up.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Cap {
+    chars: usize,
+    bytes: usize,
+}
+
+impl Cap {
+    pub(super) const NONE: Cap = Cap {
+        chars: usize::MAX,
+        bytes: usize::MAX,
+    };
+
+    fn of(budget: &Budget) -> Cap {
+        Cap {
+            chars: budget.chars.unwrap_or(usize::MAX),
+            bytes: budget
+                .tokens
+                .map_or(usize::MAX, |t| t.saturating_mul(BYTES_PER_TOKEN)),
+        }
+    }
+
+    /// The size of `out` so far, to grow with [`Size::add`].
+    pub(super) fn start(self, out: &str) -> Size {
+        let chars = if self.chars == usize::MAX {
+            0
+        } else {
+            out.chars().count()
+        };
+        Size {
+            cap: self,
+            chars,
+            bytes: out.len(),
+        }
+    }
+}
+
+/// A rendering's size as it grows.
+pub(super) struct Size {
+    cap: Cap,
+    chars: usize,
+    bytes: usize,
+}
+
+impl Size {
+    /// Adds `text`; whether the rendering is still within the cap.
+    pub(super) fn add(&mut self, text: &str) -> bool {
+        self.bytes += text.len();
+        if self.cap.chars != usize::MAX {
+            self.chars += text.chars().count();
+        }
+        self.chars <= self.cap.chars && self.bytes <= self.cap.bytes
+    }
+}
+
+/// Renders a run within `budget`, shrinking in the steps above. `preface`
+/// (a comparison with a baseline, say) goes right under the header line
+/// and is kept at every step. With `collapse` (PR comments, job summaries)
+/// long failure sections fold their detail into `<details>` blocks.
+pub fn render_fitted(run: &Run, budget: &Budget, preface: &str, collapse: bool) -> Fitted {
+    let head = format!("{}{preface}", header(run));
+    let cap = Cap::of(budget);
+    // Lower steps stop at the first section past the cap, so only the
+    // first groups can be rendered more than once: their sections are kept.
+    let keep = cap.chars.min(cap.bytes) / MIN_SECTION_CHARS + 1;
+    let groups = failure_groups(run, keep);
+    let mut full = head.clone();
+    super::body_until(&mut full, run, &groups, Detail::Full, collapse, Cap::NONE);
+    notes(&mut full, run, &closing(run, Vec::new()));
+    if budget.fits(&full) {
+        return Fitted {
+            text: full,
+            truncation: None,
+        };
+    }
+    let shrink = Shrink {
+        run,
+        budget,
+        head: &head,
+        groups: &groups,
+        collapse,
+        full_size: budget.describe_size(&full),
+    };
+    for detail in [Detail::NoOutput, Detail::CrashLines, Detail::FewerIds] {
+        let mut out = head.clone();
+        if !super::body_until(&mut out, run, &groups, detail, collapse, cap) {
+            continue;
+        }
+        let truncation = shrink.truncation(detail.dropped());
+        notes(&mut out, run, &closing(run, vec![shrink.note(&truncation)]));
+        if budget.fits(&out) {
+            return shrink.done(out, truncation);
+        }
+    }
+    shrink.fewer_groups_in_full()
+}
+
+/// What every step past the sections needs.
+struct Shrink<'a, 'r> {
+    run: &'r Run,
+    budget: &'a Budget,
+    head: &'a str,
+    groups: &'a [Group<'r>],
+    collapse: bool,
+    /// The full answer's size, as the note says it.
+    full_size: String,
+}
+
+impl Shrink<'_, '_> {
+    fn truncation(&self, dropped: &[&str]) -> Truncation {
+        let mut t = Truncation::new(self.budget);
+        t.dropped = dropped.iter().map(|d| d.to_string()).collect();
+        t
+    }
+
+    fn done(&self, text: String, truncation: Truncation) -> Fitted {
+        Fitted {
+            text,
+            truncation: Some(truncation),
+        }
+    }
+
+    /// The closing note: the budget, the full size, what was left out.
+    fn note(&self, t: &Truncation) -> String {
+        let mut note = format!(
+            "Shortened to fit {} (the full answer has {}): {} left out",
+            self.budget.describe(),
+            self.full_size,
+            t.dropped.join(", ")
+        );
+        if t.groups_omitted > 0 {
+            let _ = write!(
+                note,
+                "; {} more failure groups ({} tests) not listed",
+                thousands(t.groups_omitted),
+                thousands(t.tests_omitted)
+            );
+        }
+        note.push_str(". Rerun one test by its id for its full detail.");
+        note
+    }
+
+    /// Step 5: the largest `k` groups in full (one id each, crash lines),
+    /// the rest one line each, for the largest `k` that fits; else step 6.
+    fn fewer_groups_in_full(&self) -> Fitted {
+        let n = self.groups.len();
+        let (mut lo, mut hi) = (1, n.saturating_sub(1));
+        let mut best = None;
+        // The size grows with `k`: the largest `k` that fits is found by
+        // bisection, rendering about log2(n) answers.
+        while lo <= hi {
+            let k = lo + (hi - lo) / 2;
+            let (text, truncation) = self.with_full(k);
+            if self.budget.fits(&text) {
+                best = Some((text, truncation));
+                lo = k + 1;
+            } else {
+                hi = k - 1;
+            }
+        }
+        match best {
+            Some((text, truncation)) => self.done(text, truncation),
+            None => self.counts_only(),
+        }
+    }
+
+    /// The answer with the first `k` groups in full and the rest as lines.
+    fn with_full(&self, k: usize) -> (String, Truncation) {
+        let mut out = self.head.to_string();
+        collection_errors(&mut out, self.run);
+        for group in &self.groups[..k] {
+            failure(&mut out, group, Detail::FewerIds, self.collapse);
+        }
+        let rest = &self.groups[k..];
+        let tests: usize = rest.iter().map(|g| g.count).sum();
+        let _ = write!(
+            out,
+            "\n### MORE FAILURES ({}, {}), ONE LINE EACH\n",
+            groups_phrase(rest.len()),
+            tests_phrase(tests)
+        );
+        for group in rest {
+            out.push_str(&group_line(group, true));
+        }
+        flaky(&mut out, self.run);
+        skipped(&mut out, self.run);
+        let mut dropped: Vec<&str> = Detail::FewerIds.dropped().to_vec();
+        let detail = format!("the detail of {}", groups_phrase(rest.len()));
+        dropped.push(&detail);
+        let truncation = self.truncation(&dropped);
+        notes(
+            &mut out,
+            self.run,
+            &closing(self.run, vec![self.note(&truncation)]),
+        );
+        (out, truncation)
+    }
+
+    /// Step 6: the header, one line per collection error and per group
+    /// (as many as fit, largest first), and the notes.
+    fn counts_only(&self) -> Fitted {
+        let errors: Vec<String> = self
+            .run
+            .collection_errors
+            .iter()
+            .map(|e| {
+                let file = if e.file.is_empty() {
+                    "(session)"
+                } else {
+                    &e.file
+                };
+                let line = format!(
+                    "- COLLECTION ERROR {} — {}",
+                    one_line(file),
+                    first_line(&e.message)
+                );
+                format!("{}\n", clip_chars(&line, LINE_MESSAGE_CHARS * 2))
+            })
+            .collect();
+        // Each group's line with its message and crash location; when not
+        // all of them fit, each with its id alone.
+        let lines: Vec<String> = self.groups.iter().map(|g| group_line(g, true)).collect();
+        let short: Vec<String> = self.groups.iter().map(|g| group_line(g, false)).collect();
+        let tests: usize = self.groups.iter().map(|g| g.count).sum();
+        let title = format!(
+            "\n### FAILURES ({}, {})\n",
+            groups_phrase(self.groups.len()),
+            tests_phrase(tests)
+        );
+        let dropped = [
+            "captured output",
+            "tracebacks",
+            "ids beyond the first of each group",
+            "skip reasons",
+        ];
+        let render = |lines: &[String], shown: usize| {
+            let brief = std::ptr::eq(lines, short.as_slice());
+            let mut out = self.head.to_string();
+            if !errors.is_empty() || shown > 0 {
+                out.push_str(&title);
+            }
+            for line in errors.iter().chain(&lines[..shown]) {
+                out.push_str(line);
+            }
+            let mut truncation = self.truncation(&dropped);
+            if brief {
+                truncation.dropped.push("messages".to_string());
+            }
+            truncation.groups_omitted = self.groups.len() - shown;
+            truncation.tests_omitted = self.groups[shown..].iter().map(|g| g.count).sum();
+            notes(
+                &mut out,
+                self.run,
+                &closing(self.run, vec![self.note(&truncation)]),
+            );
+            (out, truncation)
+        };
+        let (text, truncation) = render(&lines, lines.len());
+        if self.budget.fits(&text) {
+            return self.done(text, truncation);
+        }
+        // Most lines fit, or few do: count down from what the lines' own
+        // sizes allow, then check the whole answer.
+        let mut shown = short.len();
+        let (bare, _) = render(&short, 0);
+        let room = self.budget.room(&bare);
+        let mut used = 0.0;
+        for (i, line) in short.iter().enumerate() {
+            used += self.budget.used(line);
+            if used > room {
+                shown = i;
+                break;
+            }
+        }
+        loop {
+            let (text, truncation) = render(&short, shown);
+            if self.budget.fits(&text) || shown == 0 {
+                return self.done(self.clipped(text), truncation);
+            }
+            shown -= 1;
+        }
+    }
+
+    /// The last resort, for a budget smaller than the header and the notes
+    /// themselves (a long comparison with a baseline under a few hundred
+    /// characters): the text cut at a line end to fit, then at a character.
+    fn clipped(&self, mut text: String) -> String {
+        while !self.budget.fits(&text) {
+            let body = text.trim_end_matches('\n');
+            match body.rfind('\n') {
+                Some(cut) if cut > 0 => text.truncate(cut + 1),
+                _ => {
+                    let max = self.budget.chars.unwrap_or(usize::MAX).min(
+                        self.budget
+                            .tokens
+                            .map_or(usize::MAX, |t| t.saturating_mul(2)),
+                    );
+                    let mut cut = clip_chars(body, max.saturating_sub(2));
+                    while !self.budget.fits(&cut) && !cut.is_empty() {
+                        let keep = cut.chars().count() * 9 / 10;
+                        cut = clip_chars(&cut, keep.saturating_sub(1));
+                    }
+                    return cut;
+                }
+            }
+        }
+        text
+    }
+}
+
+/// A group in one line: `- 400× FAILED tests/t.py::test_total (all 400
+/// cases) — AssertionError: assert 3 == 4 (at tests/t.py:12)`. The id can
+/// be fed back as it is: the function when the group holds all its cases,
+/// else the representative, then how many more.
+fn group_line(group: &Group<'_>, with_message: bool) -> String {
+    let t = group.first;
+    let mut line = String::from("- ");
+    if group.count > 1 {
+        let _ = write!(line, "{}× ", thousands(group.count));
+    }
+    line.push_str(label(t));
+    line.push(' ');
+    let function = parametrized_function(&t.node_id);
+    match group.ids.first() {
+        Some(IdItem::Function { id, count }) if *count == group.count && function == Some(*id) => {
+            let _ = write!(line, "{} (all {count} cases)", one_line(id));
+        }
+        _ => {
+            line.push_str(&one_line(&t.node_id));
+            if group.count > 1 {
+                let _ = write!(line, " +{} more", thousands(group.count - 1));
+            }
+        }
+    }
+    if !with_message {
+        line.push('\n');
+        return line;
+    }
+    let message = t.joined_message();
+    let message = first_line(message.as_deref().unwrap_or_default()).trim();
+    if !message.is_empty() {
+        let _ = write!(
+            line,
+            " — {}",
+            clip_chars(&one_line(message), LINE_MESSAGE_CHARS)
+        );
+    }
+    if let Some(place) = shape(t).and_then(|s| Some((s.place.0, s.place.1?))) {
+        let _ = write!(line, " (at {}:{})", one_line(place.0), place.1);
+    }
+    line.push('\n');
+    line
+}
+
+fn groups_phrase(n: usize) -> String {
+    match n {
+        1 => "1 group".to_string(),
+        n => format!("{} groups", thousands(n)),
+    }
+}
+
+fn tests_phrase(n: usize) -> String {
+    match n {
+        1 => "1 test".to_string(),
+        n => format!("{} tests", thousands(n)),
+    }
+}
+
+/// `text` cut to at most `max` characters and a `…`.
+fn clip_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
