@@ -482,4 +482,48 @@ mod tests {
              - a.xml: line 3: broken\n- b.json: cannot read the file\n"
         );
     }
+
+    /// A tool's answer carries its structured result, and the whole JSON
+    /// result only when the text or the structure left something out; an
+    /// error in JSON and a refused request carry neither.
+    #[test]
+    fn a_tool_answer_keeps_the_whole_result_only_when_it_was_shortened() {
+        use crate::model::{Outcome, TestResult};
+        let tests = (0..300)
+            .map(|n| {
+                let mut t = TestResult::new(format!("tests/t{n}.py::test_x"), Outcome::Failed);
+                t.set_message(Some(format!("ValueError{n}: broken")));
+                t
+            })
+            .collect();
+        let run = Run {
+            tests,
+            ..Run::default()
+        };
+        let roomy = tool_run(&run, Format::Markdown, &Budget::tokens(1_000_000));
+        assert!(
+            roomy.structured.is_some() && roomy.full.is_none(),
+            "{roomy:?}"
+        );
+        for format in [Format::Markdown, Format::Json] {
+            let tight = tool_run(&run, format, &Budget::tokens(300));
+            let structured = tight.structured.expect("structured");
+            assert_eq!(structured["truncated"]["max_tokens"], 300);
+            let whole: Value = serde_json::from_str(&tight.full.expect("whole")).unwrap();
+            assert_eq!(whole["tests"].as_array().map(Vec::len), Some(300));
+            assert_eq!(tight.headline, "Test FAILURE — 300 run, 300 failed");
+        }
+        let mut e = ExecError::spawn("gone".into(), vec!["python".into()]);
+        e.kind = ErrorKind::Timeout;
+        let budget = Budget::tokens(8_000);
+        let md = tool_exec_error(&e, Format::Markdown, &budget, true);
+        assert_eq!(md.structured.expect("structured")["status"], "timeout");
+        let json = tool_exec_error(&e, Format::Json, &budget, false);
+        assert!(matches!(json.answer, Answer::Error { .. }) && json.structured.is_none());
+        let refused = tool_invalid(
+            &refused("timeout", "must be 1 or more", 0),
+            Format::Markdown,
+        );
+        assert!(refused.structured.is_none() && refused.full.is_none());
+    }
 }

@@ -7,10 +7,14 @@
 //! Errors follow the request's `format`: `json` gives JSON-RPC errors with
 //! ADR-007 codes and data; `markdown` (the default) gives tool results with
 //! `isError: true` whose text is the Markdown rendering, so every client
-//! shows them to the model. Each call runs pytest on a blocking thread with
-//! its own cancellation: `notifications/cancelled`, the client closing
-//! stdin, or SIGTERM/SIGINT to the server end that call's process group at
-//! once. stdout carries only the protocol; logs go to stderr.
+//! shows them to the model. Results and Markdown errors carry the
+//! structured result (`structuredContent`, `render::structured`); the
+//! complete JSON result of a shortened answer is kept as a resource
+//! (`runs`) and linked from the answer. Each call runs pytest on a
+//! blocking thread with its own cancellation: `notifications/cancelled`,
+//! the client closing stdin, or SIGTERM/SIGINT to the server end that
+//! call's process group at once. stdout carries only the protocol; logs go
+//! to stderr.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 

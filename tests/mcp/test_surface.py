@@ -22,6 +22,8 @@ from mcp_types import CallToolResult
 pytestmark = pytest.mark.anyio
 
 HANGING = "tests/test_hang.py::test_hangs_with_stubborn_child"
+# A budget no answer here reaches: the whole JSON, to compare with.
+WHOLE = {"format": "json", "max_tokens": 1_000_000}
 RESOURCE_NOT_FOUND = -32002
 INVALID_PARAMS = -32602
 STATUSES = {"success", "failure", "no_tests", "interrupted", "error", "timeout", "crash", "cancelled"}
@@ -93,9 +95,9 @@ async def test_a_mixed_run_and_a_discovery_have_structured_results(project, conn
     with anyio.fail_after(90):
         async with connect(project("mixed")) as conn:
             markdown = await call(conn, "execute_tests", {})
-            as_json = await call(conn, "execute_tests", {"format": "json"})
+            as_json = await call(conn, "execute_tests", WHOLE)
             found = await call(conn, "discover_tests", {})
-            found_json = await call(conn, "discover_tests", {"format": "json"})
+            found_json = await call(conn, "discover_tests", WHOLE)
     # The text is what `format` asked for; the structure is the same.
     text = markdown_of(markdown)
     assert text.startswith("Test FAILURE ("), text
@@ -144,7 +146,7 @@ async def test_hundreds_of_failures_have_a_structured_result(project, connect):
     with anyio.fail_after(90):
         async with connect(project("root_causes")) as conn:
             result = await call(conn, "execute_tests", {})
-            data = json.loads(markdown_of(await call(conn, "execute_tests", {"format": "json"})))
+            data = json.loads(markdown_of(await call(conn, "execute_tests", WHOLE)))
     s = result.structured_content
     failing = [t["node_id"] for t in data["tests"] if t["outcome"] in ("failed", "error")]
     assert len(failing) >= 400 and s["summary"]["failed"] + s["summary"]["errors"] == len(failing), s
@@ -198,4 +200,35 @@ async def test_a_shortened_answer_links_its_complete_result(make_project, connec
     figure(
         f"1,100 failing cases ({protocol}): structuredContent {len(json.dumps(s)):,} bytes "
         f"({len(s['failures'][0]['node_ids'])} ids named), complete result {link.size:,} bytes"
+    )
+
+
+async def test_a_shortened_markdown_or_json_answer_links_its_complete_result(project, connect):
+    """root_causes' 1,000 failures within 300 tokens: the Markdown (600
+    tokens in full) is shortened and links the whole ADR-006 result; so is
+    the JSON, whose kept result still has pytest-json-report's document."""
+    with anyio.fail_after(120):
+        async with connect(project("root_causes")) as conn:
+            markdown = await call(conn, "execute_tests", {"max_tokens": 300})
+            as_json = await call(conn, "execute_tests", {"format": "json", "max_tokens": 300})
+            reads = [await conn.session.read_resource(links_of(r)[0].uri) for r in (markdown, as_json)]
+            listed = await conn.session.list_resources()
+    wholes = [json.loads(r.contents[0].text) for r in reads]
+    assert [links_of(r)[0].uri for r in (markdown, as_json)] == ["pytest-mcp://runs/1", "pytest-mcp://runs/2"]
+    # Newest first.
+    assert [r.uri for r in listed.resources] == ["pytest-mcp://runs/2", "pytest-mcp://runs/1"], listed
+    shortened = json.loads(markdown_of(as_json))
+    assert shortened["truncated"]["max_tokens"] == 300, shortened["truncated"]
+    assert "Shortened to fit 300 tokens" in markdown_of(markdown), markdown_of(markdown)
+    for whole, result in zip(wholes, (markdown, as_json)):
+        s = result.structured_content
+        assert len(whole["tests"]) == whole["summary"]["total"] == s["summary"]["total"] > 1000
+        failed = sum(t["outcome"] == "failed" for t in whole["tests"])
+        assert failed == s["summary"]["failed"], (failed, s["summary"])
+        assert s["truncated"]["max_tokens"] == 300 and s["failures"], s
+    assert wholes[0]["json_report"] is None and wholes[1]["json_report"]["tests"], sorted(wholes[1])
+    figure(
+        f"root_causes within 300 tokens: Markdown {len(markdown_of(markdown)):,} bytes, "
+        f"JSON {len(markdown_of(as_json)):,} bytes; complete results {reads[0].contents[0].text.__len__():,} "
+        f"and {reads[1].contents[0].text.__len__():,} bytes"
     )
