@@ -12,6 +12,7 @@
 //!
 //! Interpreter: `PYTEST_MCP_TEST_PYTHON`, else `.venv/bin/python`.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -118,7 +119,11 @@ fn projects(dir: &Path) {
 #[test]
 fn the_server_works_with_the_typescript_sdk() {
     if let Some(why) = missing_node() {
-        println!("mcp_ts: SKIPPED the TypeScript SDK client test: {why} (needs Node 18+ and npm)");
+        // Straight to stderr: cargo test captures a passing test's println!.
+        let _ = writeln!(
+            std::io::stderr(),
+            "mcp_ts: SKIPPED the TypeScript SDK client test: {why} (needs Node 18+ and npm)"
+        );
         return;
     }
     let client = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mcp_ts");
@@ -135,7 +140,8 @@ fn the_server_works_with_the_typescript_sdk() {
         .output()
         .expect("run node");
     let text = shown(&out);
-    println!("{text}");
+    // The client's lines (figures among them), shown by a plain cargo test.
+    let _ = write!(std::io::stderr(), "{text}");
     assert!(
         out.status.success() && text.contains("ALL OK"),
         "the TypeScript SDK client failed:\n{text}"

@@ -250,12 +250,14 @@ impl ServerHandler for Server {
             .with_instructions(format!(
                 "Runs pytest in the project at {} (fixed when the server started). Use \
                  discover_tests to list tests and execute_tests to run them; answers are \
-                 Markdown unless format 'json' is asked for, with the same result as \
-                 structuredContent. Answers are kept within a token budget. For more detail: \
-                 run one failing test by its id (node_ids) to see its failure in full, rerun \
-                 only what failed with last_failed, or read the complete JSON result of a \
-                 shortened answer from the resource it links to ({}<n>; the last {} are kept).",
+                 Markdown unless format 'json' is asked for, and every result also comes as \
+                 structuredContent (status, counts, failure groups). Answers fit max_tokens \
+                 (default {}). For more detail: run one failing test by its id (node_ids) to \
+                 see its failure in full, rerun only what failed with last_failed, or read \
+                 the complete JSON result of a shortened answer from the resource it links \
+                 to ({}<n>; the last {} are kept).",
                 self.settings.root.path().display(),
+                crate::text::thousands(DEFAULT_MCP_TOKENS),
                 runs::URI_PREFIX,
                 runs::KEPT_RESULTS,
             ))

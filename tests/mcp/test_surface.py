@@ -91,6 +91,15 @@ async def test_tools_have_titles_honest_annotations_and_output_schemas(project, 
     figure(f"tools/list ({protocol}): {len(wire):,} bytes of JSON (o200k tokens: cargo test --test tools_list)")
 
 
+async def test_the_instructions_say_how_to_get_more_detail(project, connect):
+    with anyio.fail_after(20):
+        async with connect(project("one_failure")) as conn:
+            pass
+    (instructions,) = [m["result"]["instructions"] for m in conn.received if "instructions" in m.get("result", {})]
+    for hint in ("node_ids", "last_failed", "max_tokens", "structuredContent", "pytest-mcp://runs/<n>"):
+        assert hint in instructions, (hint, instructions)
+
+
 async def test_a_mixed_run_and_a_discovery_have_structured_results(project, connect):
     with anyio.fail_after(90):
         async with connect(project("mixed")) as conn:

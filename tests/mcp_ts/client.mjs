@@ -155,6 +155,15 @@ async function hundredsOfFailures() {
     assert.equal(grouped, s.summary.failed + s.summary.errors);
     const bytes = Buffer.byteLength(JSON.stringify(s));
     console.log(`ok root_causes: ${s.summary.failed} failed in ${s.failures.length} groups, structuredContent ${bytes} bytes`);
+
+    // Within 300 tokens the Markdown is shortened, and links the whole result.
+    const short = await call(client, "execute_tests", { max_tokens: 300 });
+    assert.match(short.content[0].text, /Shortened to fit 300 tokens/);
+    assert.equal(short.structuredContent.truncated.max_tokens, 300);
+    const [link] = short.content.filter((c) => c.type === "resource_link");
+    const whole = JSON.parse((await client.readResource({ uri: link.uri })).contents[0].text);
+    assert.equal(whole.tests.length, s.summary.total);
+    console.log(`ok root_causes within 300 tokens: ${link.uri} reads back ${whole.tests.length} tests`);
   } finally {
     await client.close();
   }
@@ -175,6 +184,7 @@ async function shortenedAnswer() {
       listed.resources.map((r) => r.uri),
       [link.uri],
     );
+    assert.equal(listed.resources[0].mimeType, "application/json");
     const read = await client.readResource({ uri: link.uri });
     const whole = JSON.parse(read.contents[0].text);
     assert.equal(whole.tests.length, whole.summary.total);
