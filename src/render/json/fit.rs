@@ -28,8 +28,10 @@ use crate::text::first_line;
 const MANY_IDS: usize = 20;
 /// ... and when even the groups alone do not fit.
 const FEW_IDS: usize = 5;
-/// The longest message a group shows.
+/// The longest message a group shows...
 const GROUP_MESSAGE_CHARS: usize = 300;
+/// ... and when groups are all an answer can hold.
+const SHORT_MESSAGE_CHARS: usize = 80;
 
 /// One root cause: how many tests it broke and how to find them.
 #[derive(Debug, Clone, Serialize)]
@@ -175,11 +177,24 @@ impl Fit<'_, '_> {
                 return self.done(text);
             }
         }
-        self.drop(&format!("ids beyond the first {FEW_IDS} of each group"));
-        for g in &mut self.groups {
-            if g.ids.len() > FEW_IDS {
-                g.ids_omitted += g.ids.len() - FEW_IDS;
-                g.ids.truncate(FEW_IDS);
+        // Fewer ids per group, then one id and a short message each.
+        for (ids, chars) in [(FEW_IDS, GROUP_MESSAGE_CHARS), (1, SHORT_MESSAGE_CHARS)] {
+            self.drop(&match ids {
+                1 => "ids beyond the first of each group".to_string(),
+                n => format!("ids beyond the first {n} of each group"),
+            });
+            for g in &mut self.groups {
+                if g.ids.len() > ids {
+                    g.ids_omitted += g.ids.len() - ids;
+                    g.ids.truncate(ids);
+                }
+                if let Some((cut, _)) = g.message.char_indices().nth(chars) {
+                    g.message = Cow::Owned(format!("{}…", &g.message[..cut]));
+                }
+            }
+            let text = self.text(&[]);
+            if self.budget.fits(&text) {
+                return self.done(text);
             }
         }
         loop {

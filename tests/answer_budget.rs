@@ -1,0 +1,267 @@
+//! Every answer fits an agent's context (issue 15): the root-cause project
+//! (`tests/projects/root_causes`: 1,001 failures of three shapes, 50 setup
+//! errors from one fixture, 100 passes and one unique failure) run once
+//! through the same code as `execute_tests`, then answered at the tools'
+//! default budget and at smaller ones. Tokens are counted with tiktoken's
+//! `o200k_base` (the dev-dependency's own count, not the binary's).
+//!
+//! Interpreter: `PYTEST_MCP_TEST_PYTHON`, else `.venv/bin/python`.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use pytest_mcp::budget::{Budget, DEFAULT_MCP_TOKENS};
+use pytest_mcp::frontend::respond;
+use pytest_mcp::model::Run;
+use pytest_mcp::model::rerun::RerunHint;
+use pytest_mcp::request::{ExecuteTestsRequest, Format};
+use pytest_mcp::runner::execute::{self, Settings};
+use pytest_mcp::runner::params::Root;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+#[path = "common/support.rs"]
+mod support;
+
+/// The groups of the project, largest first: size, a word of the
+/// exception or message, and the crash location.
+const GROUPS: [(usize, &str, &str); 5] = [
+    (400, "assert", "tests/test_totals.py:18"),
+    (350, "KeyError", "ledger/rates.py:10"),
+    (250, "ValueError", "ledger/parsing.py:25"),
+    (50, "LedgerUnavailable", "ledger/store.py:11"),
+    (1, "AssertionError", "tests/test_totals.py:27"),
+];
+const UNIQUE: &str = "tests/test_totals.py::test_format_money_pads_cents";
+
+fn tokens(text: &str) -> usize {
+    static BPE: OnceLock<tiktoken_rs::CoreBPE> = OnceLock::new();
+    BPE.get_or_init(|| tiktoken_rs::o200k_base().expect("o200k_base loads"))
+        .encode_with_special_tokens(text)
+        .len()
+}
+
+/// A private copy of the project (pytest writes its cache there).
+fn project() -> &'static (tempfile::TempDir, PathBuf) {
+    static PROJECT: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    PROJECT.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("root_causes");
+        let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/projects/root_causes");
+        support::copy_tree(&source, &root);
+        let root = root.canonicalize().expect("canonical");
+        (dir, root)
+    })
+}
+
+/// The project's run, as `execute_tests` gets it.
+fn run() -> &'static Run {
+    static RUN: OnceLock<Run> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let root = Root::new(&project().1).expect("root");
+        let settings = Settings {
+            root,
+            python: Some(support::test_python()),
+            default_timeout: Duration::from_secs(300),
+            kill_grace: Duration::from_secs(2),
+        };
+        let params = ExecuteTestsRequest::default()
+            .validate(&settings.root, settings.default_timeout)
+            .expect("valid");
+        let mut run =
+            execute::run_tests(&settings, &params, &CancellationToken::new(), &mut |_| {})
+                .expect("the run completes");
+        run.rerun_hint = Some(RerunHint::Tool);
+        run
+    })
+}
+
+/// The tool's answer text within `budget` (compact JSON, as the server).
+fn answer(format: Format, budget: &Budget) -> (String, bool) {
+    match respond::run(run(), format, budget, false) {
+        respond::Answer::Text {
+            text, truncation, ..
+        } => (text, truncation.is_some()),
+        other => panic!("not a result: {other:?}"),
+    }
+}
+
+#[test]
+fn markdown_at_the_default_budget_has_every_group_and_the_unique_failure() {
+    let (md, truncated) = answer(Format::Markdown, &Budget::tokens(DEFAULT_MCP_TOKENS));
+    let n = tokens(&md);
+    println!("execute_tests Markdown: {n} tokens\n{md}");
+    assert!(n < 2_000, "{n} tokens");
+    assert!(!truncated, "under the budget, nothing is left out");
+    assert!(
+        md.starts_with("Test FAILURE (") && md.contains("1151 run, 1001 failed, 50 errors"),
+        "{md}"
+    );
+    for (count, word, location) in GROUPS {
+        let at = format!("at {location}");
+        assert!(md.contains(&at), "{at} missing");
+        assert!(md.contains(word), "{word} missing");
+        if count > 1 {
+            assert!(
+                md.contains(&format!("Same failure in {} more", count - 1)),
+                "group of {count}"
+            );
+        }
+    }
+    // The unique failure in full: its section, message, crash line, source.
+    let section = md
+        .split("\n### ")
+        .find(|s| s.starts_with(&format!("FAILED: {UNIQUE}")))
+        .expect("the unique failure's section");
+    assert!(
+        section.contains("assert '1,234.5' == '1,234.05'"),
+        "{section}"
+    );
+    assert!(section.contains("> assert"), "{section}");
+    assert!(md.ends_with("> Rerun the failures: execute_tests with last_failed: true\n"));
+    ids_are_accepted_by_pytest(&md);
+}
+
+#[test]
+fn json_at_the_default_budget_keeps_exact_counts_and_every_group() {
+    let (text, truncated) = answer(Format::Json, &Budget::tokens(DEFAULT_MCP_TOKENS));
+    let n = tokens(&text);
+    let full = pytest_mcp::render::json::render(run(), false);
+    println!(
+        "execute_tests JSON: {n} tokens (the whole answer: {} bytes)",
+        full.len()
+    );
+    assert!(n <= DEFAULT_MCP_TOKENS, "{n} tokens");
+    assert!(truncated);
+    let v: Value = serde_json::from_str(&text).expect("JSON");
+    for key in [
+        "exit_code",
+        "summary",
+        "tests",
+        "json_report",
+        "text_output",
+        "collection_errors",
+        "truncated",
+        "failure_groups",
+    ] {
+        assert!(v.get(key).is_some(), "{key} missing");
+    }
+    let s = &v["summary"];
+    assert_eq!(
+        (&s["total"], &s["passed"], &s["failed"], &s["errors"]),
+        (&1151.into(), &100.into(), &1001.into(), &50.into())
+    );
+    let groups = v["failure_groups"].as_array().expect("groups");
+    let counts: Vec<u64> = groups.iter().filter_map(|g| g["count"].as_u64()).collect();
+    assert_eq!(counts, [400, 350, 250, 50, 1]);
+    for (g, (_, _, location)) in groups.iter().zip(GROUPS) {
+        assert_eq!(g["location"], location);
+    }
+    assert_eq!(groups[1]["rerun"], "tests/test_rates.py::test_convert");
+    let t = &v["truncated"];
+    assert_eq!(t["max_tokens"], DEFAULT_MCP_TOKENS);
+    let listed = v["tests"].as_array().map_or(0, Vec::len) as u64;
+    assert_eq!(t["tests_omitted"].as_u64(), Some(1151 - listed));
+    assert!(listed > 0, "some failing tests still listed in full");
+    assert_eq!(v["json_report"], Value::Null);
+}
+
+/// `max_tokens: 400`: within 10% of the budget by o200k, with the summary
+/// and the largest group, in both formats.
+#[test]
+fn four_hundred_tokens_keep_the_summary_and_the_largest_group() {
+    for format in [Format::Markdown, Format::Json] {
+        let (text, truncated) = answer(format, &Budget::tokens(400));
+        let n = tokens(&text);
+        println!("max_tokens 400, {format:?}: {n} tokens\n{text}");
+        assert!(n <= 440, "{format:?}: {n} tokens");
+        assert!(truncated);
+        assert!(text.contains("1151"), "{format:?}: the summary");
+        assert!(
+            text.contains("tests/test_totals.py::test_total") && text.contains("400"),
+            "{format:?}: the largest group"
+        );
+        assert!(text.contains("tests/test_totals.py:18"), "{format:?}");
+    }
+}
+
+/// Every budget from the whole answer down to the smallest a request may
+/// ask: never over it, the status line first, the rerun line last, and
+/// one line at least for the largest group.
+#[test]
+fn every_budget_is_kept() {
+    let (full, _) = answer(Format::Markdown, &Budget::NONE);
+    let whole = tokens(&full);
+    let mut steps = std::collections::BTreeSet::new();
+    let mut budget = whole;
+    while budget >= 200 {
+        let (md, _) = answer(Format::Markdown, &Budget::tokens(budget));
+        let n = tokens(&md);
+        assert!(n <= budget, "{n} > {budget}:\n{md}");
+        assert!(md.starts_with("Test FAILURE ("));
+        assert!(
+            md.ends_with("execute_tests with last_failed: true\n"),
+            "{md}"
+        );
+        assert!(md.contains("tests/test_totals.py::test_total"), "{budget}");
+        for step in [
+            "ONE LINE EACH",
+            "### FAILURES (",
+            "ids beyond the first",
+            "traceback lines beyond",
+            "captured output",
+        ] {
+            if md.contains(step) {
+                steps.insert(step);
+                break;
+            }
+        }
+        budget = budget * 9 / 10;
+    }
+    println!("steps seen: {steps:?}");
+    assert!(steps.len() >= 2, "{steps:?}");
+}
+
+/// The ids the answer names, fed back to pytest as they are, select tests.
+fn ids_are_accepted_by_pytest(md: &str) {
+    let mut ids: Vec<String> = Vec::new();
+    for line in md.lines() {
+        let line = line.trim_start();
+        if let Some(rest) = line.strip_prefix("Same failure in ") {
+            let list = rest.split_once(": ").map_or("", |(_, l)| l);
+            for item in list.split(", ") {
+                let id = item.split(" (all ").next().unwrap_or("");
+                if id.contains("::") {
+                    ids.push(id.to_string());
+                }
+            }
+        } else if let Some(rest) = line.strip_prefix("### ") {
+            if let Some((_, id)) = rest.split_once(": ")
+                && id.contains("::")
+            {
+                ids.push(id.to_string());
+            }
+        }
+    }
+    assert!(ids.len() >= 5, "{ids:?}");
+    let out = support::clean_command(&support::test_python())
+        .current_dir(&project().1)
+        .args([
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ])
+        .args(&ids)
+        .output()
+        .expect("pytest");
+    assert!(
+        out.status.success(),
+        "pytest refused an id: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
