@@ -348,10 +348,40 @@ fn compact(value: &impl Serialize) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
+/// Bytes no o200k token exceeds (its longest, runs of spaces, hold 128):
+/// a text longer than this many bytes per token of the budget cannot fit,
+/// which is known without counting.
+const MAX_TOKEN_BYTES: usize = 256;
+
+/// Whether `value`'s compact JSON fits `budget`.
+fn fits(budget: &Budget, value: &impl Serialize) -> bool {
+    let text = compact(value);
+    if let Some(max) = budget.tokens
+        && text.len() > max.saturating_mul(MAX_TOKEN_BYTES)
+    {
+        return false;
+    }
+    budget.fits(&text)
+}
+
 /// The largest `k` in `0..=n` for which `fits(k)` holds, where fewer items
-/// never take more room; 0 when none does.
+/// never take more room; 0 when none does. Galloping up from 0 (1, 3, 7,
+/// ... items) before halving, so that no text measured is much larger than
+/// the largest that fits, however many items there are: counting tokens
+/// costs in proportion to the text.
 fn largest_fitting(n: usize, mut fits: impl FnMut(usize) -> bool) -> usize {
     let (mut lo, mut hi) = (0, n);
+    let mut step = 1;
+    while lo < hi {
+        let probe = (lo + step).min(hi);
+        if fits(probe) {
+            lo = probe;
+            step = step.saturating_mul(2);
+        } else {
+            hi = probe - 1;
+            break;
+        }
+    }
     while lo < hi {
         let mid = lo + (hi - lo).div_ceil(2);
         if fits(mid) {
@@ -361,27 +391,6 @@ fn largest_fitting(n: usize, mut fits: impl FnMut(usize) -> bool) -> usize {
         }
     }
     lo
-}
-
-/// The largest `k` for which the first `k` items' compact JSON may fit in
-/// `budget` by bytes: no token is ever longer than 64 bytes of JSON, so
-/// more bytes than that per token cannot fit. Keeps the token counts that
-/// follow on a text of a bounded size, however large the run.
-fn byte_bound<T: Serialize>(items: &[T], base: usize, budget: &Budget) -> usize {
-    let limit = match (budget.tokens, budget.chars) {
-        (Some(t), Some(c)) => t.saturating_mul(64).min(c.saturating_mul(4)),
-        (Some(t), None) => t.saturating_mul(64),
-        (None, Some(c)) => c.saturating_mul(4),
-        (None, None) => return items.len(),
-    };
-    let mut used = base;
-    items
-        .iter()
-        .take_while(|item| {
-            used += compact(item).len() + 1;
-            used <= limit
-        })
-        .count()
 }
 
 /// Names at most `cap` ids per group.
@@ -407,7 +416,7 @@ fn unnamed(groups: &[FailureGroup]) -> usize {
 /// counts and the collection errors fit, fewer collection errors and no
 /// group.
 fn fit_run(mut r: RunResult, budget: &Budget) -> RunResult {
-    if !budget.is_limited() || budget.fits(&compact(&r)) {
+    if !budget.is_limited() || fits(budget, &r) {
         return r;
     }
     let mut t = Truncation::new(budget);
@@ -421,7 +430,7 @@ fn fit_run(mut r: RunResult, budget: &Budget) -> RunResult {
         }
         t.tests_omitted = unnamed(&r.failures);
         r.truncated = Some(t.clone());
-        if budget.fits(&compact(&r)) {
+        if fits(budget, &r) {
             return r;
         }
     }
@@ -435,24 +444,23 @@ fn fit_run(mut r: RunResult, budget: &Budget) -> RunResult {
         t
     };
     r.truncated = Some(truncation(&all, 0));
-    if !budget.fits(&compact(&r)) {
+    if !fits(budget, &r) {
         let mut t = truncation(&all, 0);
         t.dropped.push("collection errors".into());
         r.truncated = Some(t);
         let keep = largest_fitting(r.collection_errors.len(), |k| {
             let rest = r.collection_errors.split_off(k);
-            let fits = budget.fits(&compact(&r));
+            let fits = fits(budget, &r);
             r.collection_errors.extend(rest);
             fits
         });
         r.collection_errors.truncate(keep);
         return r;
     }
-    let bound = byte_bound(&all, compact(&r).len(), budget);
-    let k = largest_fitting(bound, |k| {
+    let k = largest_fitting(all.len(), |k| {
         r.failures = all[..k].to_vec();
         r.truncated = Some(truncation(&all, k));
-        budget.fits(&compact(&r))
+        fits(budget, &r)
     });
     r.truncated = Some(truncation(&all, k));
     all.truncate(k);
@@ -464,7 +472,7 @@ fn fit_run(mut r: RunResult, budget: &Budget) -> RunResult {
 /// until its compact JSON fits; when not even the counts and the collection
 /// errors fit, fewer collection errors and no test function.
 fn fit_discovery(mut r: DiscoveryResult, budget: &Budget) -> DiscoveryResult {
-    if !budget.is_limited() || budget.fits(&compact(&r)) {
+    if !budget.is_limited() || fits(budget, &r) {
         return r;
     }
     let mut t = Truncation::new(budget);
@@ -476,24 +484,23 @@ fn fit_discovery(mut r: DiscoveryResult, budget: &Budget) -> DiscoveryResult {
         t
     };
     r.truncated = Some(truncation(&all, 0));
-    if !budget.fits(&compact(&r)) {
+    if !fits(budget, &r) {
         let mut t = truncation(&all, 0);
         t.dropped.push("collection errors".into());
         r.truncated = Some(t);
         let keep = largest_fitting(r.collection_errors.len(), |k| {
             let rest = r.collection_errors.split_off(k);
-            let fits = budget.fits(&compact(&r));
+            let fits = fits(budget, &r);
             r.collection_errors.extend(rest);
             fits
         });
         r.collection_errors.truncate(keep);
         return r;
     }
-    let bound = byte_bound(&all, compact(&r).len(), budget);
-    let k = largest_fitting(bound, |k| {
+    let k = largest_fitting(all.len(), |k| {
         r.tests = all[..k].to_vec();
         r.truncated = Some(truncation(&all, k));
-        budget.fits(&compact(&r))
+        fits(budget, &r)
     });
     r.truncated = Some(truncation(&all, k));
     all.truncate(k);
