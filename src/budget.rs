@@ -157,7 +157,8 @@ impl Fitted {
 /// What a rendering left out to fit its budget: said at the end of a
 /// Markdown answer, as the `truncated` object of a JSON one, and used by
 /// the server to offer the whole result.
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, rmcp::schemars::JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
 pub struct Truncation {
     /// The budget the answer was shortened to, in tokens (when set).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -168,10 +168,9 @@ pub struct DiscoverTestsRequest {
     pub format: Option<String>,
 }
 
-/// Answer format. 'markdown' (default): token-lean text; errors come back as
-/// tool errors (isError) whose text says what happened. 'json': the full
-/// structured object; errors come back as JSON-RPC errors (-32000 execution
-/// failure, -32602 invalid params) with details in data.
+/// 'markdown' (default): token-lean text, errors as tool errors (isError).
+/// 'json': the full object, errors as JSON-RPC errors (-32000, -32602) with
+/// details in data.
 //
 // Only the schema of a tool's `format` (this doc comment is its
 // description): the field is read as a string and `params` checks its

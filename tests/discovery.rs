@@ -341,3 +341,67 @@ fn five_thousand_cases_take_a_few_hundred_tokens() {
         "{pretty}"
     );
 }
+
+/// `discover_tests` is annotated read-only (`src/frontend/tools.rs`): a
+/// discovery writes nothing into the project, neither pytest's cache (where
+/// pytest records files that fail to import, for a later `--last-failed`)
+/// nor bytecode, even when the environment would let Python write it.
+#[test]
+fn discovery_writes_nothing_into_the_project() {
+    let project = Project::copy("collection_errors");
+    let before = files_in(&project.root);
+    let output = command(Path::new(BIN))
+        .env_remove("PYTHONDONTWRITEBYTECODE")
+        .args(["discover", "--root"])
+        .arg(&project.root)
+        .arg("--python")
+        .arg(python())
+        .output()
+        .expect("run pytest-mcp");
+    // Collection errors: exit status 2, and the answer lists them.
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(
+        text(&output).contains("test_import_error.py"),
+        "{}",
+        text(&output)
+    );
+    assert_eq!(files_in(&project.root), before);
+    // pytest itself would have written both here.
+    let written = command(&python())
+        .env_remove("PYTHONDONTWRITEBYTECODE")
+        .args(["-m", "pytest", "--collect-only", "-q"])
+        .current_dir(&project.root)
+        .output()
+        .expect("run pytest");
+    assert_eq!(written.status.code(), Some(2), "{}", text(&written));
+    let after: Vec<String> = files_in(&project.root)
+        .into_iter()
+        .filter(|f| !before.contains(f))
+        .collect();
+    assert!(
+        after.iter().any(|f| f.contains(".pytest_cache"))
+            && after.iter().any(|f| f.contains("__pycache__")),
+        "{after:?}"
+    );
+}
+
+/// Every file and directory under `root`, relative to it, sorted.
+fn files_in(root: &Path) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("list a directory") {
+            let path = entry.expect("entry").path();
+            let rel = path
+                .strip_prefix(root)
+                .expect("inside")
+                .display()
+                .to_string();
+            found.insert(rel);
+            if path.is_dir() {
+                stack.push(path);
+            }
+        }
+    }
+    found
+}

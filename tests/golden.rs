@@ -335,19 +335,7 @@ fn every_json_golden_has_every_adr006_key() {
 /// function's id, and what the JSON keeps of the case ids.
 #[test]
 fn discovery_golden_files() {
-    use pytest_mcp::model::discovery::Discovery;
-    use pytest_mcp::sources::events::EventLog;
-
-    let path = root().join("tests/fixtures/discovery/many_cases.events.jsonl");
-    let log = EventLog::parse(&std::fs::read_to_string(&path).expect("event log"));
-    assert!(log.items.len() > 300, "{} items", log.items.len());
-    let discovery = Discovery {
-        items: log.items.clone(),
-        collection_errors: log.to_run().collection_errors,
-        duration: 0.4,
-        notes: Vec::new(),
-    };
-    assert_eq!(discovery.collection_errors.len(), 1);
+    let discovery = many_cases_discovery();
     let dir = root().join("golden/discovery_many_cases");
     let mut failures = Vec::new();
     for (format, file) in [
@@ -358,4 +346,88 @@ fn discovery_golden_files() {
         failures.extend(check(&dir.join(file), &actual));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// What discovery found in `tests/projects/many_cases`, from the event log
+/// our plugin wrote (`tests/fixtures/discovery/many_cases.events.jsonl`).
+fn many_cases_discovery() -> pytest_mcp::model::discovery::Discovery {
+    use pytest_mcp::sources::events::EventLog;
+
+    let path = root().join("tests/fixtures/discovery/many_cases.events.jsonl");
+    let log = EventLog::parse(&std::fs::read_to_string(&path).expect("event log"));
+    assert!(log.items.len() > 300, "{} items", log.items.len());
+    let discovery = pytest_mcp::model::discovery::Discovery {
+        items: log.items.clone(),
+        collection_errors: log.to_run().collection_errors,
+        duration: 0.4,
+        notes: Vec::new(),
+    };
+    assert_eq!(discovery.collection_errors.len(), 1);
+    discovery
+}
+
+/// The tools' structured results (`structuredContent`), pinned under
+/// `golden/structured/`: runs of the pytest scenarios' result files and the
+/// many_cases discovery at the tools' default budget, the same within 300
+/// and 200 tokens (ids, then groups or test functions left out, `truncated`
+/// saying so), and a timeout of the mixed run (what finished, and the error).
+#[test]
+fn structured_golden_files() {
+    use pytest_mcp::budget::DEFAULT_MCP_TOKENS;
+    use pytest_mcp::model::outcome::{ErrorKind, ExecError};
+    use pytest_mcp::render::structured;
+
+    let default = Budget::tokens(DEFAULT_MCP_TOKENS);
+    let small = Budget::tokens(300);
+    let dir = root().join("golden/structured");
+    let run_of = |scenario: &str| {
+        let inputs = inputs(&root().join("golden").join(scenario));
+        report::build_run(&inputs, Format::Json).expect("readable inputs")
+    };
+    let mut pinned: Vec<(String, String)> = Vec::new();
+    for scenario in [
+        "pytest_mixed",
+        "pytest_grouped_failures",
+        "pytest_collection_errors",
+        "pytest_all_pass",
+    ] {
+        let run = run_of(scenario);
+        pinned.push((scenario.into(), pretty(&structured::run(&run, &default))));
+    }
+    let grouped = run_of("pytest_grouped_failures");
+    pinned.push((
+        "pytest_grouped_failures_300_tokens".into(),
+        pretty(&structured::run(&grouped, &small)),
+    ));
+    let discovery = many_cases_discovery();
+    pinned.push((
+        "discovery_many_cases".into(),
+        pretty(&structured::discovery(&discovery, &default)),
+    ));
+    // The smallest budget a request may ask for.
+    pinned.push((
+        "discovery_many_cases_200_tokens".into(),
+        pretty(&structured::discovery(&discovery, &Budget::tokens(200))),
+    ));
+    let mut timeout = ExecError::spawn(
+        "pytest execution exceeded timeout of 3 seconds while running tests/test_isbn.py::test_isbn13_checksum".into(),
+        vec!["python".into(), "-m".into(), "pytest".into()],
+    );
+    timeout.kind = ErrorKind::Timeout;
+    timeout.duration = 3.2;
+    timeout.partial = run_of("pytest_one_failure");
+    pinned.push((
+        "timeout".into(),
+        pretty(&structured::run_error(&timeout, &default)),
+    ));
+    let failures: Vec<String> = pinned
+        .iter()
+        .filter_map(|(name, actual)| check(&dir.join(format!("{name}.json")), actual))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Indented JSON ending in a newline.
+fn pretty(value: &impl serde::Serialize) -> String {
+    serde_json::to_string_pretty(value).expect("serializable") + "\n"
 }

@@ -200,11 +200,7 @@ pub fn discovery(d: &Discovery, format: Format, budget: &Budget, pretty: bool) -
 
 /// A run or a discovery that gave no result (ADR-007).
 pub fn exec_error(e: &ExecError, format: Format) -> Answer {
-    let error = ErrorObject {
-        code: e.kind.code(),
-        message: e.message.clone(),
-        data: render::outcome::error_data(e),
-    };
+    let error = error_object(e);
     let markdown = render::outcome::error_markdown(e);
     Answer::error(
         format,
@@ -213,6 +209,15 @@ pub fn exec_error(e: &ExecError, format: Format) -> Answer {
         "pytest-mcp: run failed",
         error_status(e),
     )
+}
+
+/// An execution error's ADR-007 object.
+fn error_object(e: &ExecError) -> ErrorObject {
+    ErrorObject {
+        code: e.kind.code(),
+        message: e.message.clone(),
+        data: render::outcome::error_data(e),
+    }
 }
 
 /// The exit status for an execution error (ARCHITECTURE.md, Interfaces).
@@ -286,6 +291,118 @@ pub fn unreadable(errors: &[InputError], total_inputs: usize, format: Format) ->
         data.insert("errors".into(), listed.collect());
     }
     Answer::error(format, error, markdown, report::TITLE, EXIT_INPUT_ERROR)
+}
+
+/// What a tool call gets back: the answer, its structured result (MCP
+/// `structuredContent`, bounded by the answer's budget), and, when the
+/// answer left something out to fit that budget, the complete JSON result
+/// for the server to keep and link to (`frontend::runs`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolAnswer {
+    pub answer: Answer,
+    /// The structured result: none for a JSON-RPC error, and for a refused
+    /// request (nothing ran, so there is nothing to structure).
+    pub structured: Option<Value>,
+    /// The whole JSON result, when the answer was shortened.
+    pub full: Option<String>,
+    /// One line naming what the answer is about.
+    pub headline: String,
+}
+
+impl ToolAnswer {
+    /// `answer` with its structured result; the whole JSON result (made by
+    /// `full`, only then) when the text or the structured result
+    /// (`structured_shortened`) left something out.
+    fn new<S: serde::Serialize>(
+        answer: Answer,
+        structured: S,
+        structured_shortened: bool,
+        full: impl FnOnce() -> String,
+        headline: String,
+    ) -> ToolAnswer {
+        let text_shortened = match &answer {
+            Answer::Text { truncation, .. } => truncation.is_some(),
+            Answer::Error { .. } => return ToolAnswer::bare(answer, headline),
+        };
+        let shortened = text_shortened || structured_shortened;
+        ToolAnswer {
+            answer,
+            structured: serde_json::to_value(structured).ok(),
+            full: shortened.then(full),
+            headline,
+        }
+    }
+
+    fn bare(answer: Answer, headline: String) -> ToolAnswer {
+        ToolAnswer {
+            answer,
+            structured: None,
+            full: None,
+            headline,
+        }
+    }
+}
+
+/// A test run's answer to a tool call (see [`run`]).
+pub fn tool_run(run: &Run, format: Format, budget: &Budget) -> ToolAnswer {
+    let structured = render::structured::run(run, budget);
+    let shortened = structured.truncated.is_some();
+    ToolAnswer::new(
+        self::run(run, format, budget, false),
+        structured,
+        shortened,
+        || render::json::render(run, false),
+        format!(
+            "Test {} — {}",
+            render::markdown::status_word(run),
+            render::markdown::counts_phrase(run)
+        ),
+    )
+}
+
+/// A discovery's answer to a tool call (see [`discovery`]).
+pub fn tool_discovery(d: &Discovery, format: Format, budget: &Budget) -> ToolAnswer {
+    let structured = render::structured::discovery(d, budget);
+    let shortened = structured.truncated.is_some();
+    ToolAnswer::new(
+        discovery(d, format, budget, false),
+        structured,
+        shortened,
+        || render::json::text(&render::discovery::discovery_value(d), false),
+        format!(
+            "Discover — {} tests, {} collection errors",
+            d.items.len(),
+            d.collection_errors.len()
+        ),
+    )
+}
+
+/// A run's (`discovery: false`) or a discovery's execution error as a
+/// tool's answer (see [`exec_error`]): its structured result is the tool's
+/// kind, with what finished before the end.
+pub fn tool_exec_error(
+    e: &ExecError,
+    format: Format,
+    budget: &Budget,
+    discovery: bool,
+) -> ToolAnswer {
+    let answer = exec_error(e, format);
+    let headline = format!("Test {} — {}", e.kind.status_word(), e.message);
+    let full = || render::json::text(&error_object(e).to_value(), false);
+    if discovery {
+        let structured = render::structured::discovery_error(e, budget);
+        let shortened = structured.truncated.is_some();
+        ToolAnswer::new(answer, structured, shortened, full, headline)
+    } else {
+        let structured = render::structured::run_error(e, budget);
+        let shortened = structured.truncated.is_some();
+        ToolAnswer::new(answer, structured, shortened, full, headline)
+    }
+}
+
+/// A refused request's answer to a tool call (see [`invalid`]).
+pub fn tool_invalid(e: &ValidationError, format: Format) -> ToolAnswer {
+    ToolAnswer::bare(invalid(e, format), e.to_string())
 }
 
 #[cfg(test)]
@@ -384,5 +501,49 @@ mod tests {
             "Report ERROR — 2 of 3 input files could not be read as test results\n\
              - a.xml: line 3: broken\n- b.json: cannot read the file\n"
         );
+    }
+
+    /// A tool's answer carries its structured result, and the whole JSON
+    /// result only when the text or the structure left something out; an
+    /// error in JSON and a refused request carry neither.
+    #[test]
+    fn a_tool_answer_keeps_the_whole_result_only_when_it_was_shortened() {
+        use crate::model::{Outcome, TestResult};
+        let tests = (0..300)
+            .map(|n| {
+                let mut t = TestResult::new(format!("tests/t{n}.py::test_x"), Outcome::Failed);
+                t.set_message(Some(format!("ValueError{n}: broken")));
+                t
+            })
+            .collect();
+        let run = Run {
+            tests,
+            ..Run::default()
+        };
+        let roomy = tool_run(&run, Format::Markdown, &Budget::tokens(1_000_000));
+        assert!(
+            roomy.structured.is_some() && roomy.full.is_none(),
+            "{roomy:?}"
+        );
+        for format in [Format::Markdown, Format::Json] {
+            let tight = tool_run(&run, format, &Budget::tokens(300));
+            let structured = tight.structured.expect("structured");
+            assert_eq!(structured["truncated"]["max_tokens"], 300);
+            let whole: Value = serde_json::from_str(&tight.full.expect("whole")).unwrap();
+            assert_eq!(whole["tests"].as_array().map(Vec::len), Some(300));
+            assert_eq!(tight.headline, "Test FAILURE — 300 run, 300 failed");
+        }
+        let mut e = ExecError::spawn("gone".into(), vec!["python".into()]);
+        e.kind = ErrorKind::Timeout;
+        let budget = Budget::tokens(8_000);
+        let md = tool_exec_error(&e, Format::Markdown, &budget, true);
+        assert_eq!(md.structured.expect("structured")["status"], "timeout");
+        let json = tool_exec_error(&e, Format::Json, &budget, false);
+        assert!(matches!(json.answer, Answer::Error { .. }) && json.structured.is_none());
+        let refused = tool_invalid(
+            &refused("timeout", "must be 1 or more", 0),
+            Format::Markdown,
+        );
+        assert!(refused.structured.is_none() && refused.full.is_none());
     }
 }

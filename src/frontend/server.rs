@@ -7,17 +7,23 @@
 //! Errors follow the request's `format`: `json` gives JSON-RPC errors with
 //! ADR-007 codes and data; `markdown` (the default) gives tool results with
 //! `isError: true` whose text is the Markdown rendering, so every client
-//! shows them to the model. Each call runs pytest on a blocking thread with
-//! its own cancellation: `notifications/cancelled`, the client closing
-//! stdin, or SIGTERM/SIGINT to the server end that call's process group at
-//! once. stdout carries only the protocol; logs go to stderr.
+//! shows them to the model. Results and Markdown errors carry the
+//! structured result (`structuredContent`, `render::structured`); the
+//! complete JSON result of a shortened answer is kept as a resource
+//! (`runs`) and linked from the answer. Each call runs pytest on a
+//! blocking thread with its own cancellation: `notifications/cancelled`,
+//! the client closing stdin, or SIGTERM/SIGINT to the server end that
+//! call's process group at once. stdout carries only the protocol; logs go
+//! to stderr.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, ErrorCode, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
+    CustomResult, ErrorCode, Implementation, JsonObject, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -27,16 +33,19 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::budget::{Budget, DEFAULT_MCP_TOKENS};
-use crate::frontend::respond::{self, Answer, ErrorObject};
+use crate::frontend::respond::{self, Answer, ErrorObject, ToolAnswer};
+use crate::frontend::runs::{self, Kept, Runs};
 use crate::model::rerun::RerunHint;
 use crate::request::{DiscoverTestsRequest, ExecuteTestsRequest, Format, ToolRequest, invalid};
 use crate::runner::execute::{self, RunError, Settings};
 
-/// The server: settings fixed at start, nothing else shared between calls.
+/// The server: settings fixed at start, and the complete results of the
+/// last shortened answers (`runs`), the one thing calls share.
 #[derive(Clone)]
 pub struct Server {
     settings: Arc<Settings>,
     tools: Arc<Vec<Tool>>,
+    runs: Arc<Mutex<Runs>>,
 }
 
 impl Server {
@@ -44,23 +53,19 @@ impl Server {
         Server {
             settings: Arc::new(settings),
             tools: Arc::new(tools()),
+            runs: Arc::default(),
         }
+    }
+
+    fn runs(&self) -> MutexGuard<'_, Runs> {
+        // A panic while the lock was held left no half-made entry behind.
+        self.runs
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
-/// The two tools, each described by its request type (`request`): name,
-/// description and input schema.
-pub fn tools() -> Vec<Tool> {
-    vec![
-        tool::<ExecuteTestsRequest>(),
-        tool::<DiscoverTestsRequest>(),
-    ]
-}
-
-fn tool<T: ToolRequest>() -> Tool {
-    let (description, schema) = T::input_schema().clone();
-    Tool::new(T::TOOL, description, schema)
-}
+pub use super::tools::tools;
 
 /// The request's format, read before validation so that even a refused
 /// request gets its error in the format it asked for (`markdown` when the
@@ -73,19 +78,40 @@ fn requested_format(args: &JsonObject) -> Format {
 }
 
 /// An answer as MCP gives it: a tool result (`isError` for an error in
-/// Markdown), or the call's JSON-RPC error.
-fn respond(answer: Answer) -> Result<CallToolResponse, ErrorData> {
-    match answer {
+/// Markdown) with its structured result and, when it was shortened, a
+/// `resource_link` to the kept complete result; or the call's JSON-RPC
+/// error.
+fn respond(tool: ToolAnswer, link: Option<Resource>) -> Result<CallToolResponse, ErrorData> {
+    match tool.answer {
         Answer::Text { text, is_error, .. } => {
-            let content = vec![ContentBlock::text(text)];
-            Ok(if is_error {
-                CallToolResult::error(content).into()
+            let mut content = vec![ContentBlock::text(text)];
+            content.extend(link.map(ContentBlock::ResourceLink));
+            let mut result = if is_error {
+                CallToolResult::error(content)
             } else {
-                CallToolResult::success(content).into()
-            })
+                CallToolResult::success(content)
+            };
+            result.structured_content = tool.structured;
+            Ok(result.into())
         }
         Answer::Error { error, .. } => Err(error_data(error)),
     }
+}
+
+/// A kept result as `resources/list` and a `resource_link` describe it.
+fn resource(kept: &Kept) -> Resource {
+    Resource::new(kept.uri(), format!("{}-{}", kept.tool, kept.number))
+        .with_title(format!("Complete result #{} of {}", kept.number, kept.tool))
+        .with_description(kept.headline.clone())
+        .with_mime_type("application/json")
+        .with_size(kept.json.len() as u64)
+}
+
+/// Whether the client's protocol has `resource_link` content (2025-06-18
+/// on); an older client gets none, the result is still listed.
+fn links_understood(ctx: &RequestContext<RoleServer>) -> bool {
+    ctx.protocol_version()
+        .is_none_or(|v| v >= ProtocolVersion::V_2025_06_18)
 }
 
 /// A tool answer's budget: the request's `max_tokens`, else the default
@@ -110,6 +136,26 @@ fn internal(message: String) -> ErrorData {
 }
 
 impl Server {
+    /// A tool's answer as MCP gives it; a shortened answer's complete
+    /// result is kept first, and linked to.
+    fn reply(
+        &self,
+        tool: &'static str,
+        answer: ToolAnswer,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let mut answer = answer;
+        let kept = answer
+            .full
+            .take()
+            .and_then(|json| self.runs().keep(tool, answer.headline.clone(), json));
+        let link = kept
+            .as_ref()
+            .filter(|_| links_understood(ctx))
+            .map(resource);
+        respond(answer, link)
+    }
+
     /// Runs blocking work (a pytest process) on its own thread with a
     /// cancellation token that fires with the request's.
     async fn blocking<T: Send + 'static>(
@@ -135,7 +181,7 @@ impl Server {
             .and_then(|r| r.validate(&self.settings.root, self.settings.default_timeout))
         {
             Ok(p) => p,
-            Err(e) => return respond(respond::invalid(&e, format)),
+            Err(e) => return respond(respond::tool_invalid(&e, format), None),
         };
         let budget = tool_budget(params.max_tokens);
         let token = ctx.meta.get_progress_token();
@@ -157,14 +203,15 @@ impl Server {
                 })
             })
             .await?;
-        respond(match outcome {
+        let answer = match outcome {
             Ok(mut run) => {
                 run.rerun_hint = Some(RerunHint::Tool);
-                respond::run(&run, format, &budget, false)
+                respond::tool_run(&run, format, &budget)
             }
-            Err(RunError::Failed(e)) => respond::exec_error(&e, format),
-            Err(RunError::Refused(e)) => respond::invalid(&e, format),
-        })
+            Err(RunError::Failed(e)) => respond::tool_exec_error(&e, format, &budget, false),
+            Err(RunError::Refused(e)) => respond::tool_invalid(&e, format),
+        };
+        self.reply(ExecuteTestsRequest::TOOL, answer, &ctx)
     }
 
     async fn discover_tests(
@@ -177,7 +224,7 @@ impl Server {
             .and_then(|r| r.validate(&self.settings.root, self.settings.default_timeout))
         {
             Ok(p) => p,
-            Err(e) => return respond(respond::invalid(&e, format)),
+            Err(e) => return respond(respond::tool_invalid(&e, format), None),
         };
         let budget = tool_budget(params.max_tokens);
         let outcome = self
@@ -185,20 +232,35 @@ impl Server {
                 execute::discover(settings, &params, cancel)
             })
             .await?;
-        respond(match outcome {
-            Ok(d) => respond::discovery(&d, format, &budget, false),
-            Err(e) => respond::exec_error(&e, format),
-        })
+        let answer = match outcome {
+            Ok(d) => respond::tool_discovery(&d, format, &budget),
+            Err(e) => respond::tool_exec_error(&e, format, &budget, true),
+        };
+        self.reply(DiscoverTestsRequest::TOOL, answer, &ctx)
     }
 }
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .build();
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("pytest-mcp", env!("CARGO_PKG_VERSION")))
             .with_instructions(format!(
-                "Runs pytest in the project at {} (fixed when the server started). Use discover_tests to list tests and execute_tests to run them; answers are Markdown unless format 'json' is asked for.",
-                self.settings.root.path().display()
+                "Runs pytest in the project at {} (fixed when the server started). Use \
+                 discover_tests to list tests and execute_tests to run them; answers are \
+                 Markdown unless format 'json' is asked for, and every result also comes as \
+                 structuredContent (status, counts, failure groups). Answers fit max_tokens \
+                 (default {}). For more detail: run one failing test by its id (node_ids) to \
+                 see its failure in full, rerun only what failed with last_failed, or read \
+                 the complete JSON result of a shortened answer from the resource it links \
+                 to ({}<n>; the last {} are kept).",
+                self.settings.root.path().display(),
+                crate::text::thousands(DEFAULT_MCP_TOKENS),
+                runs::URI_PREFIX,
+                runs::KEPT_RESULTS,
             ))
     }
 
@@ -208,6 +270,29 @@ impl ServerHandler for Server {
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items((*self.tools).clone()))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let listed = self.runs().list().map(resource).collect();
+        Ok(ListResourcesResult::with_all_items(listed))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let runs = self.runs();
+        let kept = runs.read(&request.uri).map_err(|missing| {
+            ErrorData::resource_not_found(missing.to_string(), Some(json!({"uri": request.uri})))
+        })?;
+        let contents = ResourceContents::text(kept.json.to_string(), kept.uri())
+            .with_mime_type("application/json");
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
     async fn call_tool(

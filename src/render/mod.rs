@@ -3,7 +3,8 @@
 //! [`json`] is the ADR-006 structure, [`markdown`] the token-lean rendering,
 //! [`html`] a self-contained page of the Markdown, [`junit`] standard JUnit XML,
 //! [`github`] GitHub workflow commands (annotations),
-//! [`outcome`] execution errors, [`discovery`] what discovery found.
+//! [`outcome`] execution errors, [`discovery`] what discovery found,
+//! [`structured`] the MCP tools' structured results.
 //! Which one a request gets is the frontends' choice (`crate::request::Format`).
 
 pub mod discovery;
@@ -13,3 +14,4 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod outcome;
+pub mod structured;

@@ -337,9 +337,17 @@ fn run_options(p: &RunParams) -> Vec<OsString> {
     args
 }
 
-/// pytest's options for a discovery: collect only, with the file pattern.
+/// pytest's options for a discovery: collect only, with the file pattern,
+/// and without pytest's cache, which would record the files that fail to
+/// import as failures for a later `--last-failed` (with bytecode writing
+/// off, [`environment`], a discovery writes nothing into the project).
 fn discover_options(p: &DiscoverParams) -> Vec<OsString> {
-    let mut args: Vec<OsString> = vec!["--collect-only".into(), "-q".into()];
+    let mut args: Vec<OsString> = vec![
+        "--collect-only".into(),
+        "-q".into(),
+        "-p".into(),
+        "no:cacheprovider".into(),
+    ];
     if let Some(pattern) = &p.pattern {
         args.push("-o".into());
         args.push(format!("python_files={pattern}").into());
@@ -357,7 +365,10 @@ fn environment(caps: Capabilities, ws: &Workspace, mode: &Mode<'_>) -> Vec<(OsSt
         ("PYTHONUNBUFFERED".into(), "1".into()),
     ];
     match mode {
-        Mode::Discover(_) => env.push(("PYTEST_MCP_ITEMS".into(), "1".into())),
+        Mode::Discover(_) => {
+            env.push(("PYTEST_MCP_ITEMS".into(), "1".into()));
+            env.push(("PYTHONDONTWRITEBYTECODE".into(), "1".into()));
+        }
         Mode::Run(p) if p.last_failed => env.push(("PYTEST_MCP_LAST_FAILED".into(), "1".into())),
         Mode::Run(_) => {}
     }

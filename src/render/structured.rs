@@ -1,0 +1,513 @@
+//! The tools' structured results (MCP `structuredContent`): a small object
+//! a program reads instead of parsing the Markdown — how the run ended, its
+//! exit code, duration and counts, the failure groups (a discovery: the
+//! test functions), and what was left out to fit the answer's budget.
+//!
+//! Pure: a model value in, a value out. The types are also the tools'
+//! output schemas (`frontend::tools` derives them), so a schema and the
+//! values it describes cannot disagree. A value is bounded by the same
+//! [`Budget`] as the answer's text: when its compact JSON does not fit,
+//! fewer ids are named per group, then the smallest groups (discovery: the
+//! last test functions) and the last collection errors are left out, and
+//! `truncated` says what went; the counts always stay exact.
+
+use std::collections::BTreeMap;
+
+use rmcp::schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::budget::{Budget, Truncation};
+use crate::model::discovery::Discovery;
+use crate::model::groups::{self, IdItem, Parametrizations};
+use crate::model::outcome::{ErrorKind, ExecError};
+use crate::model::{CollectionError, Outcome, Phase, Run, TestResult};
+use crate::text::first_line;
+
+/// Longest message kept in a group or a collection error, in characters.
+const MAX_MESSAGE_CHARS: usize = 300;
+/// Ids named per group, in turn, while the value does not fit its budget.
+const ID_STEPS: [usize; 3] = [20, 5, 1];
+
+/// How a run or a discovery ended: the Markdown header's status word, or
+/// the kind of end that gave no result (an error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(crate = "rmcp::schemars")]
+pub enum Status {
+    // Results.
+    Success,
+    Failure,
+    NoTests,
+    // pytest's exit status 2 without collection errors, and 3 and 4.
+    Interrupted,
+    Error,
+    // Ends that gave no result (tool errors): what finished is still given.
+    Timeout,
+    Crash,
+    Cancelled,
+}
+
+/// `execute_tests`' structured result.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct RunResult {
+    pub status: Status,
+    /// pytest's exit status; absent when pytest did not exit by itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// Seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration: Option<f64>,
+    // Its schema says only "counts by name": field by field it would cost
+    // every agent about 60 tokens a turn (README lists them).
+    #[schemars(with = "BTreeMap<String, usize>")]
+    pub summary: Summary,
+    /// Failures and errors of one shape, largest first.
+    pub failures: Vec<FailureGroup>,
+    pub collection_errors: Vec<FileError>,
+    /// What ended a run that gave no result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// What was left out to fit the budget; absent when nothing was.
+    // Its schema says only "an object" (see `summary`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Object>")]
+    pub truncated: Option<Truncation>,
+}
+
+/// ADR-006's summary counts (without the duration, given beside them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct Summary {
+    pub total: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub skipped: usize,
+    pub errors: usize,
+    pub xfailed: usize,
+    pub xpassed: usize,
+    pub flaky: usize,
+}
+
+/// Failing tests that share a root cause (`model::groups`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct FailureGroup {
+    /// `failed`, `error` (in the call), `setup error` or `teardown error`.
+    pub kind: String,
+    /// Tests in the group.
+    pub count: usize,
+    /// The first line of the first test's message.
+    pub message: String,
+    /// Where it crashed: `path:line`, or a stack frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    /// Ids pytest accepts, the first test's first; a parametrized function
+    /// whose every case is in the group is its function's id. Cut short
+    /// to fit the budget, `truncated` counts the tests left unnamed.
+    pub node_ids: Vec<String>,
+    /// How many tests each of `node_ids` stands for.
+    #[serde(skip)]
+    #[schemars(skip)]
+    covers: Vec<usize>,
+}
+
+/// A file that could not be collected.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct FileError {
+    pub file: String,
+    pub message: String,
+}
+
+/// `discover_tests`' structured result.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct DiscoveryResult {
+    pub status: Status,
+    /// The command line's exit status: 0 found, 2 collection errors, 5 none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration: Option<f64>,
+    /// Tests collected (every parametrization counts).
+    pub count: usize,
+    /// Test functions in collection order.
+    pub tests: Vec<TestFunction>,
+    pub collection_errors: Vec<FileError>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Object>")]
+    pub truncated: Option<Truncation>,
+}
+
+/// A test function: a plain test, or a parametrized function whose id runs
+/// all its cases.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct TestFunction {
+    pub node_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// Parametrized: how many cases.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cases: Option<usize>,
+}
+
+/// The schema of "a JSON object", whatever its keys.
+#[derive(JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[allow(dead_code)]
+struct Object {}
+
+/// A test run's structured result, within `budget`.
+pub fn run(run: &Run, budget: &Budget) -> RunResult {
+    let status = match super::markdown::status_word(run) {
+        "SUCCESS" => Status::Success,
+        "FAILURE" => Status::Failure,
+        "NO TESTS" => Status::NoTests,
+        "INTERRUPTED" => Status::Interrupted,
+        _ => Status::Error,
+    };
+    fit_run(
+        of_run(run, status, Some(run.exit_code()), run.duration_secs()),
+        budget,
+    )
+}
+
+/// A run that gave no result (a timeout, a crash, ...): what finished
+/// before the end, within `budget`.
+pub fn run_error(e: &ExecError, budget: &Budget) -> RunResult {
+    let mut result = of_run(&e.partial, error_status(e.kind), e.exit_code, e.duration);
+    result.error = Some(e.message.clone());
+    fit_run(result, budget)
+}
+
+/// What a discovery found, within `budget`.
+pub fn discovery(d: &Discovery, budget: &Budget) -> DiscoveryResult {
+    let (status, exit) = if !d.collection_errors.is_empty() {
+        (Status::Failure, 2)
+    } else if d.items.is_empty() {
+        (Status::NoTests, 5)
+    } else {
+        (Status::Success, 0)
+    };
+    let tests = d
+        .functions()
+        .iter()
+        .map(|f| TestFunction {
+            node_id: f.id.to_string(),
+            line: f.line(),
+            cases: f.parametrized.then_some(f.items.len()),
+        })
+        .collect();
+    let result = DiscoveryResult {
+        status,
+        exit_code: Some(exit),
+        duration: seconds(d.duration),
+        count: d.items.len(),
+        tests,
+        collection_errors: file_errors(&d.collection_errors),
+        error: None,
+        truncated: None,
+    };
+    fit_discovery(result, budget)
+}
+
+/// A discovery that gave no result, within `budget`.
+pub fn discovery_error(e: &ExecError, budget: &Budget) -> DiscoveryResult {
+    let result = DiscoveryResult {
+        status: error_status(e.kind),
+        exit_code: e.exit_code,
+        duration: seconds(e.duration),
+        count: e.collected.unwrap_or(0),
+        tests: Vec::new(),
+        collection_errors: file_errors(&e.partial.collection_errors),
+        error: Some(e.message.clone()),
+        truncated: None,
+    };
+    fit_discovery(result, budget)
+}
+
+fn error_status(kind: ErrorKind) -> Status {
+    match kind {
+        ErrorKind::Timeout => Status::Timeout,
+        ErrorKind::Crash => Status::Crash,
+        ErrorKind::Cancelled => Status::Cancelled,
+        ErrorKind::Interrupted => Status::Interrupted,
+        ErrorKind::PytestInternal
+        | ErrorKind::UsageError
+        | ErrorKind::Spawn
+        | ErrorKind::Unknown => Status::Error,
+    }
+}
+
+/// Durations to the millisecond; none when not a number.
+fn seconds(secs: f64) -> Option<f64> {
+    let rounded = (secs * 1000.0).round() / 1000.0;
+    rounded.is_finite().then_some(rounded)
+}
+
+/// The whole structured result of a run, before any budget.
+fn of_run(run: &Run, status: Status, exit_code: Option<i32>, duration: f64) -> RunResult {
+    let c = run.counts();
+    RunResult {
+        status,
+        exit_code,
+        duration: seconds(duration),
+        summary: Summary {
+            total: c.total,
+            passed: c.passed,
+            failed: c.failed,
+            skipped: c.skipped,
+            errors: c.errors,
+            xfailed: c.xfailed,
+            xpassed: c.xpassed,
+            flaky: c.flaky,
+        },
+        failures: failure_groups(run),
+        collection_errors: file_errors(&run.collection_errors),
+        error: None,
+        truncated: None,
+    }
+}
+
+/// The run's failure groups (`model::groups`), every id named.
+fn failure_groups(run: &Run) -> Vec<FailureGroup> {
+    let groups = groups::failure_groups(run);
+    let params = if groups.iter().any(|g| g.tests.len() > 1) {
+        Parametrizations::of(run)
+    } else {
+        Parametrizations::default()
+    };
+    groups
+        .iter()
+        .map(|g| {
+            let first = &run.tests[g.tests[0]];
+            let items = if g.tests.len() > 1 {
+                params.compress(run, &g.tests)
+            } else {
+                vec![IdItem::Test(&first.node_id)]
+            };
+            let (node_ids, covers) = items
+                .iter()
+                .map(|item| match item {
+                    IdItem::Test(id) => (id.to_string(), 1),
+                    IdItem::Function { id, count } => (id.to_string(), *count),
+                })
+                .unzip();
+            let at = groups::shape(first).map(|s| match s.place {
+                (path, Some(line)) => format!("{path}:{line}"),
+                (frame, None) => frame.trim_start_matches("at ").to_string(),
+            });
+            FailureGroup {
+                kind: kind(first),
+                count: g.tests.len(),
+                message: short(first.message().map(first_line).unwrap_or_default()),
+                at,
+                node_ids,
+                covers,
+            }
+        })
+        .collect()
+}
+
+/// A group's kind: the outcome, and an error's phase (`Call` is the
+/// test's own).
+fn kind(t: &TestResult) -> String {
+    match (t.outcome, t.phase) {
+        (Outcome::Error, Some(phase @ (Phase::Setup | Phase::Teardown))) => {
+            format!("{} error", phase.as_str())
+        }
+        (outcome, _) => outcome.as_str().to_string(),
+    }
+}
+
+fn file_errors(errors: &[CollectionError]) -> Vec<FileError> {
+    errors
+        .iter()
+        .map(|e| FileError {
+            file: e.file.clone(),
+            message: short(first_line(&e.message)),
+        })
+        .collect()
+}
+
+/// `text` cut to [`MAX_MESSAGE_CHARS`] characters, with `…` when cut.
+fn short(text: &str) -> String {
+    match text.char_indices().nth(MAX_MESSAGE_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+/// Compact JSON, as the server sends it.
+fn compact(value: &impl Serialize) -> String {
+    // Strings, numbers and arrays of them: this cannot fail.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// Bytes no o200k token exceeds (its longest, runs of spaces, hold 128):
+/// a text longer than this many bytes per token of the budget cannot fit,
+/// which is known without counting.
+const MAX_TOKEN_BYTES: usize = 256;
+
+/// Whether `value`'s compact JSON fits `budget`.
+fn fits(budget: &Budget, value: &impl Serialize) -> bool {
+    let text = compact(value);
+    if let Some(max) = budget.tokens
+        && text.len() > max.saturating_mul(MAX_TOKEN_BYTES)
+    {
+        return false;
+    }
+    budget.fits(&text)
+}
+
+/// The largest `k` in `0..=n` for which `fits(k)` holds, where fewer items
+/// never take more room; 0 when none does. Galloping up from 0 (1, 3, 7,
+/// ... items) before halving, so that no text measured is much larger than
+/// the largest that fits, however many items there are: counting tokens
+/// costs in proportion to the text.
+fn largest_fitting(n: usize, mut fits: impl FnMut(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, n);
+    let mut step = 1;
+    while lo < hi {
+        let probe = (lo + step).min(hi);
+        if fits(probe) {
+            lo = probe;
+            step = step.saturating_mul(2);
+        } else {
+            hi = probe - 1;
+            break;
+        }
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
+/// Names at most `cap` ids per group.
+fn cap_ids(groups: &mut [FailureGroup], cap: usize) {
+    for g in groups {
+        if g.node_ids.len() > cap {
+            g.node_ids.truncate(cap);
+            g.covers.truncate(cap);
+        }
+    }
+}
+
+/// Failing tests that no listed id names.
+fn unnamed(groups: &[FailureGroup]) -> usize {
+    groups
+        .iter()
+        .map(|g| g.count.saturating_sub(g.covers.iter().sum()))
+        .sum()
+}
+
+/// `result` within `budget`: fewer ids per group, then fewer groups (the
+/// smallest go first), until its compact JSON fits; when not even the
+/// counts and the collection errors fit, fewer collection errors and no
+/// group.
+fn fit_run(mut r: RunResult, budget: &Budget) -> RunResult {
+    if !budget.is_limited() || fits(budget, &r) {
+        return r;
+    }
+    let mut t = Truncation::new(budget);
+    for cap in ID_STEPS {
+        if r.failures.iter().all(|g| g.node_ids.len() <= cap) {
+            continue;
+        }
+        cap_ids(&mut r.failures, cap);
+        if t.dropped.is_empty() {
+            t.dropped.push("node ids".into());
+        }
+        t.tests_omitted = unnamed(&r.failures);
+        r.truncated = Some(t.clone());
+        if fits(budget, &r) {
+            return r;
+        }
+    }
+    t.dropped.push("failure groups".into());
+    let mut all = std::mem::take(&mut r.failures);
+    // With the first `k` groups, the rest left out.
+    let truncation = |all: &[FailureGroup], k: usize| {
+        let mut t = t.clone();
+        t.groups_omitted = all.len() - k;
+        t.tests_omitted = unnamed(&all[..k]) + all[k..].iter().map(|g| g.count).sum::<usize>();
+        t
+    };
+    r.truncated = Some(truncation(&all, 0));
+    if !fits(budget, &r) {
+        let mut t = truncation(&all, 0);
+        t.dropped.push("collection errors".into());
+        r.truncated = Some(t);
+        let keep = largest_fitting(r.collection_errors.len(), |k| {
+            let rest = r.collection_errors.split_off(k);
+            let fits = fits(budget, &r);
+            r.collection_errors.extend(rest);
+            fits
+        });
+        r.collection_errors.truncate(keep);
+        return r;
+    }
+    let k = largest_fitting(all.len(), |k| {
+        r.failures = all[..k].to_vec();
+        r.truncated = Some(truncation(&all, k));
+        fits(budget, &r)
+    });
+    r.truncated = Some(truncation(&all, k));
+    all.truncate(k);
+    r.failures = all;
+    r
+}
+
+/// `result` within `budget`: fewer test functions (the last go first),
+/// until its compact JSON fits; when not even the counts and the collection
+/// errors fit, fewer collection errors and no test function.
+fn fit_discovery(mut r: DiscoveryResult, budget: &Budget) -> DiscoveryResult {
+    if !budget.is_limited() || fits(budget, &r) {
+        return r;
+    }
+    let mut t = Truncation::new(budget);
+    t.dropped.push("test functions".into());
+    let mut all = std::mem::take(&mut r.tests);
+    let truncation = |all: &[TestFunction], k: usize| {
+        let mut t = t.clone();
+        t.tests_omitted = all[k..].iter().map(|f| f.cases.unwrap_or(1)).sum();
+        t
+    };
+    r.truncated = Some(truncation(&all, 0));
+    if !fits(budget, &r) {
+        let mut t = truncation(&all, 0);
+        t.dropped.push("collection errors".into());
+        r.truncated = Some(t);
+        let keep = largest_fitting(r.collection_errors.len(), |k| {
+            let rest = r.collection_errors.split_off(k);
+            let fits = fits(budget, &r);
+            r.collection_errors.extend(rest);
+            fits
+        });
+        r.collection_errors.truncate(keep);
+        return r;
+    }
+    let k = largest_fitting(all.len(), |k| {
+        r.tests = all[..k].to_vec();
+        r.truncated = Some(truncation(&all, k));
+        fits(budget, &r)
+    });
+    r.truncated = Some(truncation(&all, k));
+    all.truncate(k);
+    r.tests = all;
+    r
+}
+
+#[cfg(test)]
+#[path = "structured_tests.rs"]
+mod tests;
