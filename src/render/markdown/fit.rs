@@ -233,56 +233,22 @@ impl Shrink<'_, '_> {
     /// Step 6: the header, one line per collection error and per group
     /// (as many as fit, largest first), and the notes.
     fn counts_only(&self) -> Fitted {
-        let errors = collection_error_lines(self.run);
-        // Each group's line with its message and crash location; when not
-        // all of them fit, each with its id alone.
-        let lines: Vec<String> = self.groups.iter().map(|g| group_line(g, true)).collect();
-        let short: Vec<String> = self.groups.iter().map(|g| group_line(g, false)).collect();
-        let tests: usize = self.groups.iter().map(|g| g.count).sum();
-        let title = format!(
-            "\n### FAILURES ({}, {})\n",
-            groups_phrase(self.groups.len()),
-            tests_phrase(tests)
-        );
-        let dropped = [
-            "captured output",
-            "tracebacks",
-            "ids beyond the first of each group",
-            "skip reasons",
-        ];
-        let render = |lines: &[String], shown: usize| {
-            let brief = std::ptr::eq(lines, short.as_slice());
-            let mut out = self.head.to_string();
-            if !errors.is_empty() || shown > 0 {
-                out.push_str(&title);
-            }
-            for line in errors.iter().chain(&lines[..shown]) {
-                out.push_str(line);
-            }
-            let mut truncation = self.truncation(&dropped);
-            if brief {
-                truncation.dropped.push("messages".to_string());
-            }
-            truncation.groups_omitted = self.groups.len() - shown;
-            truncation.tests_omitted = self.groups[shown..].iter().map(|g| g.count).sum();
-            notes(
-                &mut out,
-                self.run,
-                &closing(self.run, vec![self.note(&truncation)]),
-            );
-            (out, truncation)
+        let lines = CountLines {
+            errors: collection_error_lines(self.run),
+            full: self.groups.iter().map(|g| group_line(g, true)).collect(),
+            short: self.groups.iter().map(|g| group_line(g, false)).collect(),
         };
-        let (text, truncation) = render(&lines, lines.len());
+        let all = self.groups.len();
+        let (text, truncation) = self.count_lines(&lines, all, all);
         if self.budget.fits(&text) {
             return self.done(text, truncation);
         }
-        // Most lines fit, or few do: count down from what the lines' own
-        // sizes allow, then check the whole answer.
-        let mut shown = short.len();
-        let (bare, _) = render(&short, 0);
-        let room = self.budget.room(&bare);
+        // Lines without messages: as many as fit, counted down from what the
+        // lines' own sizes allow, then checked whole.
+        let mut shown = all;
+        let room = self.budget.room(&self.count_lines(&lines, 0, 0).0);
         let mut used = 0.0;
-        for (i, line) in short.iter().enumerate() {
+        for (i, line) in lines.short.iter().enumerate() {
             used += self.budget.used(line);
             if used > room {
                 shown = i;
@@ -290,12 +256,75 @@ impl Shrink<'_, '_> {
             }
         }
         loop {
-            let (text, truncation) = render(&short, shown);
+            let (text, truncation) = self.count_lines(&lines, 0, shown);
             if self.budget.fits(&text) || shown == 0 {
-                return self.done(self.clipped(text), truncation);
+                if shown < all || shown == 0 {
+                    return self.done(self.clipped(text), truncation);
+                }
+                break;
             }
             shown -= 1;
         }
+        // Every group's line fits without its message: the largest groups
+        // get theirs back, as many as fit.
+        let (mut lo, mut hi) = (0, all);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if self.budget.fits(&self.count_lines(&lines, mid, all).0) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        let (text, truncation) = self.count_lines(&lines, lo, all);
+        self.done(text, truncation)
+    }
+
+    /// The counts-only answer: the first `with_message` groups' full
+    /// lines, then short ones, `shown` in all.
+    fn count_lines(
+        &self,
+        lines: &CountLines,
+        with_message: usize,
+        shown: usize,
+    ) -> (String, Truncation) {
+        let tests: usize = self.groups.iter().map(|g| g.count).sum();
+        let mut out = self.head.to_string();
+        if !lines.errors.is_empty() || shown > 0 {
+            let _ = write!(
+                out,
+                "\n### FAILURES ({}, {})\n",
+                groups_phrase(self.groups.len()),
+                tests_phrase(tests)
+            );
+        }
+        let groups = lines.full[..with_message]
+            .iter()
+            .chain(&lines.short[with_message..shown]);
+        for line in lines.errors.iter().chain(groups) {
+            out.push_str(line);
+        }
+        let mut truncation = self.truncation(&[
+            "captured output",
+            "tracebacks",
+            "ids beyond the first of each group",
+            "skip reasons",
+        ]);
+        if with_message < shown {
+            truncation.dropped.push(if with_message == 0 {
+                "messages".to_string()
+            } else {
+                format!("the messages of {}", groups_phrase(shown - with_message))
+            });
+        }
+        truncation.groups_omitted = self.groups.len() - shown;
+        truncation.tests_omitted = self.groups[shown..].iter().map(|g| g.count).sum();
+        notes(
+            &mut out,
+            self.run,
+            &closing(self.run, vec![self.note(&truncation)]),
+        );
+        (out, truncation)
     }
 
     /// The last resort, for a budget smaller than the header and the notes
@@ -335,6 +364,15 @@ impl Shrink<'_, '_> {
         }
         kept(lo)
     }
+}
+
+/// The lines of the counts-only step.
+struct CountLines {
+    errors: Vec<String>,
+    /// Each group's line with its message and crash location...
+    full: Vec<String>,
+    /// ... and with its id alone.
+    short: Vec<String>,
 }
 
 /// A group in one line: `- 400× FAILED tests/t.py::test_total (all 400
