@@ -570,3 +570,30 @@ fn the_install_step_installs_the_wheel_and_the_report_step_runs_it() {
     assert!(report.output.status.success(), "{}", stdout(&report));
     assert_eq!(report.summary, report_cli(&[&files]));
 }
+
+/// `annotations: true` (the default): the report step prints one `::error`
+/// per failure group on the crash line, as `report --format github` does,
+/// and the job summary still holds the Markdown once.
+#[test]
+fn annotations_are_printed_on_the_failing_lines() {
+    let files = format!("{ONE_FAILURE}/report.json");
+    let run = run_report_step(&[("files", &files)]);
+    assert!(run.output.status.success(), "{}", stdout(&run));
+    let out = String::from_utf8_lossy(&run.output.stdout).into_owned();
+    let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("::error ")).collect();
+    let expected = report_cli(&[&files, "--format", "github"]);
+    let expected_errors: Vec<&str> = expected
+        .lines()
+        .filter(|l| l.starts_with("::error "))
+        .collect();
+    assert!(!errors.is_empty(), "no annotation in:\n{out}");
+    assert_eq!(errors, expected_errors);
+    assert!(
+        errors
+            .iter()
+            .all(|e| e.contains("file=") && e.contains(",line=")),
+        "{errors:?}"
+    );
+    let markdown = report_cli(&[&files]);
+    assert_eq!(run.summary, markdown, "the summary holds the Markdown once");
+}

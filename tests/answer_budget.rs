@@ -265,3 +265,38 @@ fn ids_are_accepted_by_pytest(md: &str) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `last_failed` after the run reruns exactly its 1,001 failures and 50
+/// errors, through pytest's own cache: no pass runs again.
+#[test]
+fn last_failed_reruns_exactly_the_failures_and_errors() {
+    let first = run();
+    let root = Root::new(&project().1).expect("root");
+    let settings = Settings {
+        root,
+        python: Some(support::test_python()),
+        default_timeout: Duration::from_secs(300),
+        kill_grace: Duration::from_secs(2),
+    };
+    let params = ExecuteTestsRequest {
+        last_failed: Some(true),
+        ..Default::default()
+    }
+    .validate(&settings.root, settings.default_timeout)
+    .expect("valid");
+    let again = execute::run_tests(&settings, &params, &CancellationToken::new(), &mut |_| {})
+        .expect("the rerun completes");
+    let problems = |r: &Run| -> Vec<String> {
+        let mut ids: Vec<String> = r
+            .tests
+            .iter()
+            .filter(|t| t.is_problem())
+            .map(|t| t.node_id.clone())
+            .collect();
+        ids.sort();
+        ids
+    };
+    let c = again.counts();
+    assert_eq!((c.total, c.failed, c.errors, c.passed), (1051, 1001, 50, 0));
+    assert_eq!(problems(&again), problems(first));
+}

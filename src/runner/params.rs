@@ -392,6 +392,41 @@ mod tests {
         assert!(err.to_string().starts_with("Invalid params: "), "{err}");
     }
 
+    /// A budget no answer can meet, or absurd, is refused naming max_tokens.
+    #[test]
+    fn budgets_out_of_range_are_refused() {
+        let (_dir, root) = project();
+        for bad in [0i64, -1, 199, 1_000_001, i64::MIN] {
+            for err in [
+                ExecuteTestsRequest {
+                    max_tokens: Some(bad),
+                    ..Default::default()
+                }
+                .validate(&root, Duration::from_secs(5))
+                .err(),
+                DiscoverTestsRequest {
+                    max_tokens: Some(bad),
+                    ..Default::default()
+                }
+                .validate(&root, Duration::from_secs(5))
+                .err(),
+            ] {
+                let err = err.expect("refused");
+                assert_eq!(err.field, "max_tokens");
+                assert_eq!(err.received_value, json!(bad));
+            }
+        }
+        for good in [200i64, 400, 8_000, 1_000_000] {
+            let p = ExecuteTestsRequest {
+                max_tokens: Some(good),
+                ..Default::default()
+            }
+            .validate(&root, Duration::from_secs(5))
+            .expect("accepted");
+            assert_eq!(p.max_tokens, Some(good as usize));
+        }
+    }
+
     #[test]
     fn a_good_request_is_typed() {
         let p = run(json!({
