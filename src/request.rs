@@ -158,9 +158,9 @@ pub struct DiscoverTestsRequest {
     /// tool takes the server's.
     #[serde(skip)]
     pub timeout: Option<i64>,
-    /// Largest answer in tokens (default 8000): output, then traceback
-    /// detail, then per-group detail are dropped to fit; the answer says
-    /// what it left out.
+    /// Largest answer in tokens (default 8000): when the functions do not
+    /// fit, one line per file, then fewer files; the answer says what it
+    /// left out.
     #[schemars(range(min = MIN_TOKENS, max = MAX_TOKENS))]
     pub max_tokens: Option<i64>,
     // Described by `AnswerFormat`, the same for both tools.

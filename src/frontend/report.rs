@@ -252,17 +252,64 @@ pub fn render_compared(run: &Run, baseline: &Run, format: Format, budget: &Budge
             TITLE,
         )),
         Format::Json => {
-            let mut value = render::json::to_value(run);
+            let mut baseline = comparison.to_value();
+            // The comparison gets at most half the budget (its lists cut,
+            // saying how many ids each left out); the run, what it leaves.
+            let fitted = match budget.tokens {
+                Some(max) => {
+                    halve_lists_to_fit(&mut baseline, max / 2);
+                    let used = crate::budget::count_tokens(&render::json::text(&baseline, true));
+                    let rest =
+                        Budget::tokens(max.saturating_sub(used).max(crate::budget::MIN_TOKENS));
+                    render::json::render_fitted(run, &rest, true)
+                }
+                None => Fitted::whole(render::json::render(run, true)),
+            };
+            let mut value: serde_json::Value =
+                serde_json::from_str(&fitted.text).unwrap_or(serde_json::Value::Null);
             if let serde_json::Value::Object(map) = &mut value {
-                map.insert("baseline".into(), comparison.to_value());
+                map.insert("baseline".into(), baseline);
             }
-            Fitted::whole(render::json::text(&value, true))
+            Fitted {
+                text: render::json::text(&value, true),
+                truncation: fitted.truncation,
+            }
         }
         Format::Junit => Fitted::whole(render::junit::render(run)),
         Format::Github => Fitted::whole(render::github::render(
             run,
             &render::github::Options::default(),
         )),
+    }
+}
+
+/// Cuts the id lists of a comparison object in half until its indented
+/// text has at most `max` tokens; `<list>_omitted` says how many went.
+fn halve_lists_to_fit(value: &mut serde_json::Value, max: usize) {
+    use serde_json::Value;
+    let Value::Object(map) = value else { return };
+    while crate::budget::count_tokens(&render::json::text(&Value::Object(map.clone()), true)) > max
+    {
+        let mut cut = false;
+        let keys: Vec<String> = map.keys().cloned().collect();
+        for key in keys {
+            let Some(Value::Array(list)) = map.get_mut(&key) else {
+                continue;
+            };
+            if list.is_empty() {
+                continue;
+            }
+            let keep = list.len() / 2;
+            let gone = list.len() - keep;
+            list.truncate(keep);
+            cut = true;
+            let omitted = format!("{key}_omitted");
+            let before = map.get(&omitted).and_then(Value::as_u64).unwrap_or(0);
+            map.insert(omitted, Value::from(before + gone as u64));
+        }
+        if !cut {
+            return;
+        }
     }
 }
 
@@ -321,5 +368,26 @@ mod tests {
         assert_eq!(fit_bytes(10, 50, wide), "é".repeat(10));
         // A rendering that never gets shorter than 60 bytes.
         assert_eq!(fit_bytes(100, 50, |c| "x".repeat(c.max(60))), "");
+    }
+
+    /// `report --baseline --format json --max-tokens`: the comparison's
+    /// lists are cut too, and the whole answer stays within the budget.
+    #[test]
+    fn a_compared_json_report_keeps_its_budget() {
+        let cases: String = (0..300)
+            .map(|i| format!(r#"<testcase classname="t" name="test_{i}"><failure message="no {i}">at t.py:{i}</failure></testcase>"#))
+            .collect();
+        let head = Input {
+            name: "head.xml".into(),
+            contents: Ok(format!(r#"<testsuite name="s">{cases}</testsuite>"#).into_bytes()),
+        };
+        let run = build_run(&[head], Format::Json).unwrap();
+        let base = build_run(&[input("base.xml")], Format::Json).unwrap();
+        let fitted = render_compared(&run, &base, Format::Json, &Budget::tokens(600));
+        let tokens = crate::budget::count_tokens(&fitted.text);
+        assert!(tokens <= 660, "{tokens}");
+        let v: serde_json::Value = serde_json::from_str(&fitted.text).unwrap();
+        assert!(v["baseline"]["new_failures_omitted"].as_u64().unwrap() > 0);
+        assert!(fitted.truncation.is_some());
     }
 }

@@ -248,8 +248,9 @@ pub struct ReportArgs {
     /// `--baseline a.xml --baseline b.json`.
     #[arg(long, value_name = "FILE")]
     pub baseline: Vec<PathBuf>,
-    /// Longest Markdown report in characters: the summary line and failing ids
-    /// are kept, detail is shortened first, and the report says what was cut.
+    /// Longest Markdown report in characters: detail is shortened first, then
+    /// failures become one line per root cause; the summary line stays and
+    /// the report says what was cut.
     /// 65536 (the default) fits a GitHub comment; a job summary takes 1048576
     /// bytes, the default for the summary `--format github` writes.
     #[arg(long, value_name = "N")]
