@@ -6,7 +6,8 @@
 //! build with `--max-tokens 8000` on the XML (no baseline: the option is
 //! new). Figures: median wall and CPU time, the median of the per-round
 //! ratios now / before, and, when valgrind is installed, instructions
-//! (callgrind, one run each, XML only), which the shared machine cannot
+//! (callgrind, one run each, all but the JSON twin's `--format json`),
+//! which the shared machine cannot
 //! disturb.
 //!
 //! ```text
@@ -84,7 +85,8 @@ fn commands(env: &Env, baseline: &Path, xml: &Path, json: &Path) -> Vec<Cmd> {
                     bin: bin.to_path_buf(),
                     args: vec!["--format".into(), format.into()],
                     file: file.to_path_buf(),
-                    instructions: file == xml,
+                    // Not the JSON twin's JSON: a minute under callgrind.
+                    instructions: file == xml || format == "markdown",
                 });
             }
         }
@@ -174,7 +176,7 @@ fn print_table(
         );
     }
     println!(
-        "\n(ratios: the median of per-round ratios; --max-tokens rows against `now` without it; instructions: callgrind, one run each, JUnit XML only)\n"
+        "\n(ratios: the median of per-round ratios; --max-tokens rows against `now` without it; instructions: callgrind, one run each, not the JSON twin's --format json)\n"
     );
 }
 
