@@ -1,24 +1,29 @@
-//! Context budget (issue 15): o200k_base tokens of today's answers on the
-//! two projects issue 15 describes, against pytest's own output for the
-//! same project, as ratios. Nothing here is a target yet; the figures are
-//! the "before" of issue 15.
+//! Context budget (issue 15): o200k_base tokens of the answers on the two
+//! projects issue 15 describes, against pytest's own output for the same
+//! project, as ratios, and whether each MCP answer keeps its token budget
+//! (`max_tokens`: the default 8,000, and 400).
 //!
 //! - `tests/projects/root_causes/`: one bug per shape breaking parametrized
 //!   tests (1,000 failures of three shapes), 50 setup errors from one
 //!   fixture, 100 passes and one unique failure. Answers: `pytest-mcp run`
-//!   (Markdown, `--format json`, which is indented) and `execute_tests`
-//!   through `pytest-mcp serve` (Markdown, JSON, which is compact), against
+//!   (Markdown, `--format json`, which is indented; no token budget) and
+//!   `execute_tests` through `pytest-mcp serve` (Markdown, JSON, which is
+//!   compact) at the default budget and at `max_tokens: 400`, against
 //!   `python -m pytest -q`.
 //! - `tests/projects/discover_many/`: one function with 5,000
 //!   parametrizations and two plain tests. Answers: `pytest-mcp discover`
-//!   and `discover_tests`, against `python -m pytest --collect-only -q`.
+//!   and `discover_tests` (the same budgets), against
+//!   `python -m pytest --collect-only -q`.
 //!
-//! The projects are copied to `target/bench-inputs/context/` first, so no
-//! `.pytest_cache` lands in the repository; every answer is kept there too.
+//! An MCP answer's tokens are those of its text (the first content block);
+//! its `structuredContent` is counted beside it. The projects are copied to
+//! `target/bench-inputs/context/` first, so no `.pytest_cache` lands in the
+//! repository; every answer is kept there too.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use pytest_mcp::budget::DEFAULT_MCP_TOKENS;
 use pytest_mcp::text::thousands;
 use serde_json::{Value, json};
 
@@ -31,10 +36,19 @@ const ROOT_CAUSES_SUMMARY: &str = "1001 failed, 100 passed, 50 errors";
 /// The tests `discover_many` collects.
 const DISCOVER_MANY_TESTS: &str = "5002 tests collected";
 
+/// The small budget issue 15 asks about besides the default.
+const SMALL_BUDGET: usize = 400;
+
 /// One answer measured: what it is and its text.
 struct Answer {
     what: String,
     text: String,
+    /// The token budget it was asked to keep (MCP answers).
+    budget: Option<usize>,
+    /// Its `structuredContent`, compact (MCP answers).
+    structured: Option<String>,
+    /// Whether the answer says it was shortened (`truncated`).
+    shortened: bool,
 }
 
 pub fn run(env: &Env) {
@@ -46,13 +60,18 @@ pub fn run(env: &Env) {
     let run_answers = run_answers(env, &root_causes);
     let discover_answers = discover_answers(env, &discover_many);
 
-    println!("## Context budget (issue 15): today's answers against pytest's own output\n");
+    println!("## Context budget (issue 15): answers against pytest's own output\n");
     println!(
         "o200k_base tokens; the ratio is against pytest's own output for the same project \
-         (first row of each block). Common MCP clients warn at 10,000 tokens and cut at 25,000.\n"
+         (first row of each block). Common MCP clients warn at 10,000 tokens and cut at 25,000. \
+         MCP answers: the text's tokens against `max_tokens` (kept: at most the budget; \
+         the share of the budget used, and whether that is within 10% of it), \
+         shortened when the answer says so (`truncated`), structuredContent counted apart.\n"
     );
-    println!("| project | answer | characters | tokens | vs pytest |");
-    println!("|---|---|---|---|---|");
+    println!(
+        "| project | answer | characters | tokens | vs pytest | budget | kept | used | shortened | structuredContent |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     print_block("root_causes (1,151 tests)", &run_answers);
     print_block("discover_many (5,002 tests)", &discover_answers);
     println!();
@@ -87,14 +106,12 @@ fn run_answers(env: &Env, root: &Path) -> Vec<Answer> {
     );
     let cli = |format: &str| stdout_of(pytest_mcp(env, root, "run").args(["--format", format]));
     let mut client = Client::start(env, root);
-    let mut mcp = |format: &str| tool_text(&mut client, "execute_tests", format);
-    let answers = vec![
+    let mut answers = vec![
         answer("python -m pytest -q", pytest_q),
         answer("pytest-mcp run (Markdown)", cli("markdown")),
         answer("pytest-mcp run --format json (indented)", cli("json")),
-        answer("execute_tests, Markdown", mcp("markdown")),
-        answer("execute_tests, JSON (compact)", mcp("json")),
     ];
+    answers.extend(tool_answers(&mut client, "execute_tests"));
     stop(client);
     answers
 }
@@ -111,14 +128,12 @@ fn discover_answers(env: &Env, root: &Path) -> Vec<Answer> {
     let cli =
         |format: &str| stdout_of(pytest_mcp(env, root, "discover").args(["--format", format]));
     let mut client = Client::start(env, root);
-    let mut mcp = |format: &str| tool_text(&mut client, "discover_tests", format);
-    let answers = vec![
+    let mut answers = vec![
         answer("python -m pytest --collect-only -q", collect),
         answer("pytest-mcp discover (Markdown)", cli("markdown")),
         answer("pytest-mcp discover --format json (indented)", cli("json")),
-        answer("discover_tests, Markdown", mcp("markdown")),
-        answer("discover_tests, JSON (compact)", mcp("json")),
     ];
+    answers.extend(tool_answers(&mut client, "discover_tests"));
     stop(client);
     answers
 }
@@ -127,7 +142,28 @@ fn answer(what: &str, text: String) -> Answer {
     Answer {
         what: what.to_string(),
         text,
+        budget: None,
+        structured: None,
+        shortened: false,
     }
+}
+
+/// A tool's answers in both formats at the default budget (no
+/// `max_tokens`, as a client that does not set it gets), then at
+/// [`SMALL_BUDGET`]; after pytest's and the CLI's three answers, the
+/// compact JSON at the default budget is a block's index 4.
+fn tool_answers(client: &mut Client, tool: &str) -> Vec<Answer> {
+    let mut out = Vec::new();
+    for max_tokens in [None, Some(SMALL_BUDGET)] {
+        for (format, label) in [("markdown", "Markdown"), ("json", "JSON (compact)")] {
+            let what = match max_tokens {
+                None => format!("{tool}, {label}"),
+                Some(n) => format!("{tool}, {label}, max_tokens {n}"),
+            };
+            out.push(tool_answer(client, tool, format, max_tokens, what));
+        }
+    }
+    out
 }
 
 /// One table block: the first answer is pytest's own, the reference.
@@ -135,12 +171,42 @@ fn print_block(project: &str, answers: &[Answer]) {
     let reference = tokens::count_tokens(&answers[0].text) as f64;
     for a in answers {
         let n = tokens::count_tokens(&a.text);
+        let ratio = n as f64 / reference;
+        let ratio = if ratio < 0.01 {
+            format!("{ratio:.4}x")
+        } else {
+            format!("{ratio:.2}x")
+        };
+        let (budget, kept, used) = match a.budget {
+            Some(b) => {
+                let used = n as f64 / b as f64;
+                let near = if n <= b && used >= 0.9 {
+                    " (within 10%)"
+                } else {
+                    ""
+                };
+                (
+                    thousands(b),
+                    if n <= b { "yes" } else { "NO" }.to_string(),
+                    format!("{:.1}%{near}", used * 100.0),
+                )
+            }
+            None => ("-".into(), "-".into(), "-".into()),
+        };
+        let shortened = match (a.budget, a.shortened) {
+            (None, _) => "-",
+            (Some(_), true) => "yes",
+            (Some(_), false) => "no",
+        };
+        let structured = a
+            .structured
+            .as_ref()
+            .map_or("-".into(), |s| thousands(tokens::count_tokens(s)));
         println!(
-            "| {project} | {} | {} | {} | {:.2}x |",
+            "| {project} | {} | {} | {} | {ratio} | {budget} | {kept} | {used} | {shortened} | {structured} |",
             a.what,
             thousands(a.text.chars().count()),
             thousands(n),
-            n as f64 / reference
         );
     }
 }
@@ -173,20 +239,46 @@ fn json_breakdown(project: &str, text: &str) -> String {
     )
 }
 
-/// The text of one tool call's first content block.
-fn tool_text(client: &mut Client, tool: &str, format: &str) -> String {
-    let v = client.request(
-        "tools/call",
-        json!({"name": tool, "arguments": {"format": format}}),
-    );
+/// One tool call: its first content block's text and its
+/// structuredContent.
+fn tool_answer(
+    client: &mut Client,
+    tool: &str,
+    format: &str,
+    max_tokens: Option<usize>,
+    what: String,
+) -> Answer {
+    let mut arguments = json!({"format": format});
+    if let Some(n) = max_tokens {
+        arguments["max_tokens"] = json!(n);
+    }
+    let v = client.request("tools/call", json!({"name": tool, "arguments": arguments}));
+    let result = &v["result"];
     assert!(
-        v["result"]["isError"] != json!(true),
+        result["isError"] != json!(true),
         "{tool} ({format}) answered with an error: {v}"
     );
-    v["result"]["content"][0]["text"]
+    let text = result["content"][0]["text"]
         .as_str()
         .unwrap_or_default()
-        .to_string()
+        .to_string();
+    Answer {
+        what,
+        budget: Some(max_tokens.unwrap_or(DEFAULT_MCP_TOKENS)),
+        shortened: shortened(&text),
+        structured: result.get("structuredContent").map(Value::to_string),
+        text,
+    }
+}
+
+/// Whether an answer says it was shortened to fit its budget: the JSON's
+/// `truncated.max_tokens` (discovery's `truncated` without it only says
+/// how parametrized cases were folded), the Markdown's note.
+fn shortened(text: &str) -> bool {
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) => !v["truncated"]["max_tokens"].is_null(),
+        Err(_) => text.contains("Shortened to fit"),
+    }
 }
 
 fn stop(client: Client) {

@@ -5,6 +5,7 @@
 //! bash benches/run.sh                      # everything (what BENCHMARKS.md shows)
 //! bash benches/run.sh --only report,tokens # some sections
 //! bash benches/run.sh --rounds 9           # more samples per command
+//! bash benches/run.sh --only compare --baseline OLD/target/release/pytest-mcp
 //! ```
 //!
 //! Sections, each one table:
@@ -24,7 +25,11 @@
 //! - `context`: o200k_base tokens of `run`/`execute_tests` and
 //!   `discover`/`discover_tests` answers on issue 15's projects
 //!   (`tests/projects/root_causes`, `tests/projects/discover_many`) against
-//!   pytest's `-q` and `--collect-only -q` output.
+//!   pytest's `-q` and `--collect-only -q` output, at the MCP tools'
+//!   default token budget and at `max_tokens: 400`.
+//! - `compare` (with `--baseline BIN`, an earlier build): `report` on the
+//!   100,000-case files by that build and this one, alternated, with
+//!   ratios and callgrind instruction counts; and `--max-tokens 8000`.
 //!
 //! The machine is shared and noisy: commands compared are run in
 //! alternating order, each round rotating which goes first, and figures are
@@ -38,6 +43,7 @@
 //! peak RSS in a child's `ru_maxrss` (the memory it had before `exec`), so
 //! the harness must stay small for the peak RSS figures to be the child's.
 
+mod compare;
 mod context;
 mod inputs;
 mod overhead;
@@ -64,10 +70,12 @@ pub struct Env {
     pub manifest: PathBuf,
     /// Samples per command.
     pub rounds: usize,
+    /// `--baseline BIN`: an earlier build of `pytest-mcp` for `compare`.
+    pub baseline: Option<PathBuf>,
 }
 
 const SECTIONS: &[&str] = &[
-    "overhead", "runcost", "report", "tokens", "server", "context",
+    "overhead", "runcost", "report", "tokens", "server", "context", "compare",
 ];
 
 fn main() {
@@ -91,6 +99,7 @@ fn main() {
         return;
     }
     let mut rounds = 5;
+    let mut baseline = None;
     let mut only: Vec<String> = SECTIONS.iter().map(|s| s.to_string()).collect();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -116,6 +125,11 @@ fn main() {
                     );
                 }
             }
+            "--baseline" => {
+                let bin = PathBuf::from(it.next().expect("--baseline takes a pytest-mcp binary"));
+                assert!(bin.exists(), "--baseline: {} does not exist", bin.display());
+                baseline = Some(bin);
+            }
             // cargo bench passes --bench to harness=false targets.
             "--bench" => {}
             other => panic!("unknown argument {other}; see benches/perf/main.rs"),
@@ -137,6 +151,7 @@ fn main() {
         inputs: manifest.join("target/bench-inputs"),
         manifest,
         rounds,
+        baseline,
     };
     std::fs::create_dir_all(&env.inputs).expect("create target/bench-inputs");
     println!("# pytest-mcp benchmarks\n");
@@ -149,6 +164,7 @@ fn main() {
             "tokens" => token_cost::run(&env),
             "server" => server::run(&env),
             "context" => context::run(&env),
+            "compare" => compare::run(&env),
             _ => unreachable!(),
         }
     }

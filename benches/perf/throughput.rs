@@ -8,7 +8,7 @@
 //!
 //! each as its own process, wall time from spawn to exit, peak RSS.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::overhead::verdict;
@@ -16,7 +16,7 @@ use crate::proc::{Sample, median, timed};
 use crate::{Env, order, secs};
 
 /// Test cases in the generated file.
-const CASES: usize = 100_000;
+pub const CASES: usize = 100_000;
 
 /// `--scan FILE`: reads the file and counts quick-xml events, the way the
 /// crate's reader does (`Reader::from_reader` on the bytes, no trimming,
@@ -56,7 +56,10 @@ struct Cmd {
     build: Box<dyn Fn() -> Command>,
 }
 
-pub fn run(env: &Env) {
+/// Generates the 100,000-case JUnit XML and its JSON twin under
+/// `target/bench-inputs/report/` (in a process of its own); returns their
+/// paths.
+pub fn generate(env: &Env) -> (PathBuf, PathBuf) {
     let dir = env.inputs.join("report");
     eprintln!("generating the {CASES}-case JUnit XML and its JSON twin ...");
     let status = Command::new(&env.me)
@@ -66,10 +69,15 @@ pub fn run(env: &Env) {
         .status()
         .expect("run the generator");
     assert!(status.success(), "generating the inputs failed");
-    let (xml, json) = (
+    (
         dir.join(format!("junit-{CASES}.xml")),
         dir.join(format!("report-{CASES}.json")),
-    );
+    )
+}
+
+pub fn run(env: &Env) {
+    let dir = env.inputs.join("report");
+    let (xml, json) = generate(env);
     let xml_len = std::fs::metadata(&xml).expect("xml").len();
     let json_len = std::fs::metadata(&json).expect("json").len();
     let mut cmds: Vec<Cmd> = Vec::new();
@@ -221,7 +229,7 @@ pub fn run(env: &Env) {
     );
 }
 
-fn mb(bytes: u64) -> f64 {
+pub fn mb(bytes: u64) -> f64 {
     bytes as f64 / 1_000_000.0
 }
 

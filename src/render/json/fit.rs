@@ -134,7 +134,7 @@ struct Fit<'a, 'r> {
     tracebacks: bool,
 }
 
-impl Fit<'_, '_> {
+impl<'r> Fit<'_, 'r> {
     fn drop(&mut self, what: &str) {
         self.truncation.dropped.push(what.to_string());
     }
@@ -197,18 +197,34 @@ impl Fit<'_, '_> {
                 return self.done(text);
             }
         }
-        loop {
+        if self.groups.is_empty() {
             let text = self.text(&[]);
-            if self.budget.fits(&text) || self.groups.is_empty() {
-                return self.done(text);
-            }
-            // The smallest group goes (groups are largest first).
-            if self.truncation.groups_omitted == 0 {
-                self.drop("the smallest groups");
-            }
-            self.truncation.groups_omitted += 1;
-            self.groups.pop();
+            return self.done(text);
         }
+        // The smallest groups go (groups are largest first): the largest
+        // count that fits, found by bisection (the size grows with it; all
+        // of them did not fit), else none.
+        self.drop("the smallest groups");
+        let all = std::mem::take(&mut self.groups);
+        let (mut lo, mut hi, mut best) = (1, all.len() - 1, 0);
+        while lo <= hi {
+            let n = lo + (hi - lo) / 2;
+            if self.budget.fits(&self.with_groups(&all, n)) {
+                best = n;
+                lo = n + 1;
+            } else {
+                hi = n - 1;
+            }
+        }
+        let text = self.with_groups(&all, best);
+        self.done(text)
+    }
+
+    /// The answer without tests, with the first `n` of `all` groups.
+    fn with_groups(&mut self, all: &[GroupEntry<'r>], n: usize) -> String {
+        self.groups = all[..n].to_vec();
+        self.truncation.groups_omitted = all.len() - n;
+        self.text(&[])
     }
 }
 
@@ -281,5 +297,56 @@ fn entry<'r>(
         ids,
         ids_omitted: 0,
         rerun,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+    use crate::budget::count_tokens;
+    use crate::model::Location;
+
+    /// 300 failures, each its own group: the smallest groups go, and the
+    /// answer keeps as many as fit (one more group would not).
+    #[test]
+    fn as_many_groups_stay_as_fit() {
+        let tests: Vec<TestResult> = (0..300)
+            .map(|n| {
+                let mut t = TestResult::new(format!("tests/t{n}.py::test_x"), Outcome::Failed);
+                t.set_message(Some(format!("ValueError{n}: broken")));
+                t.location = Some(Location::new(format!("tests/t{n}.py"), Some(1)));
+                t
+            })
+            .collect();
+        let run = Run {
+            tests,
+            ..Run::default()
+        };
+        for limit in [300, 1_000, 3_000] {
+            let fitted = render_fitted(&run, &Budget::tokens(limit), false);
+            assert!(count_tokens(&fitted.text) <= limit, "{limit}");
+            let mut v: Value = serde_json::from_str(&fitted.text).unwrap();
+            let groups = v["failure_groups"].as_array().unwrap().clone();
+            let omitted = v["truncated"]["groups_omitted"].as_u64().unwrap() as usize;
+            assert!(!groups.is_empty() && groups.len() < 300, "{limit}");
+            assert_eq!(groups.len() + omitted, 300);
+            assert_eq!(
+                v["truncated"]["dropped"]
+                    .as_array()
+                    .unwrap()
+                    .last()
+                    .unwrap(),
+                "the smallest groups"
+            );
+            // One more group, as large as the last one kept: over the budget.
+            let mut more = groups.clone();
+            more.push(groups[groups.len() - 1].clone());
+            v["failure_groups"] = Value::Array(more);
+            v["truncated"]["groups_omitted"] = (omitted - 1).into();
+            let more = serde_json::to_string(&v).unwrap();
+            assert!(count_tokens(&more) > limit, "{limit}: {}", groups.len());
+        }
     }
 }

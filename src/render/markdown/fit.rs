@@ -177,6 +177,9 @@ impl Shrink<'_, '_> {
     /// Step 5: the largest `k` groups in full (one id each, crash lines),
     /// the rest one line each, for the largest `k` that fits; else step 6.
     fn fewer_groups_in_full(&self) -> Fitted {
+        // Each group's one-line form, made once: every try below and step
+        // 6 use the same lines (a message's shape is not cheap to find).
+        let lines: Vec<String> = self.groups.iter().map(|g| group_line(g, true)).collect();
         let n = self.groups.len();
         let (mut lo, mut hi) = (1, n.saturating_sub(1));
         let mut best = None;
@@ -184,7 +187,7 @@ impl Shrink<'_, '_> {
         // bisection, rendering about log2(n) answers.
         while lo <= hi {
             let k = lo + (hi - lo) / 2;
-            let (text, truncation) = self.with_full(k);
+            let (text, truncation) = self.with_full(k, &lines[k..]);
             if self.budget.fits(&text) {
                 best = Some((text, truncation));
                 lo = k + 1;
@@ -194,12 +197,13 @@ impl Shrink<'_, '_> {
         }
         match best {
             Some((text, truncation)) => self.done(text, truncation),
-            None => self.counts_only(),
+            None => self.counts_only(&lines),
         }
     }
 
-    /// The answer with the first `k` groups in full and the rest as lines.
-    fn with_full(&self, k: usize) -> (String, Truncation) {
+    /// The answer with the first `k` groups in full and the rest as
+    /// `lines` (theirs, from [`group_line`]).
+    fn with_full(&self, k: usize, lines: &[String]) -> (String, Truncation) {
         let mut out = self.head.to_string();
         collection_errors(&mut out, self.run);
         for group in &self.groups[..k] {
@@ -213,8 +217,8 @@ impl Shrink<'_, '_> {
             groups_phrase(rest.len()),
             tests_phrase(tests)
         );
-        for group in rest {
-            out.push_str(&group_line(group, true));
+        for line in lines {
+            out.push_str(line);
         }
         flaky(&mut out, self.run);
         skipped(&mut out, self.run);
@@ -231,11 +235,12 @@ impl Shrink<'_, '_> {
     }
 
     /// Step 6: the header, one line per collection error and per group
-    /// (as many as fit, largest first), and the notes.
-    fn counts_only(&self) -> Fitted {
+    /// (as many as fit, largest first), and the notes. `full`: each
+    /// group's line with its message and crash location, made once.
+    fn counts_only(&self, full: &[String]) -> Fitted {
         let lines = CountLines {
             errors: collection_error_lines(self.run),
-            full: self.groups.iter().map(|g| group_line(g, true)).collect(),
+            full: full.to_vec(),
             short: self.groups.iter().map(|g| group_line(g, false)).collect(),
         };
         let all = self.groups.len();
