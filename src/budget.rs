@@ -185,6 +185,48 @@ impl Truncation {
     }
 }
 
+/// The largest `k` in `1..=n` for which `attempt(k)` gives a rendering
+/// (its `Some`: it fits), with that very rendering, where more items never
+/// take less room; `None` when not even one item fits. The caller gets the
+/// text that was measured, never a second rendering that could differ.
+///
+/// It gallops up from 1 (1, 2, 4, 8, ... items) before halving, so no
+/// rendering tried is much larger than the largest that fits, however many
+/// items there are: counting tokens costs in proportion to the text.
+pub fn largest_fitting<T>(
+    n: usize,
+    mut attempt: impl FnMut(usize) -> Option<T>,
+) -> Option<(usize, T)> {
+    let (mut lo, mut hi) = (0, n);
+    let mut best = None;
+    let mut step = 1;
+    while lo < hi {
+        let probe = (lo + step).min(hi);
+        match attempt(probe) {
+            Some(t) => {
+                best = Some((probe, t));
+                lo = probe;
+                step = step.saturating_mul(2);
+            }
+            None => {
+                hi = probe - 1;
+                break;
+            }
+        }
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        match attempt(mid) {
+            Some(t) => {
+                best = Some((mid, t));
+                lo = mid;
+            }
+            None => hi = mid - 1,
+        }
+    }
+    best
+}
+
 /// Whether `text` has at most `max` characters, without counting them all
 /// when its bytes already say so.
 fn fits_chars(text: &str, max: usize) -> bool {
@@ -218,6 +260,32 @@ mod tests {
         assert_eq!(count_tokens(""), 0);
         assert_eq!(count_tokens("hello world"), 2);
         assert_eq!(count_tokens("assert 3 == 4"), 6);
+    }
+
+    /// Every `n` and every threshold: the largest fitting count and the
+    /// rendering made for it, from either end of the range.
+    #[test]
+    fn the_largest_fitting_count_comes_with_its_rendering() {
+        for n in 0..40 {
+            for fit in 0..=n + 1 {
+                let mut tried = Vec::new();
+                let found = largest_fitting(n, |k| {
+                    tried.push(k);
+                    (k <= fit).then(|| format!("{k} items"))
+                });
+                let want = fit.min(n);
+                match found {
+                    Some((k, text)) => {
+                        assert_eq!((k, text), (want, format!("{want} items")));
+                    }
+                    None => assert_eq!(want, 0, "n {n}, fit {fit}"),
+                }
+                assert!(tried.iter().all(|&k| (1..=n).contains(&k)));
+                // Never a rendering more than twice the size that fits.
+                assert!(tried.iter().all(|&k| k <= 2 * want + 1), "{tried:?}");
+                assert!(tried.len() <= 2 * (usize::BITS - n.leading_zeros()) as usize + 1);
+            }
+        }
     }
 
     #[test]

@@ -223,6 +223,23 @@ fn every_budget_is_kept() {
     assert!(steps.len() >= 2, "{steps:?}");
 }
 
+/// The JSON answer at budgets from the default down to the smallest: never
+/// over, always the exact summary and the largest group.
+#[test]
+fn every_json_budget_is_kept() {
+    let mut budget = DEFAULT_MCP_TOKENS;
+    while budget >= 200 {
+        let (text, truncated) = answer(Format::Json, &Budget::tokens(budget));
+        let n = tokens(&text);
+        assert!(n <= budget, "{n} > {budget}:\n{text}");
+        assert!(truncated);
+        let v: Value = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(v["summary"]["total"], 1151);
+        assert_eq!(v["failure_groups"][0]["count"], 400, "{budget}");
+        budget = budget * 4 / 5;
+    }
+}
+
 /// The ids the answer names, fed back to pytest as they are, select tests.
 fn ids_are_accepted_by_pytest(md: &str) {
     let mut ids: Vec<String> = Vec::new();

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::markdown;
-use crate::budget::{Budget, Fitted, Truncation};
+use crate::budget::{Budget, Fitted, Truncation, largest_fitting};
 use crate::model::discovery::{Discovery, Function};
 use crate::text::{one_line, thousands};
 
@@ -82,17 +82,12 @@ pub fn discovery_markdown_fitted(d: &Discovery, budget: &Budget) -> Fitted {
             truncation: Some(t),
         }
     };
-    // Fewer files, from all of them down, until the answer fits.
-    let (mut lo, mut hi) = (0, files.len());
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if budget.fits(&render(mid).text) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    render(lo)
+    // As many files as fit (none, when not even one does).
+    largest_fitting(files.len(), |shown| {
+        let fitted = render(shown);
+        budget.fits(&fitted.text).then_some(fitted)
+    })
+    .map_or_else(|| render(0), |(_, fitted)| fitted)
 }
 
 fn tests_phrase(n: usize) -> String {
@@ -309,16 +304,14 @@ pub fn discovery_fitted(d: &Discovery, budget: &Budget, pretty: bool) -> Fitted 
         };
     }
     t.dropped.push("entries beyond those that fit".to_string());
-    let (mut lo, mut hi) = (0, total);
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if budget.fits(&render(mid, &mut t)) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    let text = render(lo, &mut t);
+    let best = largest_fitting(total, |shown| {
+        let text = render(shown, &mut t);
+        budget.fits(&text).then(|| (text, t.clone()))
+    });
+    let (text, t) = match best {
+        Some((_, found)) => found,
+        None => (render(0, &mut t), t),
+    };
     Fitted {
         text,
         truncation: Some(t),

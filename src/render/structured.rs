@@ -364,33 +364,9 @@ fn fits(budget: &Budget, value: &impl Serialize) -> bool {
     budget.fits(&text)
 }
 
-/// The largest `k` in `0..=n` for which `fits(k)` holds, where fewer items
-/// never take more room; 0 when none does. Galloping up from 0 (1, 3, 7,
-/// ... items) before halving, so that no text measured is much larger than
-/// the largest that fits, however many items there are: counting tokens
-/// costs in proportion to the text.
+/// The largest `k` in `0..=n` for which `fits(k)` holds (0 when none).
 fn largest_fitting(n: usize, mut fits: impl FnMut(usize) -> bool) -> usize {
-    let (mut lo, mut hi) = (0, n);
-    let mut step = 1;
-    while lo < hi {
-        let probe = (lo + step).min(hi);
-        if fits(probe) {
-            lo = probe;
-            step = step.saturating_mul(2);
-        } else {
-            hi = probe - 1;
-            break;
-        }
-    }
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if fits(mid) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    lo
+    crate::budget::largest_fitting(n, |k| fits(k).then_some(())).map_or(0, |(k, ())| k)
 }
 
 /// Names at most `cap` ids per group.

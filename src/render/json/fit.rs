@@ -19,7 +19,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 use super::{Answer, Tests, answer, serialized};
-use crate::budget::{Budget, Fitted, Truncation};
+use crate::budget::{Budget, Fitted, Truncation, largest_fitting};
 use crate::model::groups::{IdItem, Parametrizations, failure_groups, shape};
 use crate::model::{Outcome, Phase, Run, TestResult};
 use crate::text::first_line;
@@ -101,25 +101,23 @@ pub fn render_fitted(run: &Run, budget: &Budget, pretty: bool) -> Fitted {
     if budget.fits(&text) {
         return fit.done(text);
     }
-    // Then failing tests beyond the first `k` that fit (bisection).
-    let (mut lo, mut hi, mut best) = (1, problems.len().saturating_sub(1), None);
-    while lo <= hi {
-        let k = lo + (hi - lo) / 2;
+    // Then failing tests beyond the first `k` that fit. The note naming
+    // `k` is part of each text measured, so the text that fitted is the
+    // answer.
+    fit.truncation.dropped.push(String::new());
+    let best = largest_fitting(problems.len().saturating_sub(1), |k| {
         fit.truncation.tests_omitted = passing + unlisted_problems(k);
-        let text = fit.text(&problems[..k]);
-        if budget.fits(&text) {
-            best = Some((k, text));
-            lo = k + 1;
-        } else {
-            hi = k - 1;
+        if let Some(last) = fit.truncation.dropped.last_mut() {
+            *last = format!("failing tests beyond the first {k}");
         }
-    }
-    if let Some((k, _)) = best {
-        fit.truncation.tests_omitted = passing + unlisted_problems(k);
-        fit.drop(&format!("failing tests beyond the first {k}"));
         let text = fit.text(&problems[..k]);
+        budget.fits(&text).then_some((text, fit.truncation.clone()))
+    });
+    if let Some((_, (text, truncation))) = best {
+        fit.truncation = truncation;
         return fit.done(text);
     }
+    fit.truncation.dropped.pop();
     fit.truncation.tests_omitted = run.tests.len();
     fit.drop("every test's entry");
     fit.groups_only()
@@ -206,25 +204,31 @@ impl<'r> Fit<'_, 'r> {
         // of them did not fit), else none.
         self.drop("the smallest groups");
         let all = std::mem::take(&mut self.groups);
-        let (mut lo, mut hi, mut best) = (1, all.len() - 1, 0);
-        while lo <= hi {
-            let n = lo + (hi - lo) / 2;
-            if self.budget.fits(&self.with_groups(&all, n)) {
-                best = n;
-                lo = n + 1;
-            } else {
-                hi = n - 1;
+        match largest_fitting(all.len() - 1, |n| {
+            let text = self.with_groups(&all, n);
+            self.budget.fits(&text).then_some(text)
+        }) {
+            Some((n, text)) => {
+                self.keep_groups(&all, n);
+                self.done(text)
+            }
+            None => {
+                let text = self.with_groups(&all, 0);
+                self.done(text)
             }
         }
-        let text = self.with_groups(&all, best);
-        self.done(text)
     }
 
     /// The answer without tests, with the first `n` of `all` groups.
     fn with_groups(&mut self, all: &[GroupEntry<'r>], n: usize) -> String {
+        self.keep_groups(all, n);
+        self.text(&[])
+    }
+
+    /// Keeps the first `n` of `all` groups, and says how many went.
+    fn keep_groups(&mut self, all: &[GroupEntry<'r>], n: usize) {
         self.groups = all[..n].to_vec();
         self.truncation.groups_omitted = all.len() - n;
-        self.text(&[])
     }
 }
 
@@ -307,6 +311,49 @@ mod tests {
     use super::*;
     use crate::budget::count_tokens;
     use crate::model::Location;
+
+    /// Failing tests of many sizes, at budgets a few tokens apart: the
+    /// answer is the text that was measured, never over its budget, and
+    /// says how many failing tests it lists.
+    #[test]
+    fn every_budget_holds_while_failing_tests_are_dropped() {
+        let tests: Vec<TestResult> = (0..120)
+            .map(|n| {
+                let mut t =
+                    TestResult::new(format!("tests/t{}.py::test_x[{n}]", n % 7), Outcome::Failed);
+                t.set_message(Some(format!("AssertionError: assert {n} == {}", n + 1)));
+                t.location = Some(Location::new(format!("tests/t{}.py", n % 7), Some(1)));
+                t.set_traceback(Some(format!("line {n}\n").repeat(n % 5 + 1)));
+                t
+            })
+            .collect();
+        let run = Run {
+            tests,
+            ..Run::default()
+        };
+        let mut listed_seen = std::collections::BTreeSet::new();
+        for limit in (600..6_000).step_by(23) {
+            let fitted = render_fitted(&run, &Budget::tokens(limit), false);
+            let n = count_tokens(&fitted.text);
+            assert!(n <= limit, "{n} tokens over {limit}");
+            let v: Value = serde_json::from_str(&fitted.text).unwrap();
+            let listed = v["tests"].as_array().map_or(0, Vec::len);
+            let truncation = fitted.truncation.unwrap();
+            assert_eq!(
+                v["truncated"]["dropped"],
+                serde_json::json!(truncation.dropped)
+            );
+            if let Some(note) = truncation
+                .dropped
+                .iter()
+                .find(|d| d.starts_with("failing tests"))
+            {
+                assert_eq!(note, &format!("failing tests beyond the first {listed}"));
+            }
+            listed_seen.insert(listed);
+        }
+        assert!(listed_seen.len() > 20, "{listed_seen:?}");
+    }
 
     /// 300 failures, each its own group: the smallest groups go, and the
     /// answer keeps as many as fit (one more group would not).

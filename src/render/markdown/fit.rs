@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 use super::grouping::{Group, failure_groups};
 use super::sections::{collection_errors, failure, flaky, label, notes, skipped};
 use super::{Detail, closing, header};
-use crate::budget::{BYTES_PER_TOKEN, Budget, Fitted, Truncation};
+use crate::budget::{BYTES_PER_TOKEN, Budget, Fitted, Truncation, largest_fitting};
 use crate::model::Run;
 use crate::model::groups::{IdItem, shape};
 use crate::pytest_text::parametrized_function;
@@ -180,23 +180,14 @@ impl Shrink<'_, '_> {
         // Each group's one-line form, made once: every try below and step
         // 6 use the same lines (a message's shape is not cheap to find).
         let lines: Vec<String> = self.groups.iter().map(|g| group_line(g, true)).collect();
-        let n = self.groups.len();
-        let (mut lo, mut hi) = (1, n.saturating_sub(1));
-        let mut best = None;
-        // The size grows with `k`: the largest `k` that fits is found by
-        // bisection, rendering about log2(n) answers.
-        while lo <= hi {
-            let k = lo + (hi - lo) / 2;
+        // The size grows with `k`: the largest `k` short of all groups
+        // that fits, rendering about log2(n) answers.
+        let best = largest_fitting(self.groups.len().saturating_sub(1), |k| {
             let (text, truncation) = self.with_full(k, &lines[k..]);
-            if self.budget.fits(&text) {
-                best = Some((text, truncation));
-                lo = k + 1;
-            } else {
-                hi = k - 1;
-            }
-        }
+            self.budget.fits(&text).then_some((text, truncation))
+        });
         match best {
-            Some((text, truncation)) => self.done(text, truncation),
+            Some((_, (text, truncation))) => self.done(text, truncation),
             None => self.counts_only(&lines),
         }
     }
@@ -272,16 +263,14 @@ impl Shrink<'_, '_> {
         }
         // Every group's line fits without its message: the largest groups
         // get theirs back, as many as fit.
-        let (mut lo, mut hi) = (0, all);
-        while lo < hi {
-            let mid = lo + (hi - lo).div_ceil(2);
-            if self.budget.fits(&self.count_lines(&lines, mid, all).0) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        let (text, truncation) = self.count_lines(&lines, lo, all);
+        let best = largest_fitting(all, |k| {
+            let (text, truncation) = self.count_lines(&lines, k, all);
+            self.budget.fits(&text).then_some((text, truncation))
+        });
+        let (text, truncation) = match best {
+            Some((_, found)) => found,
+            None => self.count_lines(&lines, 0, all),
+        };
         self.done(text, truncation)
     }
 
