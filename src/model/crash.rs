@@ -29,13 +29,7 @@ pub struct CrashLine<'t> {
 ///   (test/router.spec.js:22:31)`): Jest, Mocha and Jasmine write no `file`;
 /// - `None` when the source says nothing about files.
 pub fn crash_line(t: &TestResult) -> Option<CrashLine<'_>> {
-    let tracebacks = || {
-        t.phase_failures()
-            .iter()
-            .rev()
-            .filter_map(|p| p.traceback.as_deref())
-            .chain(t.traceback())
-    };
+    let tracebacks = || tracebacks(t);
     for tb in tracebacks() {
         let deepest = tb
             .lines()
@@ -66,6 +60,16 @@ pub fn crash_line(t: &TestResult) -> Option<CrashLine<'_>> {
         file,
         line: mentioned.or(loc.line).filter(|&l| l > 0),
     })
+}
+
+/// A test's tracebacks, the last failing phase's first (a teardown that
+/// failed after the test did), then the deciding phase's.
+pub(crate) fn tracebacks(t: &TestResult) -> impl Iterator<Item = &str> {
+    t.phase_failures()
+        .iter()
+        .rev()
+        .filter_map(|p| p.traceback.as_deref())
+        .chain(t.traceback())
 }
 
 /// The line number after the first mention of `file` in `text`

@@ -92,13 +92,7 @@ pub fn shape(t: &TestResult) -> Option<Shape<'_>> {
 /// of another framework's trace that is not the framework's; else the
 /// test's own `file:line`.
 fn crash_place(t: &TestResult) -> Option<(&str, Option<u32>)> {
-    let tracebacks = || {
-        t.phase_failures()
-            .iter()
-            .rev()
-            .filter_map(|p| p.traceback.as_deref())
-            .chain(t.traceback())
-    };
+    let tracebacks = || super::crash::tracebacks(t);
     for tb in tracebacks() {
         let mut deepest = None;
         // A frame line has a colon; most lines of a traceback have none.

@@ -411,76 +411,97 @@ fn fit_run(mut r: RunResult, budget: &Budget) -> RunResult {
         }
     }
     t.dropped.push("failure groups".into());
-    let mut all = std::mem::take(&mut r.failures);
     // With the first `k` groups, the rest left out.
-    let truncation = |all: &[FailureGroup], k: usize| {
+    keep_fitting(r, budget, |all: &[FailureGroup], k| {
         let mut t = t.clone();
         t.groups_omitted = all.len() - k;
         t.tests_omitted = unnamed(&all[..k]) + all[k..].iter().map(|g| g.count).sum::<usize>();
         t
-    };
-    r.truncated = Some(truncation(&all, 0));
-    if !fits(budget, &r) {
-        let mut t = truncation(&all, 0);
-        t.dropped.push("collection errors".into());
-        r.truncated = Some(t);
-        let keep = largest_fitting(r.collection_errors.len(), |k| {
-            let rest = r.collection_errors.split_off(k);
-            let fits = fits(budget, &r);
-            r.collection_errors.extend(rest);
-            fits
-        });
-        r.collection_errors.truncate(keep);
-        return r;
-    }
-    let k = largest_fitting(all.len(), |k| {
-        r.failures = all[..k].to_vec();
-        r.truncated = Some(truncation(&all, k));
-        fits(budget, &r)
-    });
-    r.truncated = Some(truncation(&all, k));
-    all.truncate(k);
-    r.failures = all;
-    r
+    })
 }
 
 /// `result` within `budget`: fewer test functions (the last go first),
 /// until its compact JSON fits; when not even the counts and the collection
 /// errors fit, fewer collection errors and no test function.
-fn fit_discovery(mut r: DiscoveryResult, budget: &Budget) -> DiscoveryResult {
+fn fit_discovery(r: DiscoveryResult, budget: &Budget) -> DiscoveryResult {
     if !budget.is_limited() || fits(budget, &r) {
         return r;
     }
     let mut t = Truncation::new(budget);
     t.dropped.push("test functions".into());
-    let mut all = std::mem::take(&mut r.tests);
-    let truncation = |all: &[TestFunction], k: usize| {
+    keep_fitting(r, budget, |all: &[TestFunction], k| {
         let mut t = t.clone();
         t.tests_omitted = all[k..].iter().map(|f| f.cases.unwrap_or(1)).sum();
         t
-    };
-    r.truncated = Some(truncation(&all, 0));
+    })
+}
+
+/// A structured result with a list that shrinks to fit: a run's failure
+/// groups, a discovery's test functions.
+trait Shrinking: Serialize {
+    type Item: Clone;
+    fn items(&mut self) -> &mut Vec<Self::Item>;
+    fn errors(&mut self) -> &mut Vec<FileError>;
+    fn truncated(&mut self) -> &mut Option<Truncation>;
+}
+
+impl Shrinking for RunResult {
+    type Item = FailureGroup;
+    fn items(&mut self) -> &mut Vec<FailureGroup> {
+        &mut self.failures
+    }
+    fn errors(&mut self) -> &mut Vec<FileError> {
+        &mut self.collection_errors
+    }
+    fn truncated(&mut self) -> &mut Option<Truncation> {
+        &mut self.truncated
+    }
+}
+
+impl Shrinking for DiscoveryResult {
+    type Item = TestFunction;
+    fn items(&mut self) -> &mut Vec<TestFunction> {
+        &mut self.tests
+    }
+    fn errors(&mut self) -> &mut Vec<FileError> {
+        &mut self.collection_errors
+    }
+    fn truncated(&mut self) -> &mut Option<Truncation> {
+        &mut self.truncated
+    }
+}
+
+/// `r` with the first `k` of its items that fit, `truncation(all, k)`
+/// saying what went; when not even none of them fits, no item and as many
+/// collection errors as fit.
+fn keep_fitting<R: Shrinking>(
+    mut r: R,
+    budget: &Budget,
+    truncation: impl Fn(&[R::Item], usize) -> Truncation,
+) -> R {
+    let mut all = std::mem::take(r.items());
+    *r.truncated() = Some(truncation(&all, 0));
     if !fits(budget, &r) {
         let mut t = truncation(&all, 0);
         t.dropped.push("collection errors".into());
-        r.truncated = Some(t);
-        let keep = largest_fitting(r.collection_errors.len(), |k| {
-            let rest = r.collection_errors.split_off(k);
+        *r.truncated() = Some(t);
+        let keep = largest_fitting(r.errors().len(), |k| {
+            let rest = r.errors().split_off(k);
             let fits = fits(budget, &r);
-            r.collection_errors.extend(rest);
+            r.errors().extend(rest);
             fits
         });
-        r.collection_errors.truncate(keep);
+        r.errors().truncate(keep);
         return r;
     }
     let k = largest_fitting(all.len(), |k| {
-        r.tests = all[..k].to_vec();
-        r.truncated = Some(truncation(&all, k));
+        *r.items() = all[..k].to_vec();
+        *r.truncated() = Some(truncation(&all, k));
         fits(budget, &r)
     });
-    r.truncated = Some(truncation(&all, k));
+    *r.truncated() = Some(truncation(&all, k));
     all.truncate(k);
-    r.tests = all;
+    *r.items() = all;
     r
 }
 
