@@ -37,6 +37,10 @@ pub struct Budget {
     pub tokens: Option<usize>,
     /// At most this many characters (Unicode scalar values, as GitHub counts).
     pub chars: Option<usize>,
+    /// When this is the part of a request's budget left to one piece of
+    /// the answer (the Markdown beside its structured result), the
+    /// request's tokens and characters: what notes name.
+    pub within: Option<(Option<usize>, Option<usize>)>,
 }
 
 impl Budget {
@@ -44,19 +48,20 @@ impl Budget {
     pub const NONE: Budget = Budget {
         tokens: None,
         chars: None,
+        within: None,
     };
 
     pub fn tokens(limit: usize) -> Budget {
         Budget {
             tokens: Some(limit),
-            chars: None,
+            ..Budget::NONE
         }
     }
 
     pub fn chars(limit: usize) -> Budget {
         Budget {
-            tokens: None,
             chars: Some(limit),
+            ..Budget::NONE
         }
     }
 
@@ -84,6 +89,48 @@ impl Budget {
         }
     }
 
+    /// `n`/`d` of each limit (at least 1): the share of an answer one of
+    /// its parts may take.
+    pub fn part(&self, n: usize, d: usize) -> Budget {
+        let share = |max: usize| (max.saturating_mul(n) / d.max(1)).max(1);
+        Budget {
+            tokens: self.tokens.map(share),
+            chars: self.chars.map(share),
+            within: self.asked(),
+        }
+    }
+
+    /// What each limit leaves beside `text` and `slack` more tokens or
+    /// characters (at least 1).
+    pub fn beside(&self, text: &str, slack: usize) -> Budget {
+        Budget {
+            tokens: self
+                .tokens
+                .map(|max| max.saturating_sub(count_tokens(text) + slack).max(1)),
+            chars: self
+                .chars
+                .map(|max| max.saturating_sub(text.chars().count() + slack).max(1)),
+            within: self.asked(),
+        }
+    }
+
+    /// The request's limits: this budget's, or those it is a part of.
+    fn asked(&self) -> Option<(Option<usize>, Option<usize>)> {
+        self.within.or(Some((self.tokens, self.chars)))
+    }
+
+    /// By how many tokens or characters (the larger) `text` is over the
+    /// budget; 0 when it fits.
+    pub fn excess(&self, text: &str) -> usize {
+        let tokens = self
+            .tokens
+            .map_or(0, |max| count_tokens(text).saturating_sub(max));
+        let chars = self
+            .chars
+            .map_or(0, |max| text.chars().count().saturating_sub(max));
+        tokens.max(chars)
+    }
+
     /// How full `text` makes the budget, as the larger of its fractions
     /// (1.0 = exactly at the limit); 0 with no limit.
     pub fn used(&self, text: &str) -> f64 {
@@ -102,13 +149,14 @@ impl Budget {
     }
 
     /// The budget, as a note says it: `8,000 tokens`, `65,536 characters`,
-    /// or both.
+    /// or both; the request's, when this is a part of it.
     pub fn describe(&self) -> String {
+        let (tokens, chars) = self.within.unwrap_or((self.tokens, self.chars));
         let mut parts = Vec::new();
-        if let Some(t) = self.tokens {
+        if let Some(t) = tokens {
             parts.push(format!("{} tokens", crate::text::thousands(t)));
         }
-        if let Some(c) = self.chars {
+        if let Some(c) = chars {
             parts.push(format!("{} characters", crate::text::thousands(c)));
         }
         if parts.is_empty() {
@@ -288,6 +336,23 @@ mod tests {
         }
     }
 
+    /// A part of a budget holds its own limits, and names the request's.
+    #[test]
+    fn a_part_of_a_budget_names_the_whole() {
+        let whole = Budget::tokens(8_000);
+        let quarter = whole.part(1, 4);
+        assert_eq!(quarter.tokens, Some(2_000));
+        let rest = quarter.beside("hello world", 10);
+        assert_eq!(rest.tokens, Some(1_988));
+        for b in [quarter, rest] {
+            assert_eq!(b.describe(), "8,000 tokens");
+        }
+        assert_eq!(Budget::tokens(3).beside("a b c d e", 0).tokens, Some(1));
+        let long = "word ".repeat(9_000);
+        assert_eq!(whole.excess(&long), count_tokens(&long) - 8_000);
+        assert_eq!(whole.excess("fits"), 0);
+    }
+
     #[test]
     fn every_set_limit_must_hold() {
         let text = "word ".repeat(100);
@@ -300,6 +365,7 @@ mod tests {
         let both = Budget {
             tokens: Some(tokens),
             chars: Some(10),
+            within: None,
         };
         assert!(!both.fits(&text));
         assert_eq!(

@@ -105,6 +105,7 @@ fn budget_of(scenario: &Path) -> Budget {
     Budget {
         tokens: read("max_tokens"),
         chars: read("max_chars"),
+        within: None,
     }
 }
 
@@ -370,7 +371,8 @@ fn many_cases_discovery() -> pytest_mcp::model::discovery::Discovery {
 /// `golden/structured/`: runs of the pytest scenarios' result files and the
 /// many_cases discovery at the tools' default budget, the same within 300
 /// and 200 tokens (ids, then groups or test functions left out, `truncated`
-/// saying so), and a timeout of the mixed run (what finished, and the error).
+/// saying so), a timeout of the mixed run (what finished, and the error),
+/// and the grouped run as `execute_tests` gives it with a Markdown answer.
 #[test]
 fn structured_golden_files() {
     use pytest_mcp::budget::DEFAULT_MCP_TOKENS;
@@ -419,6 +421,12 @@ fn structured_golden_files() {
     pinned.push((
         "timeout".into(),
         pretty(&structured::run_error(&timeout, &default)),
+    ));
+    // As `execute_tests` gives it for a Markdown answer: carrying the text.
+    let tool = pytest_mcp::frontend::respond::tool_run(&grouped, Format::Markdown, &default);
+    pinned.push((
+        "pytest_grouped_failures_markdown_answer".into(),
+        pretty(&tool.structured),
     ));
     let failures: Vec<String> = pinned
         .iter()

@@ -92,7 +92,7 @@ pub fn run(env: &Env) {
             .unwrap_or_default()
             .to_string();
         assert!(
-            text.contains("5000"),
+            text.contains("5,000 tests"),
             "discover_tests did not find the 5,000 tests: {}",
             &text[..text.len().min(300)]
         );

@@ -224,6 +224,7 @@ pub fn cli_budget(format: Format, max_tokens: Option<usize>, max_chars: usize) -
     Budget {
         tokens: max_tokens,
         chars: (format != Format::Json).then_some(max_chars),
+        within: None,
     }
 }
 

@@ -18,6 +18,7 @@ use crate::model::Run;
 use crate::model::discovery::Discovery;
 use crate::model::outcome::{ErrorKind, ExecError};
 use crate::render;
+use crate::render::structured::Structured;
 use crate::request::{Format, ValidationError};
 
 /// Exit status when the answer is a result (`report`; `discover` found tests).
@@ -147,17 +148,31 @@ pub fn page(format: Format, markdown: String, title: &str) -> String {
 /// into `<details>` here: agents and terminals read it as text. Exit
 /// status: pytest's.
 pub fn run(run: &Run, format: Format, budget: &Budget, pretty: bool) -> Answer {
-    let fitted = match format {
-        Format::Json => render::json::render_fitted(run, budget, pretty),
-        Format::Markdown => render::markdown::render_fitted(run, budget, "", false),
-        other => Fitted::whole(report::render(run, other)),
-    };
+    result(run_text(run, format, budget, pretty), run_exit(run))
+}
+
+/// A result's answer: its text, and the command line's exit status.
+fn result(fitted: Fitted, exit: u8) -> Answer {
     Answer::Text {
         text: fitted.text,
         is_error: false,
-        exit: run.exit_code().clamp(0, 255) as u8,
+        exit,
         truncation: fitted.truncation,
     }
+}
+
+/// A test run in `format`, within `budget`.
+fn run_text(run: &Run, format: Format, budget: &Budget, pretty: bool) -> Fitted {
+    match format {
+        Format::Json => render::json::render_fitted(run, budget, pretty),
+        Format::Markdown => render::markdown::render_fitted(run, budget, "", false),
+        other => Fitted::whole(report::render(run, other)),
+    }
+}
+
+/// A run's exit status: pytest's.
+fn run_exit(run: &Run) -> u8 {
+    run.exit_code().clamp(0, 255) as u8
 }
 
 /// A test run's result as GitHub annotations whose paths `options` makes
@@ -174,7 +189,12 @@ pub fn run_github(run: &Run, options: &render::github::Options) -> Answer {
 /// What discovery found, within `budget`. Exit status as pytest's: 2
 /// collection errors, 5 no tests, else 0.
 pub fn discovery(d: &Discovery, format: Format, budget: &Budget, pretty: bool) -> Answer {
-    let fitted = match format {
+    result(discovery_text(d, format, budget, pretty), discovery_exit(d))
+}
+
+/// What discovery found in `format`, within `budget`.
+fn discovery_text(d: &Discovery, format: Format, budget: &Budget, pretty: bool) -> Fitted {
+    match format {
         Format::Json => render::discovery::discovery_fitted(d, budget, pretty),
         Format::Markdown => render::discovery::discovery_markdown_fitted(d, budget),
         other => Fitted::whole(page(
@@ -182,19 +202,18 @@ pub fn discovery(d: &Discovery, format: Format, budget: &Budget, pretty: bool) -
             render::outcome::discovery_markdown(d),
             "pytest-mcp: tests",
         )),
-    };
-    let exit = if !d.collection_errors.is_empty() {
+    }
+}
+
+/// Discovery's exit status, as pytest's: 2 collection errors, 5 no tests,
+/// else 0.
+fn discovery_exit(d: &Discovery) -> u8 {
+    if !d.collection_errors.is_empty() {
         2
     } else if d.items.is_empty() {
         5
     } else {
         EXIT_OK
-    };
-    Answer::Text {
-        text: fitted.text,
-        is_error: false,
-        exit,
-        truncation: fitted.truncation,
     }
 }
 
@@ -343,12 +362,52 @@ impl ToolAnswer {
     }
 }
 
+/// The share of a tool's budget its structured result may take when the
+/// answer is Markdown: the structured result then carries the Markdown
+/// too (`render::structured::with_markdown`), which gets the rest.
+const STRUCTURED_SHARE: (usize, usize) = (1, 4);
+
+/// What `"full_result":"pytest-mcp://runs/<n>"` takes, with room to spare.
+const FULL_RESULT_TOKENS: usize = 24;
+
+/// A tool's structured result (made by `structured` for a budget) and its
+/// text (made by `text`). In Markdown, the structured result takes at most
+/// [`STRUCTURED_SHARE`] of `budget` and carries the Markdown, the two
+/// together within `budget`; in JSON, each is within `budget` (a client
+/// shows a model one or the other).
+fn with_structure<R: Structured>(
+    format: Format,
+    budget: &Budget,
+    structured: impl FnOnce(&Budget) -> R,
+    text: impl Fn(&Budget) -> Fitted,
+) -> (R, Fitted) {
+    // Room for the server to add `full_result` (the kept result's URI).
+    let room = budget.beside("", FULL_RESULT_TOKENS);
+    let (mut r, fitted) = if format == Format::Markdown {
+        let (n, d) = STRUCTURED_SHARE;
+        render::structured::with_markdown(structured(&room.part(n, d)), &room, text)
+    } else {
+        (structured(&room), text(budget))
+    };
+    // What was left out is said against the budget the request asked for.
+    if let Some(t) = r.truncated() {
+        t.max_tokens = budget.tokens;
+        t.max_chars = budget.chars;
+    }
+    (r, fitted)
+}
+
 /// A test run's answer to a tool call (see [`run`]).
 pub fn tool_run(run: &Run, format: Format, budget: &Budget) -> ToolAnswer {
-    let structured = render::structured::run(run, budget);
+    let (structured, fitted) = with_structure(
+        format,
+        budget,
+        |b| render::structured::run(run, b),
+        |b| run_text(run, format, b, false),
+    );
     let shortened = structured.truncated.is_some();
     ToolAnswer::new(
-        self::run(run, format, budget, false),
+        result(fitted, run_exit(run)),
         structured,
         shortened,
         || render::json::render(run, false),
@@ -362,10 +421,15 @@ pub fn tool_run(run: &Run, format: Format, budget: &Budget) -> ToolAnswer {
 
 /// A discovery's answer to a tool call (see [`discovery`]).
 pub fn tool_discovery(d: &Discovery, format: Format, budget: &Budget) -> ToolAnswer {
-    let structured = render::structured::discovery(d, budget);
+    let (structured, fitted) = with_structure(
+        format,
+        budget,
+        |b| render::structured::discovery(d, b),
+        |b| discovery_text(d, format, b, false),
+    );
     let shortened = structured.truncated.is_some();
     ToolAnswer::new(
-        discovery(d, format, budget, false),
+        result(fitted, discovery_exit(d)),
         structured,
         shortened,
         || render::json::text(&render::discovery::discovery_value(d), false),
@@ -386,17 +450,37 @@ pub fn tool_exec_error(
     budget: &Budget,
     discovery: bool,
 ) -> ToolAnswer {
-    let answer = exec_error(e, format);
     let headline = format!("Test {} — {}", e.kind.status_word(), e.message);
     let full = || render::json::text(&error_object(e).to_value(), false);
+    // In Markdown, the error within the budget; in JSON, the error object.
+    let answer = |fitted: Fitted| match format {
+        Format::Markdown => Answer::Text {
+            text: fitted.text,
+            is_error: true,
+            exit: error_status(e),
+            truncation: fitted.truncation,
+        },
+        _ => exec_error(e, format),
+    };
+    let text = |b: &Budget| render::outcome::error_markdown_fitted(e, b);
     if discovery {
-        let structured = render::structured::discovery_error(e, budget);
+        let (structured, fitted) = with_structure(
+            format,
+            budget,
+            |b| render::structured::discovery_error(e, b),
+            text,
+        );
         let shortened = structured.truncated.is_some();
-        ToolAnswer::new(answer, structured, shortened, full, headline)
+        ToolAnswer::new(answer(fitted), structured, shortened, full, headline)
     } else {
-        let structured = render::structured::run_error(e, budget);
+        let (structured, fitted) = with_structure(
+            format,
+            budget,
+            |b| render::structured::run_error(e, b),
+            text,
+        );
         let shortened = structured.truncated.is_some();
-        ToolAnswer::new(answer, structured, shortened, full, headline)
+        ToolAnswer::new(answer(fitted), structured, shortened, full, headline)
     }
 }
 
@@ -501,6 +585,46 @@ mod tests {
             "Report ERROR — 2 of 3 input files could not be read as test results\n\
              - a.xml: line 3: broken\n- b.json: cannot read the file\n"
         );
+    }
+
+    /// In Markdown, the structured result carries the text (a client may
+    /// show a model only the structured result), the two together within
+    /// the budget with room for the kept result's URI; in JSON it does not.
+    #[test]
+    fn a_markdown_answer_is_carried_by_its_structured_result_within_the_budget() {
+        use crate::budget::count_tokens;
+        use crate::model::{Outcome, TestResult};
+        let tests = (0..300)
+            .map(|n| {
+                let mut t = TestResult::new(format!("tests/t{n}.py::test_x"), Outcome::Failed);
+                t.set_message(Some(format!("ValueError{n}: broken")));
+                t.set_traceback(Some(format!("tests/t{n}.py:1: in test_x\n    boom()\n")));
+                t
+            })
+            .collect();
+        let run = Run {
+            tests,
+            ..Run::default()
+        };
+        for max in [200, 400, 1_000, 8_000] {
+            let tool = tool_run(&run, Format::Markdown, &Budget::tokens(max));
+            let Answer::Text { text, .. } = &tool.answer else {
+                panic!("{:?}", tool.answer)
+            };
+            let structured = tool.structured.expect("structured");
+            assert_eq!(
+                structured["markdown"].as_str(),
+                Some(text.as_str()),
+                "{max}"
+            );
+            let n = count_tokens(&structured.to_string());
+            assert!(n + FULL_RESULT_TOKENS <= max, "{n} tokens at {max}");
+            assert_eq!(structured["truncated"]["max_tokens"], max);
+            assert!(text.starts_with("Test FAILURE"), "{text}");
+            let json = tool_run(&run, Format::Json, &Budget::tokens(max));
+            let structured = json.structured.expect("structured");
+            assert!(structured.get("markdown").is_none());
+        }
     }
 
     /// A tool's answer carries its structured result, and the whole JSON

@@ -149,6 +149,10 @@ impl Server {
             .full
             .take()
             .and_then(|json| self.runs().keep(tool, answer.headline.clone(), json));
+        // Also in the structured result: some clients show a model only that.
+        if let (Some(kept), Some(Value::Object(structured))) = (&kept, &mut answer.structured) {
+            structured.insert("full_result".into(), Value::from(kept.uri()));
+        }
         let link = kept
             .as_ref()
             .filter(|_| links_understood(ctx))
@@ -252,7 +256,8 @@ impl ServerHandler for Server {
                 "Runs pytest in the project at {} (fixed when the server started). Use \
                  discover_tests to list tests and execute_tests to run them; answers are \
                  Markdown unless format 'json' is asked for, and every result also comes as \
-                 structuredContent (status, counts, failure groups). Answers fit max_tokens \
+                 structuredContent (status, counts, failure groups; the Markdown answer too, \
+                 as markdown). Answers fit max_tokens \
                  (default {}). For more detail: run one failing test by its id (node_ids) to \
                  see its failure in full, rerun only what failed with last_failed, or read \
                  the complete JSON result of a shortened answer from the resource it links \

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 pub use super::discovery::{discovery_markdown, discovery_value};
 use super::markdown;
+use crate::budget::{Budget, Fitted, Truncation};
 use crate::model::outcome::{ExecError, Running};
 use crate::render::json as adr006;
 use crate::text::one_line;
@@ -20,6 +21,58 @@ const OUTPUT_TAIL_LINES: usize = 30;
 /// what finished before the end, the failures among it, and the tail of
 /// pytest's output.
 pub fn error_markdown(e: &ExecError) -> String {
+    let mut out = error_head(e);
+    markdown::body(&mut out, &e.partial);
+    let tail = output_tail(e);
+    if !tail.is_empty() {
+        let _ = write!(out, "\n### OUTPUT (last lines)\n");
+        let lines: Vec<&str> = tail.iter().map(String::as_str).collect();
+        markdown::indented(&mut out, &lines);
+    }
+    markdown::notes(&mut out, &e.partial, &[command_note(e)]);
+    out
+}
+
+/// [`error_markdown`] within `budget`. When the whole does not fit, the
+/// output's last lines go and what finished before the end is fitted, in
+/// the steps of a run's answer (`markdown::fit`), to the room the error's
+/// own lines leave; its notes say what was left out, the command last.
+pub fn error_markdown_fitted(e: &ExecError, budget: &Budget) -> Fitted {
+    let whole = error_markdown(e);
+    if budget.fits(&whole) {
+        return Fitted::whole(whole);
+    }
+    let mut out = error_head(e);
+    let command = command_note(e);
+    let room = budget.beside(&format!("{out}\n> {command}\n"), 0);
+    let partial = markdown::render_fitted(&e.partial, &room, "", false);
+    // The partial run's answer, without its own header line.
+    let body = partial.text.split_once('\n').map_or("", |(_, rest)| rest);
+    out.push_str(body);
+    if !body.lines().last().is_some_and(|l| l.starts_with("> ")) {
+        out.push('\n');
+    }
+    let _ = writeln!(out, "> {command}");
+    let mut truncation = partial
+        .truncation
+        .unwrap_or_else(|| Truncation::new(budget));
+    truncation
+        .dropped
+        .insert(0, "pytest's last output lines".to_string());
+    Fitted {
+        text: out,
+        truncation: Some(truncation),
+    }
+}
+
+/// The command that ran, as the last note says it.
+fn command_note(e: &ExecError) -> String {
+    format!("Command: {}", one_line(&e.command.join(" ")))
+}
+
+/// The status line (`Test TIMEOUT (30.0s) — <message>`), what finished
+/// before the end, and what was running.
+fn error_head(e: &ExecError) -> String {
     let mut out = format!(
         "Test {} ({:.1}s) — {}\n",
         e.kind.status_word(),
@@ -38,15 +91,6 @@ pub fn error_markdown(e: &ExecError) -> String {
         );
     }
     running_lines(&mut out, &e.running);
-    markdown::body(&mut out, &e.partial);
-    let tail = output_tail(e);
-    if !tail.is_empty() {
-        let _ = write!(out, "\n### OUTPUT (last lines)\n");
-        let lines: Vec<&str> = tail.iter().map(String::as_str).collect();
-        markdown::indented(&mut out, &lines);
-    }
-    let command = format!("Command: {}", one_line(&e.command.join(" ")));
-    markdown::notes(&mut out, &e.partial, &[command]);
     out
 }
 

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use rmcp::schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::budget::{Budget, Truncation};
+use crate::budget::{Budget, Fitted, Truncation};
 use crate::model::discovery::Discovery;
 use crate::model::groups::{self, IdItem, Parametrizations};
 use crate::model::outcome::{ErrorKind, ExecError};
@@ -25,8 +25,10 @@ use crate::text::first_line;
 
 /// Longest message kept in a group or a collection error, in characters.
 const MAX_MESSAGE_CHARS: usize = 300;
-/// Ids named per group, in turn, while the value does not fit its budget.
-const ID_STEPS: [usize; 3] = [20, 5, 1];
+/// Ids a group names: enough to run one or a few; `more` counts the rest,
+/// and `last_failed` or the group's function id reruns them all. When the
+/// value does not fit its budget, one.
+const IDS_NAMED: usize = 5;
 
 /// How a run or a discovery ended: the Markdown header's status word, or
 /// the kind of end that gave no result (an error).
@@ -68,6 +70,14 @@ pub struct RunResult {
     /// What ended a run that gave no result.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The answer's Markdown (the text content) when Markdown was asked
+    /// for: some clients show a model only the structured result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub markdown: Option<String>,
+    /// The URI of the complete result (a resource) when the answer was
+    /// shortened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full_result: Option<String>,
     /// What was left out to fit the budget; absent when nothing was.
     // Its schema says only "an object" (see `summary`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -103,9 +113,12 @@ pub struct FailureGroup {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<String>,
     /// Ids pytest accepts, the first test's first; a parametrized function
-    /// whose every case is in the group is its function's id. Cut short
-    /// to fit the budget, `truncated` counts the tests left unnamed.
+    /// whose every case is in the group is its function's id. At most
+    /// [`IDS_NAMED`] (one, to fit a small budget).
     pub node_ids: Vec<String>,
+    /// Tests of the group that `node_ids` do not name.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more: usize,
     /// How many tests each of `node_ids` stands for.
     #[serde(skip)]
     #[schemars(skip)]
@@ -137,6 +150,12 @@ pub struct DiscoveryResult {
     pub collection_errors: Vec<FileError>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// As [`RunResult::markdown`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub markdown: Option<String>,
+    /// As [`RunResult::full_result`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full_result: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Object>")]
     pub truncated: Option<Truncation>,
@@ -210,6 +229,8 @@ pub fn discovery(d: &Discovery, budget: &Budget) -> DiscoveryResult {
         tests,
         collection_errors: file_errors(&d.collection_errors),
         error: None,
+        markdown: None,
+        full_result: None,
         truncated: None,
     };
     fit_discovery(result, budget)
@@ -225,6 +246,8 @@ pub fn discovery_error(e: &ExecError, budget: &Budget) -> DiscoveryResult {
         tests: Vec::new(),
         collection_errors: file_errors(&e.partial.collection_errors),
         error: Some(e.message.clone()),
+        markdown: None,
+        full_result: None,
         truncated: None,
     };
     fit_discovery(result, budget)
@@ -269,11 +292,13 @@ fn of_run(run: &Run, status: Status, exit_code: Option<i32>, duration: f64) -> R
         failures: failure_groups(run),
         collection_errors: file_errors(&run.collection_errors),
         error: None,
+        markdown: None,
+        full_result: None,
         truncated: None,
     }
 }
 
-/// The run's failure groups (`model::groups`), every id named.
+/// The run's failure groups (`model::groups`), [`IDS_NAMED`] ids each.
 fn failure_groups(run: &Run) -> Vec<FailureGroup> {
     let groups = groups::failure_groups(run);
     let params = if groups.iter().any(|g| g.tests.len() > 1) {
@@ -290,8 +315,9 @@ fn failure_groups(run: &Run) -> Vec<FailureGroup> {
             } else {
                 vec![IdItem::Test(&first.node_id)]
             };
-            let (node_ids, covers) = items
+            let (node_ids, covers): (Vec<String>, Vec<usize>) = items
                 .iter()
+                .take(IDS_NAMED)
                 .map(|item| match item {
                     IdItem::Test(id) => (id.to_string(), 1),
                     IdItem::Function { id, count } => (id.to_string(), *count),
@@ -307,6 +333,7 @@ fn failure_groups(run: &Run) -> Vec<FailureGroup> {
                 message: short(first.message().map(first_line).unwrap_or_default()),
                 at,
                 node_ids,
+                more: g.tests.len().saturating_sub(covers.iter().sum()),
                 covers,
             }
         })
@@ -375,16 +402,18 @@ fn cap_ids(groups: &mut [FailureGroup], cap: usize) {
         if g.node_ids.len() > cap {
             g.node_ids.truncate(cap);
             g.covers.truncate(cap);
+            g.more = g.count.saturating_sub(g.covers.iter().sum());
         }
     }
 }
 
 /// Failing tests that no listed id names.
 fn unnamed(groups: &[FailureGroup]) -> usize {
-    groups
-        .iter()
-        .map(|g| g.count.saturating_sub(g.covers.iter().sum()))
-        .sum()
+    groups.iter().map(|g| g.more).sum()
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// `result` within `budget`: fewer ids per group, then fewer groups (the
@@ -396,14 +425,9 @@ fn fit_run(mut r: RunResult, budget: &Budget) -> RunResult {
         return r;
     }
     let mut t = Truncation::new(budget);
-    for cap in ID_STEPS {
-        if r.failures.iter().all(|g| g.node_ids.len() <= cap) {
-            continue;
-        }
-        cap_ids(&mut r.failures, cap);
-        if t.dropped.is_empty() {
-            t.dropped.push("node ids".into());
-        }
+    if r.failures.iter().any(|g| g.node_ids.len() > 1) {
+        cap_ids(&mut r.failures, 1);
+        t.dropped.push("node ids".into());
         t.tests_omitted = unnamed(&r.failures);
         r.truncated = Some(t.clone());
         if fits(budget, &r) {
@@ -436,16 +460,51 @@ fn fit_discovery(r: DiscoveryResult, budget: &Budget) -> DiscoveryResult {
     })
 }
 
-/// A structured result with a list that shrinks to fit: a run's failure
-/// groups, a discovery's test functions.
-trait Shrinking: Serialize {
+/// A structured result: a run's or a discovery's. Its list (failure
+/// groups, test functions) shrinks to fit a budget, and it can carry the
+/// answer's Markdown.
+pub trait Structured: Serialize {
     type Item: Clone;
     fn items(&mut self) -> &mut Vec<Self::Item>;
     fn errors(&mut self) -> &mut Vec<FileError>;
     fn truncated(&mut self) -> &mut Option<Truncation>;
+    fn markdown(&mut self) -> &mut Option<String>;
 }
 
-impl Shrinking for RunResult {
+/// Tries at fitting the Markdown beside a structured result before giving
+/// up on carrying it (each try takes off what the last was over by).
+const MARKDOWN_TRIES: usize = 4;
+
+/// `r` carrying the answer's Markdown, made by `markdown` for the room
+/// `budget` leaves beside `r`, so that the two together fit `budget`: a
+/// client that shows a model only the structured result (Claude Code does,
+/// whenever there is one) still shows it the whole answer, within the
+/// budget the request asked for. `r` should already fit a share of the
+/// budget. Returns the Markdown too: it is also the answer's text.
+pub fn with_markdown<R: Structured>(
+    mut r: R,
+    budget: &Budget,
+    markdown: impl Fn(&Budget) -> Fitted,
+) -> (R, Fitted) {
+    let bare = compact(&r);
+    let mut slack = 0;
+    for _ in 0..MARKDOWN_TRIES {
+        let md = markdown(&budget.beside(&bare, slack));
+        *r.markdown() = Some(md.text.clone());
+        let whole = compact(&r);
+        if budget.fits(&whole) {
+            return (r, md);
+        }
+        // JSON escapes cost a little more than the text they escape.
+        slack += budget.excess(&whole) + 8;
+    }
+    // Not reached in practice: the Markdown alone always fits its room.
+    *r.markdown() = None;
+    let md = markdown(&budget.beside(&bare, slack));
+    (r, md)
+}
+
+impl Structured for RunResult {
     type Item = FailureGroup;
     fn items(&mut self) -> &mut Vec<FailureGroup> {
         &mut self.failures
@@ -456,9 +515,12 @@ impl Shrinking for RunResult {
     fn truncated(&mut self) -> &mut Option<Truncation> {
         &mut self.truncated
     }
+    fn markdown(&mut self) -> &mut Option<String> {
+        &mut self.markdown
+    }
 }
 
-impl Shrinking for DiscoveryResult {
+impl Structured for DiscoveryResult {
     type Item = TestFunction;
     fn items(&mut self) -> &mut Vec<TestFunction> {
         &mut self.tests
@@ -469,12 +531,15 @@ impl Shrinking for DiscoveryResult {
     fn truncated(&mut self) -> &mut Option<Truncation> {
         &mut self.truncated
     }
+    fn markdown(&mut self) -> &mut Option<String> {
+        &mut self.markdown
+    }
 }
 
 /// `r` with the first `k` of its items that fit, `truncation(all, k)`
 /// saying what went; when not even none of them fits, no item and as many
 /// collection errors as fit.
-fn keep_fitting<R: Shrinking>(
+fn keep_fitting<R: Structured>(
     mut r: R,
     budget: &Budget,
     truncation: impl Fn(&[R::Item], usize) -> Truncation,

@@ -113,10 +113,11 @@ fn the_status_follows_the_markdown_header() {
     assert_eq!(super::run(&run, &Budget::NONE).status, Status::Error);
 }
 
-/// 400 failures of one shape whose ids do not fit: fewer ids are named,
-/// the counts stay, and `truncated` says how many tests went unnamed.
+/// 400 failures of one shape: five ids named, `more` counts the rest;
+/// when even that does not fit, one id each, the counts still exact, and
+/// `truncated` says how many tests went unnamed.
 #[test]
-fn ids_are_cut_before_groups_to_fit_the_budget() {
+fn a_few_ids_are_named_and_one_to_fit_the_budget() {
     let mut tests = total_failures(0..400);
     tests.push(passed("tests/t.py::test_total[400]"));
     tests.push(setup_error());
@@ -125,19 +126,26 @@ fn ids_are_cut_before_groups_to_fit_the_budget() {
         ..Run::default()
     };
     let whole = super::run(&run, &Budget::NONE);
-    assert_eq!(whole.failures[0].node_ids.len(), 400);
-    assert!(tokens_of(&whole) > 4_000, "{}", tokens_of(&whole));
-    let budget = Budget::tokens(1_000);
-    let r = super::run(&run, &budget);
-    assert!(tokens_of(&r) <= 1_000, "{}", tokens_of(&r));
+    assert_eq!(whole.failures[0].node_ids.len(), 5);
+    assert_eq!(
+        (whole.failures[0].count, whole.failures[0].more),
+        (400, 395)
+    );
+    assert_eq!(whole.truncated, None);
+    let value = serde_json::to_value(&whole).unwrap();
+    assert_eq!(value["failures"][0]["more"], 395);
+    assert!(value["failures"][1].get("more").is_none(), "absent when 0");
+    let limit = tokens_of(&whole) - 1;
+    let r = super::run(&run, &Budget::tokens(limit));
+    assert!(tokens_of(&r) <= limit, "{}", tokens_of(&r));
     assert_eq!(r.summary, whole.summary);
     assert_eq!(r.failures.len(), 2);
-    assert_eq!(r.failures[0].node_ids, whole.failures[0].node_ids[..20]);
-    assert_eq!(r.failures[0].count, 400);
+    assert_eq!(r.failures[0].node_ids, whole.failures[0].node_ids[..1]);
+    assert_eq!((r.failures[0].count, r.failures[0].more), (400, 399));
     let t = r.truncated.expect("truncated");
     assert_eq!(t.dropped, ["node ids"]);
-    assert_eq!((t.tests_omitted, t.groups_omitted), (380, 0));
-    assert_eq!(t.max_tokens, Some(1_000));
+    assert_eq!((t.tests_omitted, t.groups_omitted), (399, 0));
+    assert_eq!(t.max_tokens, Some(limit));
 }
 
 /// Many groups: the smallest go, each still counted.

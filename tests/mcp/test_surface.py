@@ -161,12 +161,16 @@ async def test_hundreds_of_failures_have_a_structured_result(project, connect):
     assert len(failing) >= 400 and s["summary"]["failed"] + s["summary"]["errors"] == len(failing), s
     assert s["failures"][0]["count"] >= 400, s["failures"][0]
     counted = sum(g["count"] for g in s["failures"])
-    omitted = s.get("truncated", {}).get("tests_omitted", 0)
+    # A few ids per group; `more` counts the tests they do not name.
+    assert "truncated" not in s and all(len(g["node_ids"]) <= 5 for g in s["failures"]), s
+    unnamed = sum(g.get("more", 0) for g in s["failures"])
     ids = [i for g in s["failures"] for i in g["node_ids"]]
     # An id names a test, or every case of a parametrized function.
     named = [t for t in failing if any(t == i or t.startswith(i + "[") for i in ids)]
-    assert counted == len(failing) and len(named) + omitted == len(failing), (counted, len(named), omitted)
+    assert counted == len(failing) and len(named) + unnamed == len(failing), (counted, len(named), unnamed)
     assert any(i.endswith("::test_parse_amount") for i in ids), ids
+    # The Markdown answer, for clients that show a model only the structure.
+    assert s["markdown"] == markdown_of(result), s["markdown"]
     figure(
         f"root_causes ({len(failing)} failures): structuredContent {len(json.dumps(s)):,} bytes, "
         f"{len(s['failures'])} groups, {len(ids)} ids, Markdown {len(markdown_of(result)):,} bytes"
@@ -175,23 +179,30 @@ async def test_hundreds_of_failures_have_a_structured_result(project, connect):
 
 @pytest.mark.parametrize("protocol", [HANDSHAKE, MODERN])
 async def test_a_shortened_answer_links_its_complete_result(make_project, connect, protocol):
-    """1,100 failing cases: their ids do not fit the answer's budget, so the
-    structured result names fewer; the whole ADR-006 result is a resource."""
+    """1,100 failing cases: at the default budget the answer is whole (five
+    ids named, `more` counting the rest) and nothing is kept; within 300
+    tokens it is shortened, and the whole ADR-006 result is a resource,
+    linked and named in the structured result."""
     root = failing_cases_project(make_project)
     with anyio.fail_after(90):
         async with connect(root, protocol=protocol) as conn:
-            result = await call(conn, "execute_tests", {})
+            roomy = await call(conn, "execute_tests", {})
+            result = await call(conn, "execute_tests", {"max_tokens": 300})
             listed = await conn.session.list_resources()
             (link,) = links_of(result)
             read = await conn.session.read_resource(link.uri)
             with pytest.raises(MCPError) as missing:
                 await conn.session.read_resource("pytest-mcp://runs/99")
+    whole_answer = roomy.structured_content
+    assert not links_of(roomy) and "truncated" not in whole_answer, whole_answer
+    (group,) = whole_answer["failures"]
+    assert group["count"] == 1100 and len(group["node_ids"]) == 5 and group["more"] == 1095, group
     s = result.structured_content
     assert s["summary"]["failed"] == 1100 and s["summary"]["passed"] == 100, s["summary"]
     truncated = s["truncated"]
-    assert truncated["dropped"] == ["node ids"] and truncated["max_tokens"] == 8000, truncated
-    assert truncated["tests_omitted"] == 1100 - len(s["failures"][0]["node_ids"]), truncated
-    assert link.uri == "pytest-mcp://runs/1" and link.mime_type == "application/json", link
+    assert truncated["max_tokens"] == 300 and truncated["tests_omitted"] > 0, truncated
+    assert link.uri == s["full_result"] == "pytest-mcp://runs/1", (link, s.get("full_result"))
+    assert link.mime_type == "application/json", link
     assert [r.uri for r in listed.resources] == [link.uri], listed
     (contents,) = read.contents
     assert contents.mime_type == "application/json", contents
@@ -208,7 +219,7 @@ async def test_a_shortened_answer_links_its_complete_result(make_project, connec
     assert "does not exist" in missing.value.error.message, missing.value.error
     figure(
         f"1,100 failing cases ({protocol}): structuredContent {len(json.dumps(s)):,} bytes "
-        f"({len(s['failures'][0]['node_ids'])} ids named), complete result {link.size:,} bytes"
+        f"({len(group['node_ids'])} ids named at the default budget), complete result {link.size:,} bytes"
     )
 
 
@@ -234,7 +245,12 @@ async def test_a_shortened_markdown_or_json_answer_links_its_complete_result(pro
         assert len(whole["tests"]) == whole["summary"]["total"] == s["summary"]["total"] > 1000
         failed = sum(t["outcome"] == "failed" for t in whole["tests"])
         assert failed == s["summary"]["failed"], (failed, s["summary"])
-        assert s["truncated"]["max_tokens"] == 300 and s["failures"], s
+        assert s["truncated"]["max_tokens"] == 300 and s["full_result"] == links_of(result)[0].uri, s
+    # Within 300 tokens, the Markdown's structured result leaves its groups
+    # to the Markdown it carries; the JSON's keeps the largest.
+    md = markdown.structured_content
+    assert md["markdown"] == markdown_of(markdown) and "::test_total" in md["markdown"], md
+    assert as_json.structured_content["failures"][0]["count"] == 400, as_json.structured_content
     assert wholes[0]["json_report"] is None and wholes[1]["json_report"]["tests"], sorted(wholes[1])
     figure(
         f"root_causes within 300 tokens: Markdown {len(markdown_of(markdown)):,} bytes, "
