@@ -169,6 +169,65 @@ mod tests {
     use crate::model::discovery::{Discovery, Item};
     use crate::model::outcome::ErrorKind;
 
+    /// A timeout after hundreds of failures, with long output: within the
+    /// budget, its own lines first, what finished shrunk as a run's answer,
+    /// the note on what went and the command last; whole when it fits.
+    #[test]
+    fn an_error_with_many_partial_results_fits_its_budget() {
+        use crate::budget::count_tokens;
+        use crate::model::{Outcome, Run, TestResult};
+        let mut e = ExecError::spawn(
+            "pytest execution exceeded timeout of 5 seconds while running tests/t.py::test_slow"
+                .into(),
+            vec!["python".into(), "-m".into(), "pytest".into()],
+        );
+        e.kind = ErrorKind::Timeout;
+        e.stdout = "progress line that goes on and on\n".repeat(200);
+        e.partial = Run {
+            tests: (0..500)
+                .map(|n| {
+                    let mut t = TestResult::new(format!("tests/t{n}.py::test_x"), Outcome::Failed);
+                    t.set_message(Some(format!("ValueError{n}: broken in its own way")));
+                    t.set_traceback(Some(format!("tests/t{n}.py:3: in test_x\n    x()\n")));
+                    t
+                })
+                .collect(),
+            ..Run::default()
+        };
+        let whole = error_markdown(&e);
+        assert!(count_tokens(&whole) > 8_000, "{}", count_tokens(&whole));
+        for max in [300, 1_000, 8_000] {
+            let fitted = error_markdown_fitted(&e, &Budget::tokens(max));
+            let n = count_tokens(&fitted.text);
+            assert!(n <= max, "{n} tokens at {max}");
+            assert!(
+                fitted
+                    .text
+                    .starts_with("Test TIMEOUT (0.0s) — pytest execution exceeded")
+            );
+            assert!(
+                fitted.text.contains("Finished before the end: 500"),
+                "{}",
+                fitted.text
+            );
+            assert!(fitted.text.contains(&format!(
+                "Shortened to fit {} tokens",
+                crate::text::thousands(max)
+            )));
+            assert!(
+                fitted.text.ends_with("> Command: python -m pytest\n"),
+                "{}",
+                fitted.text
+            );
+            let t = fitted.truncation.expect("truncation");
+            assert_eq!(t.dropped[0], "pytest's last output lines");
+        }
+        e.partial.tests.truncate(1);
+        e.stdout.clear();
+        let small = error_markdown_fitted(&e, &Budget::tokens(8_000));
+        assert_eq!(small, Fitted::whole(error_markdown(&e)));
+    }
+
     /// Ids are shown with their control characters escaped, as in reports.
     #[test]
     fn ids_in_errors_and_discovery_are_escaped() {

@@ -172,12 +172,22 @@ async function hundredsOfFailures() {
 async function shortenedAnswer() {
   const { client } = await connect("failing_cases");
   try {
-    const result = await call(client, "execute_tests", {});
+    // At the default budget the answer is whole: five ids, `more` the rest.
+    const roomy = await call(client, "execute_tests", {});
+    const group = roomy.structuredContent.failures[0];
+    assert.equal(group.node_ids.length, 5, JSON.stringify(group));
+    assert.equal(group.more, 1095, JSON.stringify(group));
+    assert.equal(roomy.structuredContent.markdown, roomy.content[0].text);
+    assert.ok(!roomy.structuredContent.truncated, JSON.stringify(roomy.structuredContent));
+    // Within 300 tokens it is shortened, and the complete result is kept.
+    const result = await call(client, "execute_tests", { max_tokens: 300 });
     const s = result.structuredContent;
     assert.ok(s.truncated, JSON.stringify(s));
+    assert.equal(s.truncated.max_tokens, 300);
     const links = result.content.filter((c) => c.type === "resource_link");
     assert.equal(links.length, 1, JSON.stringify(result.content));
     const [link] = links;
+    assert.equal(s.full_result, link.uri);
     assert.equal(link.mimeType, "application/json");
     const listed = await client.listResources();
     assert.deepEqual(
