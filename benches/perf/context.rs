@@ -66,7 +66,8 @@ pub fn run(env: &Env) {
          (first row of each block). Common MCP clients warn at 10,000 tokens and cut at 25,000. \
          MCP answers: the text's tokens against `max_tokens` (kept: at most the budget; \
          the share of the budget used, and whether that is within 10% of it), \
-         shortened when the answer says so (`truncated`), structuredContent counted apart.\n"
+         shortened when the answer says so (`truncated`); structuredContent (which carries a \
+         Markdown answer) counted apart, against the same budget.\n"
     );
     println!(
         "| project | answer | characters | tokens | vs pytest | budget | kept | used | shortened | structuredContent |"
@@ -198,10 +199,20 @@ fn print_block(project: &str, answers: &[Answer]) {
             (Some(_), true) => "yes",
             (Some(_), false) => "no",
         };
-        let structured = a
-            .structured
-            .as_ref()
-            .map_or("-".into(), |s| thousands(tokens::count_tokens(s)));
+        // A client may show a model only the structured result (which then
+        // carries the Markdown): it keeps the budget too.
+        let structured = match (&a.structured, a.budget) {
+            (Some(s), Some(b)) => {
+                let n = tokens::count_tokens(s);
+                format!(
+                    "{} ({})",
+                    thousands(n),
+                    if n <= b { "kept" } else { "OVER" }
+                )
+            }
+            (Some(s), None) => thousands(tokens::count_tokens(s)),
+            (None, _) => "-".into(),
+        };
         println!(
             "| {project} | {} | {} | {} | {ratio} | {budget} | {kept} | {used} | {shortened} | {structured} |",
             a.what,

@@ -362,19 +362,20 @@ impl ToolAnswer {
     }
 }
 
-/// The share of a tool's budget its structured result may take when the
-/// answer is Markdown: the structured result then carries the Markdown
-/// too (`render::structured::with_markdown`), which gets the rest.
+/// The share of a tool's budget a structured result's own fields may take
+/// when the answer is Markdown: the structured result then carries the
+/// Markdown too (`render::structured::with_markdown`), which gets the rest.
 const STRUCTURED_SHARE: (usize, usize) = (1, 4);
 
 /// What `"full_result":"pytest-mcp://runs/<n>"` takes, with room to spare.
 const FULL_RESULT_TOKENS: usize = 24;
 
 /// A tool's structured result (made by `structured` for a budget) and its
-/// text (made by `text`). In Markdown, the structured result takes at most
-/// [`STRUCTURED_SHARE`] of `budget` and carries the Markdown, the two
-/// together within `budget`; in JSON, each is within `budget` (a client
-/// shows a model one or the other).
+/// text (made by `text`), each within `budget` (a client shows a model one
+/// or the other). In Markdown, the structured result's own fields take at
+/// most [`STRUCTURED_SHARE`] of `budget` and it carries the Markdown,
+/// fitted to the rest: the same as the text when that is whole, else
+/// shortened a little more than the text.
 fn with_structure<R: Structured>(
     format: Format,
     budget: &Budget,
@@ -385,7 +386,15 @@ fn with_structure<R: Structured>(
     let room = budget.beside("", FULL_RESULT_TOKENS);
     let (mut r, fitted) = if format == Format::Markdown {
         let (n, d) = STRUCTURED_SHARE;
-        render::structured::with_markdown(structured(&room.part(n, d)), &room, text)
+        let (r, carried) =
+            render::structured::with_markdown(structured(&room.part(n, d)), &room, &text);
+        // The text has the whole budget to itself: a client that shows the
+        // text shows only that. Whole, the two are the same.
+        let fitted = match carried.truncation {
+            None => carried,
+            Some(_) => text(budget),
+        };
+        (r, fitted)
     } else {
         (structured(&room), text(budget))
     };
@@ -587,9 +596,10 @@ mod tests {
         );
     }
 
-    /// In Markdown, the structured result carries the text (a client may
-    /// show a model only the structured result), the two together within
-    /// the budget with room for the kept result's URI; in JSON it does not.
+    /// In Markdown, the structured result carries the answer (a client may
+    /// show a model only the structured result), within the budget with
+    /// room for the kept result's URI; the text keeps the whole budget, the
+    /// same Markdown when it is whole. In JSON, no Markdown is carried.
     #[test]
     fn a_markdown_answer_is_carried_by_its_structured_result_within_the_budget() {
         use crate::budget::count_tokens;
@@ -612,19 +622,22 @@ mod tests {
                 panic!("{:?}", tool.answer)
             };
             let structured = tool.structured.expect("structured");
-            assert_eq!(
-                structured["markdown"].as_str(),
-                Some(text.as_str()),
-                "{max}"
-            );
+            let carried = structured["markdown"].as_str().expect("markdown");
+            assert!(carried.starts_with("Test FAILURE") && carried.len() <= text.len());
             let n = count_tokens(&structured.to_string());
             assert!(n + FULL_RESULT_TOKENS <= max, "{n} tokens at {max}");
+            let m = count_tokens(text);
+            assert!(m <= max && m >= max * 4 / 5, "{m} tokens at {max}");
             assert_eq!(structured["truncated"]["max_tokens"], max);
             assert!(text.starts_with("Test FAILURE"), "{text}");
             let json = tool_run(&run, Format::Json, &Budget::tokens(max));
             let structured = json.structured.expect("structured");
             assert!(structured.get("markdown").is_none());
         }
+        let whole = tool_run(&run, Format::Markdown, &Budget::tokens(1_000_000));
+        let structured = whole.structured.expect("structured");
+        let text = whole.answer.into_text();
+        assert_eq!(structured["markdown"].as_str(), Some(text.as_str()));
     }
 
     /// A tool's answer carries its structured result, and the whole JSON
