@@ -224,10 +224,13 @@ pub struct Truncation {
 }
 
 impl Truncation {
+    /// Nothing left out yet, against `budget`: the request's, when
+    /// `budget` is a part of it.
     pub fn new(budget: &Budget) -> Truncation {
+        let (max_tokens, max_chars) = budget.within.unwrap_or((budget.tokens, budget.chars));
         Truncation {
-            max_tokens: budget.tokens,
-            max_chars: budget.chars,
+            max_tokens,
+            max_chars,
             ..Truncation::default()
         }
     }
@@ -238,7 +241,7 @@ impl Truncation {
 /// take less room; `None` when not even one item fits. The caller gets the
 /// text that was measured, never a second rendering that could differ.
 ///
-/// It gallops up from 1 (1, 2, 4, 8, ... items) before halving, so no
+/// It gallops up from 1 (1, 3, 7, 15, ... items) before halving, so no
 /// rendering tried is much larger than the largest that fits, however many
 /// items there are: counting tokens costs in proportion to the text.
 pub fn largest_fitting<T>(

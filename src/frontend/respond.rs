@@ -217,10 +217,14 @@ fn discovery_exit(d: &Discovery) -> u8 {
     }
 }
 
-/// A run or a discovery that gave no result (ADR-007).
-pub fn exec_error(e: &ExecError, format: Format) -> Answer {
+/// A run or a discovery that gave no result (ADR-007); its Markdown within
+/// `budget`.
+pub fn exec_error(e: &ExecError, format: Format, budget: &Budget) -> Answer {
     let error = error_object(e);
-    let markdown = render::outcome::error_markdown(e);
+    let markdown = match format {
+        Format::Json => String::new(),
+        _ => render::outcome::error_markdown_fitted(e, budget).text,
+    };
     Answer::error(
         format,
         error,
@@ -381,44 +385,53 @@ fn with_structure<R: Structured>(
     budget: &Budget,
     structured: impl FnOnce(&Budget) -> R,
     text: impl Fn(&Budget) -> Fitted,
-) -> (R, Fitted) {
+) -> Structure<R> {
     // Room for the server to add `full_result` (the kept result's URI).
     let room = budget.beside("", FULL_RESULT_TOKENS);
-    let (mut r, fitted) = if format == Format::Markdown {
+    let (r, fitted, shortened) = if format == Format::Markdown {
         let (n, d) = STRUCTURED_SHARE;
-        let (r, carried) =
+        let (mut r, carried) =
             render::structured::with_markdown(structured(&room.part(n, d)), &room, &text);
         // The text has the whole budget to itself: a client that shows the
         // text shows only that. Whole, the two are the same.
+        let shortened = r.truncated().is_some() || carried.truncation.is_some();
         let fitted = match carried.truncation {
             None => carried,
             Some(_) => text(budget),
         };
-        (r, fitted)
+        (r, fitted, shortened)
     } else {
-        (structured(&room), text(budget))
+        let mut r = structured(&room);
+        let shortened = r.truncated().is_some();
+        (r, text(budget), shortened)
     };
-    // What was left out is said against the budget the request asked for.
-    if let Some(t) = r.truncated() {
-        t.max_tokens = budget.tokens;
-        t.max_chars = budget.chars;
+    Structure {
+        structured: r,
+        shortened: shortened || fitted.truncation.is_some(),
+        fitted,
     }
-    (r, fitted)
+}
+
+/// What [`with_structure`] makes: the structured result, the text, and
+/// whether either left something out (then the complete result is kept).
+struct Structure<R> {
+    structured: R,
+    fitted: Fitted,
+    shortened: bool,
 }
 
 /// A test run's answer to a tool call (see [`run`]).
 pub fn tool_run(run: &Run, format: Format, budget: &Budget) -> ToolAnswer {
-    let (structured, fitted) = with_structure(
+    let s = with_structure(
         format,
         budget,
         |b| render::structured::run(run, b),
         |b| run_text(run, format, b, false),
     );
-    let shortened = structured.truncated.is_some();
     ToolAnswer::new(
-        result(fitted, run_exit(run)),
-        structured,
-        shortened,
+        result(s.fitted, run_exit(run)),
+        s.structured,
+        s.shortened,
         || render::json::render(run, false),
         format!(
             "Test {} — {}",
@@ -430,17 +443,16 @@ pub fn tool_run(run: &Run, format: Format, budget: &Budget) -> ToolAnswer {
 
 /// A discovery's answer to a tool call (see [`discovery`]).
 pub fn tool_discovery(d: &Discovery, format: Format, budget: &Budget) -> ToolAnswer {
-    let (structured, fitted) = with_structure(
+    let s = with_structure(
         format,
         budget,
         |b| render::structured::discovery(d, b),
         |b| discovery_text(d, format, b, false),
     );
-    let shortened = structured.truncated.is_some();
     ToolAnswer::new(
-        result(fitted, discovery_exit(d)),
-        structured,
-        shortened,
+        result(s.fitted, discovery_exit(d)),
+        s.structured,
+        s.shortened,
         || render::json::text(&render::discovery::discovery_value(d), false),
         format!(
             "Discover — {} tests, {} collection errors",
@@ -460,36 +472,34 @@ pub fn tool_exec_error(
     discovery: bool,
 ) -> ToolAnswer {
     let headline = format!("Test {} — {}", e.kind.status_word(), e.message);
+    if format != Format::Markdown {
+        // The JSON-RPC error object: no text, no structured result.
+        return ToolAnswer::bare(exec_error(e, format, budget), headline);
+    }
     let full = || render::json::text(&error_object(e).to_value(), false);
-    // In Markdown, the error within the budget; in JSON, the error object.
-    let answer = |fitted: Fitted| match format {
-        Format::Markdown => Answer::Text {
-            text: fitted.text,
-            is_error: true,
-            exit: error_status(e),
-            truncation: fitted.truncation,
-        },
-        _ => exec_error(e, format),
+    let answer = |fitted: Fitted| Answer::Text {
+        text: fitted.text,
+        is_error: true,
+        exit: error_status(e),
+        truncation: fitted.truncation,
     };
     let text = |b: &Budget| render::outcome::error_markdown_fitted(e, b);
     if discovery {
-        let (structured, fitted) = with_structure(
+        let s = with_structure(
             format,
             budget,
             |b| render::structured::discovery_error(e, b),
             text,
         );
-        let shortened = structured.truncated.is_some();
-        ToolAnswer::new(answer(fitted), structured, shortened, full, headline)
+        ToolAnswer::new(answer(s.fitted), s.structured, s.shortened, full, headline)
     } else {
-        let (structured, fitted) = with_structure(
+        let s = with_structure(
             format,
             budget,
             |b| render::structured::run_error(e, b),
             text,
         );
-        let shortened = structured.truncated.is_some();
-        ToolAnswer::new(answer(fitted), structured, shortened, full, headline)
+        ToolAnswer::new(answer(s.fitted), s.structured, s.shortened, full, headline)
     }
 }
 
@@ -499,188 +509,5 @@ pub fn tool_invalid(e: &ValidationError, format: Format) -> ToolAnswer {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::outcome::Signal;
-    use crate::request::invalid as refused;
-
-    /// The -32602 object: SPEC.md's message, and field, rule and value in
-    /// `data`; the same for every refusal, in `json`; Markdown otherwise.
-    #[test]
-    fn a_refused_parameter_is_one_invalid_params_object_or_one_line() {
-        let e = refused("timeout", "must be between 1 and 86400 seconds", 0);
-        let answer = invalid(&e, Format::Json);
-        let Answer::Error { error, exit } = &answer else {
-            panic!("{answer:?}")
-        };
-        assert_eq!(*exit, EXIT_INVALID_PARAMS);
-        assert_eq!(
-            error.to_value(),
-            json!({"error": {
-                "code": -32602,
-                "message": "Invalid params: timeout must be between 1 and 86400 seconds (received 0)",
-                "data": {"field": "timeout", "detail": "must be between 1 and 86400 seconds", "received_value": 0},
-            }})
-        );
-        let md = invalid(&e, Format::Markdown);
-        assert_eq!(
-            md,
-            Answer::Text {
-                text: format!("{e}\n"),
-                is_error: true,
-                exit: EXIT_INVALID_PARAMS,
-                truncation: None,
-            }
-        );
-        let html = invalid(&e, Format::Html).into_text();
-        assert!(
-            html.contains("<title>pytest-mcp: invalid parameters</title>"),
-            "{html}"
-        );
-    }
-
-    /// A crash exits 128 + the signal's number, whatever its name.
-    #[test]
-    fn a_crash_exits_with_the_signals_number() {
-        let mut e = ExecError::spawn("gone".into(), vec!["python".into()]);
-        assert_eq!(exec_error(&e, Format::Markdown).exit(), EXIT_SPAWN);
-        e.kind = ErrorKind::Crash;
-        e.signal = Some(Signal::new(11, "SIGSEGV"));
-        let answer = exec_error(&e, Format::Json);
-        assert_eq!(answer.exit(), 139);
-        let Answer::Error { error, .. } = &answer else {
-            panic!("{answer:?}")
-        };
-        assert_eq!(
-            (error.code, &error.data["signal"]),
-            (-32000, &json!("SIGSEGV"))
-        );
-        e.signal = Some(Signal::new(40, "signal 40"));
-        assert_eq!(exec_error(&e, Format::Markdown).exit(), 168);
-    }
-
-    /// Unreadable inputs: every one listed under `errors`, the first named.
-    #[test]
-    fn unreadable_inputs_name_the_first_and_list_all() {
-        let errors = [
-            InputError {
-                file: "a.xml".into(),
-                line: 3,
-                column: 0,
-                detail: "broken".into(),
-            },
-            InputError {
-                file: "b.json".into(),
-                line: 0,
-                column: 0,
-                detail: "cannot read the file".into(),
-            },
-        ];
-        let value: Value =
-            serde_json::from_str(&unreadable(&errors, 3, Format::Json).into_text()).unwrap();
-        let data = &value["error"]["data"];
-        assert_eq!(value["error"]["code"], -32602);
-        assert_eq!(data["field"], "files");
-        assert_eq!(data["received_value"], "a.xml");
-        assert_eq!(
-            data["detail"],
-            "2 of 3 input files could not be read as test results: broken"
-        );
-        assert_eq!(data["errors"].as_array().map(Vec::len), Some(2));
-        let md = unreadable(&errors, 3, Format::Junit);
-        assert_eq!(md.exit(), EXIT_INPUT_ERROR);
-        assert_eq!(
-            md.into_text(),
-            "Report ERROR — 2 of 3 input files could not be read as test results\n\
-             - a.xml: line 3: broken\n- b.json: cannot read the file\n"
-        );
-    }
-
-    /// In Markdown, the structured result carries the answer (a client may
-    /// show a model only the structured result), within the budget with
-    /// room for the kept result's URI; the text keeps the whole budget, the
-    /// same Markdown when it is whole. In JSON, no Markdown is carried.
-    #[test]
-    fn a_markdown_answer_is_carried_by_its_structured_result_within_the_budget() {
-        use crate::budget::count_tokens;
-        use crate::model::{Outcome, TestResult};
-        let tests = (0..300)
-            .map(|n| {
-                let mut t = TestResult::new(format!("tests/t{n}.py::test_x"), Outcome::Failed);
-                t.set_message(Some(format!("ValueError{n}: broken")));
-                t.set_traceback(Some(format!("tests/t{n}.py:1: in test_x\n    boom()\n")));
-                t
-            })
-            .collect();
-        let run = Run {
-            tests,
-            ..Run::default()
-        };
-        for max in [200, 400, 1_000, 8_000] {
-            let tool = tool_run(&run, Format::Markdown, &Budget::tokens(max));
-            let Answer::Text { text, .. } = &tool.answer else {
-                panic!("{:?}", tool.answer)
-            };
-            let structured = tool.structured.expect("structured");
-            let carried = structured["markdown"].as_str().expect("markdown");
-            assert!(carried.starts_with("Test FAILURE") && carried.len() <= text.len());
-            let n = count_tokens(&structured.to_string());
-            assert!(n + FULL_RESULT_TOKENS <= max, "{n} tokens at {max}");
-            let m = count_tokens(text);
-            assert!(m <= max && m >= max * 4 / 5, "{m} tokens at {max}");
-            assert_eq!(structured["truncated"]["max_tokens"], max);
-            assert!(text.starts_with("Test FAILURE"), "{text}");
-            let json = tool_run(&run, Format::Json, &Budget::tokens(max));
-            let structured = json.structured.expect("structured");
-            assert!(structured.get("markdown").is_none());
-        }
-        let whole = tool_run(&run, Format::Markdown, &Budget::tokens(1_000_000));
-        let structured = whole.structured.expect("structured");
-        let text = whole.answer.into_text();
-        assert_eq!(structured["markdown"].as_str(), Some(text.as_str()));
-    }
-
-    /// A tool's answer carries its structured result, and the whole JSON
-    /// result only when the text or the structure left something out; an
-    /// error in JSON and a refused request carry neither.
-    #[test]
-    fn a_tool_answer_keeps_the_whole_result_only_when_it_was_shortened() {
-        use crate::model::{Outcome, TestResult};
-        let tests = (0..300)
-            .map(|n| {
-                let mut t = TestResult::new(format!("tests/t{n}.py::test_x"), Outcome::Failed);
-                t.set_message(Some(format!("ValueError{n}: broken")));
-                t
-            })
-            .collect();
-        let run = Run {
-            tests,
-            ..Run::default()
-        };
-        let roomy = tool_run(&run, Format::Markdown, &Budget::tokens(1_000_000));
-        assert!(
-            roomy.structured.is_some() && roomy.full.is_none(),
-            "{roomy:?}"
-        );
-        for format in [Format::Markdown, Format::Json] {
-            let tight = tool_run(&run, format, &Budget::tokens(300));
-            let structured = tight.structured.expect("structured");
-            assert_eq!(structured["truncated"]["max_tokens"], 300);
-            let whole: Value = serde_json::from_str(&tight.full.expect("whole")).unwrap();
-            assert_eq!(whole["tests"].as_array().map(Vec::len), Some(300));
-            assert_eq!(tight.headline, "Test FAILURE — 300 run, 300 failed");
-        }
-        let mut e = ExecError::spawn("gone".into(), vec!["python".into()]);
-        e.kind = ErrorKind::Timeout;
-        let budget = Budget::tokens(8_000);
-        let md = tool_exec_error(&e, Format::Markdown, &budget, true);
-        assert_eq!(md.structured.expect("structured")["status"], "timeout");
-        let json = tool_exec_error(&e, Format::Json, &budget, false);
-        assert!(matches!(json.answer, Answer::Error { .. }) && json.structured.is_none());
-        let refused = tool_invalid(
-            &refused("timeout", "must be 1 or more", 0),
-            Format::Markdown,
-        );
-        assert!(refused.structured.is_none() && refused.full.is_none());
-    }
-}
+#[path = "respond_tests.rs"]
+mod tests;

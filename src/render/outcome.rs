@@ -12,7 +12,7 @@ use super::markdown;
 use crate::budget::{Budget, Fitted, Truncation};
 use crate::model::outcome::{ExecError, Running};
 use crate::render::json as adr006;
-use crate::text::one_line;
+use crate::text::{first_line, one_line};
 
 /// Lines of stdout/stderr shown under an error in Markdown.
 const OUTPUT_TAIL_LINES: usize = 30;
@@ -43,8 +43,20 @@ pub fn error_markdown_fitted(e: &ExecError, budget: &Budget) -> Fitted {
         return Fitted::whole(whole);
     }
     let mut out = error_head(e);
-    let command = command_note(e);
-    let room = budget.beside(&format!("{out}\n> {command}\n"), 0);
+    let mut closing = Vec::new();
+    let tail_dropped = !output_tail(e).is_empty();
+    if tail_dropped {
+        closing.push(format!(
+            "pytest's last output lines left out to fit {}.",
+            budget.describe()
+        ));
+    }
+    closing.push(command_note(e));
+    let closing: String = closing
+        .iter()
+        .map(|note| format!("> {}\n", markdown::clip(note)))
+        .collect();
+    let room = budget.beside(&format!("{out}\n{closing}"), 0);
     let partial = markdown::render_fitted(&e.partial, &room, "", false);
     // The partial run's answer, without its own header line.
     let body = partial.text.split_once('\n').map_or("", |(_, rest)| rest);
@@ -52,13 +64,28 @@ pub fn error_markdown_fitted(e: &ExecError, budget: &Budget) -> Fitted {
     if !body.lines().last().is_some_and(|l| l.starts_with("> ")) {
         out.push('\n');
     }
-    let _ = writeln!(out, "> {command}");
+    out.push_str(&closing);
     let mut truncation = partial
         .truncation
         .unwrap_or_else(|| Truncation::new(budget));
-    truncation
-        .dropped
-        .insert(0, "pytest's last output lines".to_string());
+    if tail_dropped {
+        truncation
+            .dropped
+            .insert(0, "pytest's last output lines".to_string());
+    }
+    if !budget.fits(&out) {
+        // The error's own lines alone are too long (a command naming
+        // hundreds of ids, a worker's line each): the status line and the
+        // command, clipped, or the status line alone.
+        truncation
+            .dropped
+            .push("what finished before the end".into());
+        let status = markdown::clip(first_line(&out)).into_owned();
+        out = format!("{status}\n\n> {}\n", markdown::clip(&command_note(e)));
+        if !budget.fits(&out) {
+            out = format!("{status}\n");
+        }
+    }
     Fitted {
         text: out,
         truncation: Some(truncation),
@@ -221,6 +248,15 @@ mod tests {
             );
             let t = fitted.truncation.expect("truncation");
             assert_eq!(t.dropped[0], "pytest's last output lines");
+        }
+        // A command naming two thousand ids: clipped, still within.
+        let mut long = e.clone();
+        long.command
+            .extend((0..2_000).map(|n| format!("tests/t{n}.py::test_x")));
+        for max in [200, 1_000] {
+            let fitted = error_markdown_fitted(&long, &Budget::tokens(max));
+            assert!(count_tokens(&fitted.text) <= max, "{max}: {}", fitted.text);
+            assert!(fitted.text.starts_with("Test TIMEOUT"), "{}", fitted.text);
         }
         e.partial.tests.truncate(1);
         e.stdout.clear();

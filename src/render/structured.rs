@@ -5,11 +5,13 @@
 //!
 //! Pure: a model value in, a value out. The types are also the tools'
 //! output schemas (`frontend::tools` derives them), so a schema and the
-//! values it describes cannot disagree. A value is bounded by the same
-//! [`Budget`] as the answer's text: when its compact JSON does not fit,
-//! fewer ids are named per group, then the smallest groups (discovery: the
-//! last test functions) and the last collection errors are left out, and
-//! `truncated` says what went; the counts always stay exact.
+//! values it describes cannot disagree. A group names a few ids and
+//! counts the rest (`more`). A value is bounded by a [`Budget`] (the
+//! answer's, or a share of it when it carries the Markdown answer, see
+//! [`with_markdown`]): when its compact JSON does not fit, one id is named
+//! per group, then the smallest groups (discovery: the last test
+//! functions) and the last collection errors are left out, and `truncated`
+//! says what went; the counts always stay exact.
 
 use std::collections::BTreeMap;
 
@@ -498,7 +500,8 @@ pub fn with_markdown<R: Structured>(
         // JSON escapes cost a little more than the text they escape.
         slack += budget.excess(&whole) + 8;
     }
-    // Not reached in practice: the Markdown alone always fits its room.
+    // Only when the structured fields alone take the budget (a very small
+    // one): the structured result goes without the Markdown.
     *r.markdown() = None;
     let md = markdown(&budget.beside(&bare, slack));
     (r, md)

@@ -110,10 +110,10 @@ fn answer(project: &ProjectArgs, answer: Answer) -> u8 {
     finish(project.output.as_ref(), &answer.into_text(), status)
 }
 
-/// An execution error's answer; stderr gets its message.
-fn failed(e: &ExecError, format: Format) -> Answer {
+/// An execution error's answer within `budget`; stderr gets its message.
+fn failed(e: &ExecError, format: Format, budget: &Budget) -> Answer {
     eprintln!("pytest-mcp: {}", e.message);
-    respond::exec_error(e, format)
+    respond::exec_error(e, format, budget)
 }
 
 fn finish(output: Option<&PathBuf>, text: &str, status: u8) -> u8 {
@@ -209,7 +209,8 @@ fn run_pytest(args: &RunArgs) -> u8 {
                 let markdown = crate::render::outcome::error_markdown(&e);
                 github::append_summary(|room| github::cut_to(markdown, room));
             }
-            failed(&e, project.format)
+            let budget = report::cli_budget(project.format, params.max_tokens, project.max_chars);
+            failed(&e, project.format, &budget)
         }
         Err(RunError::Refused(e)) => {
             eprintln!("pytest-mcp: {e}");
@@ -291,7 +292,10 @@ fn run_discover(args: &DiscoverArgs) -> u8 {
             let budget = report::cli_budget(project.format, params.max_tokens, project.max_chars);
             respond::discovery(&d, project.format, &budget, true)
         }
-        Err(e) => failed(&e, project.format),
+        Err(e) => {
+            let budget = report::cli_budget(project.format, params.max_tokens, project.max_chars);
+            failed(&e, project.format, &budget)
+        }
     };
     answer(project, answered)
 }

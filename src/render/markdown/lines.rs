@@ -12,7 +12,7 @@ pub(super) fn indent_line(out: &mut String, line: &str) {
 }
 
 /// Cuts a line longer than [`MAX_LINE_CHARS`], saying how much was cut.
-pub(super) fn clip(line: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn clip(line: &str) -> std::borrow::Cow<'_, str> {
     // No more bytes than the limit is no more characters: nothing to count.
     if line.len() <= MAX_LINE_CHARS {
         return std::borrow::Cow::Borrowed(line);

@@ -32,6 +32,7 @@ use crate::model::{Counts, Run};
 use crate::text::{one_line, plural};
 
 pub use fit::render_fitted;
+pub(crate) use lines::clip;
 pub use sections::{collection_errors, indented, notes};
 
 use grouping::{Group, failure_groups};
