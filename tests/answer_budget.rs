@@ -55,17 +55,21 @@ fn project() -> &'static (tempfile::TempDir, PathBuf) {
     })
 }
 
+/// The server's settings for the project's private copy.
+fn settings() -> Settings {
+    Settings {
+        root: Root::new(&project().1).expect("root"),
+        python: Some(support::test_python()),
+        default_timeout: Duration::from_secs(300),
+        kill_grace: Duration::from_secs(2),
+    }
+}
+
 /// The project's run, as `execute_tests` gets it.
 fn run() -> &'static Run {
     static RUN: OnceLock<Run> = OnceLock::new();
     RUN.get_or_init(|| {
-        let root = Root::new(&project().1).expect("root");
-        let settings = Settings {
-            root,
-            python: Some(support::test_python()),
-            default_timeout: Duration::from_secs(300),
-            kill_grace: Duration::from_secs(2),
-        };
+        let settings = settings();
         let params = ExecuteTestsRequest::default()
             .validate(&settings.root, settings.default_timeout)
             .expect("valid");
@@ -288,13 +292,7 @@ fn ids_are_accepted_by_pytest(md: &str) {
 #[test]
 fn last_failed_reruns_exactly_the_failures_and_errors() {
     let first = run();
-    let root = Root::new(&project().1).expect("root");
-    let settings = Settings {
-        root,
-        python: Some(support::test_python()),
-        default_timeout: Duration::from_secs(300),
-        kill_grace: Duration::from_secs(2),
-    };
+    let settings = settings();
     let params = ExecuteTestsRequest {
         last_failed: Some(true),
         ..Default::default()

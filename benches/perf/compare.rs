@@ -18,9 +18,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::proc::{Sample, median, timed};
+use crate::proc::{Sample, median};
 use crate::throughput::{CASES, generate, mb};
-use crate::{Env, order, secs};
+use crate::{Env, alternated, secs};
 
 /// One command timed: which build, which file, which arguments.
 struct Cmd {
@@ -49,21 +49,14 @@ pub fn run(env: &Env) {
     let cmds = commands(env, baseline, &xml, &json);
     let out = env.inputs.join("report/compare-out");
     let rounds = env.rounds.max(5);
-    let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); cmds.len()];
-    let mut outputs = vec![0u64; cmds.len()];
-    for round in 0..rounds {
-        for i in order(cmds.len(), round) {
-            let sink = std::fs::File::create(&out).expect("output file");
-            let mut c = cmds[i].command();
-            c.stdin(Stdio::null()).stdout(sink).stderr(Stdio::null());
-            let s = timed(&mut c);
-            assert_eq!(s.status, 0, "{} exited {}", cmds[i].name, s.status);
-            outputs[i] = std::fs::metadata(&out).map_or(0, |m| m.len());
-            samples[i].push(s);
-            eprint!(".");
-        }
-    }
-    eprintln!();
+    let (samples, outputs) = alternated(
+        cmds.len(),
+        rounds,
+        &out,
+        |i| cmds[i].name.clone(),
+        |i| cmds[i].command(),
+        Stdio::null,
+    );
     let counts: Vec<Option<u64>> = cmds
         .iter()
         .map(|c| c.instructions.then(|| callgrind(c)).flatten())

@@ -213,3 +213,35 @@ pub fn secs(s: f64) -> String {
 pub fn order(n: usize, round: usize) -> Vec<usize> {
     (0..n).map(|i| (i + round) % n).collect()
 }
+
+/// Times `n` commands (`command(i)`, named `name(i)`) over `rounds`
+/// alternated rounds, each writing its output to the file `out`, as
+/// `report ... > comment.md` would, and its stderr to `stderr()`. Each must
+/// succeed. Returns every command's samples and its output's size.
+pub fn alternated(
+    n: usize,
+    rounds: usize,
+    out: &Path,
+    name: impl Fn(usize) -> String,
+    command: impl Fn(usize) -> std::process::Command,
+    stderr: impl Fn() -> std::process::Stdio,
+) -> (Vec<Vec<proc::Sample>>, Vec<u64>) {
+    let mut samples = vec![Vec::new(); n];
+    let mut outputs = vec![0u64; n];
+    for round in 0..rounds {
+        for i in order(n, round) {
+            let sink = std::fs::File::create(out).expect("output file");
+            let mut c = command(i);
+            c.stdin(std::process::Stdio::null())
+                .stdout(sink)
+                .stderr(stderr());
+            let s = proc::timed(&mut c);
+            assert_eq!(s.status, 0, "{} exited {}", name(i), s.status);
+            outputs[i] = std::fs::metadata(out).map_or(0, |m| m.len());
+            samples[i].push(s);
+            eprint!(".");
+        }
+    }
+    eprintln!();
+    (samples, outputs)
+}

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::overhead::verdict;
-use crate::proc::{Sample, median, timed};
-use crate::{Env, order, secs};
+use crate::proc::median;
+use crate::{Env, alternated, secs};
 
 /// Test cases in the generated file.
 pub const CASES: usize = 100_000;
@@ -134,23 +134,15 @@ pub fn run(env: &Env) {
     }
 
     let out = dir.join("out");
-    let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); cmds.len()];
-    let mut outputs: Vec<u64> = vec![0; cmds.len()];
     let rounds = env.rounds.max(5);
-    for round in 0..rounds {
-        for i in order(cmds.len(), round) {
-            let mut c = (cmds[i].build)();
-            // Output goes to a file, as `report ... > comment.md` would.
-            let sink = std::fs::File::create(&out).expect("output file");
-            c.stdin(Stdio::null()).stdout(sink).stderr(Stdio::inherit());
-            let s = timed(&mut c);
-            assert_eq!(s.status, 0, "{} exited {}", cmds[i].name, s.status);
-            outputs[i] = std::fs::metadata(&out).map_or(0, |m| m.len());
-            samples[i].push(s);
-            eprint!(".");
-        }
-    }
-    eprintln!();
+    let (samples, outputs) = alternated(
+        cmds.len(),
+        rounds,
+        &out,
+        |i| cmds[i].name.clone(),
+        |i| (cmds[i].build)(),
+        Stdio::inherit,
+    );
     println!(
         "## 2. Report throughput: {CASES} test cases, 1% failing; JUnit XML {:.1} MB, JSON report {:.1} MB; {rounds} rounds\n",
         mb(xml_len),

@@ -333,29 +333,6 @@ pub struct ToolAnswer {
 }
 
 impl ToolAnswer {
-    /// `answer` with its structured result; the whole JSON result (made by
-    /// `full`, only then) when the text or the structured result
-    /// (`structured_shortened`) left something out.
-    fn new<S: serde::Serialize>(
-        answer: Answer,
-        structured: S,
-        structured_shortened: bool,
-        full: impl FnOnce() -> String,
-        headline: String,
-    ) -> ToolAnswer {
-        let text_shortened = match &answer {
-            Answer::Text { truncation, .. } => truncation.is_some(),
-            Answer::Error { .. } => return ToolAnswer::bare(answer, headline),
-        };
-        let shortened = text_shortened || structured_shortened;
-        ToolAnswer {
-            answer,
-            structured: serde_json::to_value(structured).ok(),
-            full: shortened.then(full),
-            headline,
-        }
-    }
-
     fn bare(answer: Answer, headline: String) -> ToolAnswer {
         ToolAnswer {
             answer,
@@ -374,64 +351,55 @@ const STRUCTURED_SHARE: (usize, usize) = (1, 4);
 /// What `"full_result":"pytest-mcp://runs/<n>"` takes, with room to spare.
 const FULL_RESULT_TOKENS: usize = 24;
 
-/// A tool's structured result (made by `structured` for a budget) and its
-/// text (made by `text`), each within `budget` (a client shows a model one
-/// or the other). In Markdown, the structured result's own fields take at
-/// most [`STRUCTURED_SHARE`] of `budget` and it carries the Markdown,
-/// fitted to the rest: the same as the text when that is whole, else
-/// shortened a little more than the text.
-fn with_structure<R: Structured>(
+/// A tool's answer: its text (made by `text` for a budget, then `answer`)
+/// and its structured result (made by `structured`), each within `budget`
+/// (a client shows a model one or the other), and the complete result
+/// (made by `full`, only then) when either left something out. In
+/// Markdown, the structured result's own fields take at most
+/// [`STRUCTURED_SHARE`] of `budget` and it carries the Markdown, fitted to
+/// the rest: the same as the text when that is whole, else shortened a
+/// little more than the text.
+fn tool_answer<R: Structured>(
     format: Format,
     budget: &Budget,
     structured: impl FnOnce(&Budget) -> R,
     text: impl Fn(&Budget) -> Fitted,
-) -> Structure<R> {
+    answer: impl FnOnce(Fitted) -> Answer,
+    full: impl FnOnce() -> String,
+    headline: String,
+) -> ToolAnswer {
     // Room for the server to add `full_result` (the kept result's URI).
     let room = budget.beside("", FULL_RESULT_TOKENS);
-    let (r, fitted, shortened) = if format == Format::Markdown {
+    let (mut r, fitted, carried_shortened) = if format == Format::Markdown {
         let (n, d) = STRUCTURED_SHARE;
-        let (mut r, carried) =
+        let (r, carried) =
             render::structured::with_markdown(structured(&room.part(n, d)), &room, &text);
         // The text has the whole budget to itself: a client that shows the
         // text shows only that. Whole, the two are the same.
-        let shortened = r.truncated().is_some() || carried.truncation.is_some();
-        let fitted = match carried.truncation {
-            None => carried,
-            Some(_) => text(budget),
-        };
-        (r, fitted, shortened)
+        match carried.truncation {
+            None => (r, carried, false),
+            Some(_) => (r, text(budget), true),
+        }
     } else {
-        let mut r = structured(&room);
-        let shortened = r.truncated().is_some();
-        (r, text(budget), shortened)
+        (structured(&room), text(budget), false)
     };
-    Structure {
-        structured: r,
-        shortened: shortened || fitted.truncation.is_some(),
-        fitted,
+    let shortened = r.truncated().is_some() || carried_shortened || fitted.truncation.is_some();
+    ToolAnswer {
+        answer: answer(fitted),
+        structured: serde_json::to_value(r).ok(),
+        full: shortened.then(full),
+        headline,
     }
-}
-
-/// What [`with_structure`] makes: the structured result, the text, and
-/// whether either left something out (then the complete result is kept).
-struct Structure<R> {
-    structured: R,
-    fitted: Fitted,
-    shortened: bool,
 }
 
 /// A test run's answer to a tool call (see [`run`]).
 pub fn tool_run(run: &Run, format: Format, budget: &Budget) -> ToolAnswer {
-    let s = with_structure(
+    tool_answer(
         format,
         budget,
         |b| render::structured::run(run, b),
         |b| run_text(run, format, b, false),
-    );
-    ToolAnswer::new(
-        result(s.fitted, run_exit(run)),
-        s.structured,
-        s.shortened,
+        |fitted| result(fitted, run_exit(run)),
         || render::json::render(run, false),
         format!(
             "Test {} — {}",
@@ -443,16 +411,12 @@ pub fn tool_run(run: &Run, format: Format, budget: &Budget) -> ToolAnswer {
 
 /// A discovery's answer to a tool call (see [`discovery`]).
 pub fn tool_discovery(d: &Discovery, format: Format, budget: &Budget) -> ToolAnswer {
-    let s = with_structure(
+    tool_answer(
         format,
         budget,
         |b| render::structured::discovery(d, b),
         |b| discovery_text(d, format, b, false),
-    );
-    ToolAnswer::new(
-        result(s.fitted, discovery_exit(d)),
-        s.structured,
-        s.shortened,
+        |fitted| result(fitted, discovery_exit(d)),
         || render::json::text(&render::discovery::discovery_value(d), false),
         format!(
             "Discover — {} tests, {} collection errors",
@@ -476,30 +440,20 @@ pub fn tool_exec_error(
         // The JSON-RPC error object: no text, no structured result.
         return ToolAnswer::bare(exec_error(e, format, budget), headline);
     }
-    let full = || render::json::text(&error_object(e).to_value(), false);
+    let text = |b: &Budget| render::outcome::error_markdown_fitted(e, b);
     let answer = |fitted: Fitted| Answer::Text {
         text: fitted.text,
         is_error: true,
         exit: error_status(e),
         truncation: fitted.truncation,
     };
-    let text = |b: &Budget| render::outcome::error_markdown_fitted(e, b);
+    let full = || render::json::text(&error_object(e).to_value(), false);
     if discovery {
-        let s = with_structure(
-            format,
-            budget,
-            |b| render::structured::discovery_error(e, b),
-            text,
-        );
-        ToolAnswer::new(answer(s.fitted), s.structured, s.shortened, full, headline)
+        let structured = |b: &Budget| render::structured::discovery_error(e, b);
+        tool_answer(format, budget, structured, text, answer, full, headline)
     } else {
-        let s = with_structure(
-            format,
-            budget,
-            |b| render::structured::run_error(e, b),
-            text,
-        );
-        ToolAnswer::new(answer(s.fitted), s.structured, s.shortened, full, headline)
+        let structured = |b: &Budget| render::structured::run_error(e, b);
+        tool_answer(format, budget, structured, text, answer, full, headline)
     }
 }
 

@@ -106,19 +106,10 @@ fn unreadable_inputs_name_the_first_and_list_all() {
 #[test]
 fn a_markdown_answer_is_carried_by_its_structured_result_within_the_budget() {
     use crate::budget::count_tokens;
-    use crate::model::{Outcome, TestResult};
-    let tests = (0..300)
-        .map(|n| {
-            let mut t = TestResult::new(format!("tests/t{n}.py::test_x"), Outcome::Failed);
-            t.set_message(Some(format!("ValueError{n}: broken")));
-            t.set_traceback(Some(format!("tests/t{n}.py:1: in test_x\n    boom()\n")));
-            t
-        })
-        .collect();
-    let run = Run {
-        tests,
-        ..Run::default()
-    };
+    let mut run = crate::model::testing::distinct_failures(300);
+    for (n, t) in run.tests.iter_mut().enumerate() {
+        t.set_traceback(Some(format!("tests/t{n}.py:1: in test_x\n    boom()\n")));
+    }
     for max in [200, 400, 1_000, 8_000] {
         let tool = tool_run(&run, Format::Markdown, &Budget::tokens(max));
         let Answer::Text { text, .. } = &tool.answer else {
@@ -148,18 +139,7 @@ fn a_markdown_answer_is_carried_by_its_structured_result_within_the_budget() {
 /// error in JSON and a refused request carry neither.
 #[test]
 fn a_tool_answer_keeps_the_whole_result_only_when_it_was_shortened() {
-    use crate::model::{Outcome, TestResult};
-    let tests = (0..300)
-        .map(|n| {
-            let mut t = TestResult::new(format!("tests/t{n}.py::test_x"), Outcome::Failed);
-            t.set_message(Some(format!("ValueError{n}: broken")));
-            t
-        })
-        .collect();
-    let run = Run {
-        tests,
-        ..Run::default()
-    };
+    let run = crate::model::testing::distinct_failures(300);
     let roomy = tool_run(&run, Format::Markdown, &Budget::tokens(1_000_000));
     assert!(
         roomy.structured.is_some() && roomy.full.is_none(),

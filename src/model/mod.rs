@@ -13,6 +13,8 @@ pub mod discovery;
 pub mod groups;
 pub mod outcome;
 pub mod rerun;
+#[cfg(test)]
+pub(crate) mod testing;
 
 use std::borrow::Cow;
 use std::fmt;

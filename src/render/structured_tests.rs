@@ -151,18 +151,7 @@ fn a_few_ids_are_named_and_one_to_fit_the_budget() {
 /// Many groups: the smallest go, each still counted.
 #[test]
 fn the_smallest_groups_go_when_fewer_ids_are_not_enough() {
-    let tests: Vec<TestResult> = (0..300)
-        .map(|n| {
-            let mut t = TestResult::new(format!("tests/t{n}.py::test_x"), Outcome::Failed);
-            t.set_message(Some(format!("ValueError{n}: broken")));
-            t.location = Some(Location::new(format!("tests/t{n}.py"), Some(1)));
-            t
-        })
-        .collect();
-    let run = Run {
-        tests,
-        ..Run::default()
-    };
+    let run = crate::model::testing::distinct_failures(300);
     assert_eq!(super::run(&run, &Budget::NONE).failures.len(), 300);
     for limit in [300, 1_000, 3_000] {
         let r = super::run(&run, &Budget::tokens(limit));

@@ -359,18 +359,7 @@ mod tests {
     /// answer keeps as many as fit (one more group would not).
     #[test]
     fn as_many_groups_stay_as_fit() {
-        let tests: Vec<TestResult> = (0..300)
-            .map(|n| {
-                let mut t = TestResult::new(format!("tests/t{n}.py::test_x"), Outcome::Failed);
-                t.set_message(Some(format!("ValueError{n}: broken")));
-                t.location = Some(Location::new(format!("tests/t{n}.py"), Some(1)));
-                t
-            })
-            .collect();
-        let run = Run {
-            tests,
-            ..Run::default()
-        };
+        let run = crate::model::testing::distinct_failures(300);
         for limit in [300, 1_000, 3_000] {
             let fitted = render_fitted(&run, &Budget::tokens(limit), false);
             assert!(count_tokens(&fitted.text) <= limit, "{limit}");
