@@ -18,7 +18,6 @@ use pytest_mcp::render;
 use pytest_mcp::request::Format;
 
 #[path = "common/support.rs"]
-#[allow(dead_code)]
 mod support;
 
 // The benchmarks' generator of large inputs, shared as it is.
