@@ -185,3 +185,140 @@ fn the_check_fails_on_the_agent_markdown_of_the_hostile_fixture() {
         assert!(output.contains(problem), "{problem} not found in\n{output}");
     }
 }
+
+const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
+
+/// `pytest-mcp ARGS` in the repository with `vars` set (GitHub's
+/// variables removed first): exit status and standard output.
+fn pytest_mcp(args: &[&str], vars: &[(&str, &str)]) -> (Option<i32>, String) {
+    let mut c = support::clean_command(Path::new(BIN));
+    for var in [
+        "GITHUB_SERVER_URL",
+        "GITHUB_REPOSITORY",
+        "GITHUB_SHA",
+        "GITHUB_WORKSPACE",
+        "GITHUB_STEP_SUMMARY",
+    ] {
+        c.env_remove(var);
+    }
+    c.current_dir(root()).args(args).envs(vars.iter().copied());
+    let out = c.output().expect("run pytest-mcp");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// `report --format gfm`: links from GitHub's variables, or from
+/// `--link-base` (which wins), none without either; `-o`, `--max-chars`
+/// and `--baseline` as for Markdown; an unreadable file is the Markdown
+/// error in a code block, exit status 2.
+#[test]
+fn report_gfm_links_sizes_and_errors() {
+    let mixed = "tests/fixtures/pytest/mixed/junit-xunit1.xml";
+    let actions = [
+        ("GITHUB_SERVER_URL", "https://github.com"),
+        ("GITHUB_REPOSITORY", "octo/shop"),
+        ("GITHUB_SHA", "0123abc"),
+    ];
+    let (code, out) = pytest_mcp(&["report", "--format", "gfm", mixed], &actions);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.starts_with("## Test FAILURE — 30 run, 5 failed"),
+        "{out}"
+    );
+    assert!(
+        out.contains("(https://github.com/octo/shop/blob/0123abc/tests/test_catalog.py#L54)"),
+        "{out}"
+    );
+    let base = "https://example.org/tree/v1/";
+    let (_, out) = pytest_mcp(
+        &["report", "--format", "gfm", "--link-base", base, mixed],
+        &actions,
+    );
+    assert!(
+        out.contains("(https://example.org/tree/v1/tests/test_catalog.py#L54)"),
+        "{out}"
+    );
+    let (_, out) = pytest_mcp(&["report", "--format", "gfm", mixed], &[]);
+    assert!(!out.contains("](http"), "{out}");
+    assert!(
+        out.contains("Failed at `tests/test_catalog.py:54`."),
+        "{out}"
+    );
+
+    let written = out_dir().join("comment.md");
+    let written_str = written.to_str().expect("UTF-8 path");
+    let (code, out) = pytest_mcp(
+        &[
+            "report",
+            "--format",
+            "gfm",
+            "--max-chars",
+            "1000",
+            "-o",
+            written_str,
+            "--baseline",
+            "tests/fixtures/baseline/before.xml",
+            "tests/fixtures/baseline/after.xml",
+        ],
+        &[],
+    );
+    assert_eq!((code, out.as_str()), (Some(0), ""));
+    let text = std::fs::read_to_string(&written).expect("the comment file");
+    assert!(text.chars().count() <= 1000, "{}", text.chars().count());
+    assert!(text.contains("| Change |"), "{text}");
+    assert!(
+        text.contains("tests/test_cart.py::test_total"),
+        "the new failure: {text}"
+    );
+    assert!(text.contains("Shortened to fit 1,000 characters"), "{text}");
+
+    let (code, out) = pytest_mcp(&["report", "--format", "gfm", "no/such.xml"], &[]);
+    assert_eq!(code, Some(2));
+    assert!(
+        out.starts_with("## Report ERROR — the input file could not be read as test results\n\n```text\nReport ERROR"),
+        "{out}"
+    );
+}
+
+/// `run --format gfm` on a real project: the GitHub rendering, pytest's
+/// exit status; a refused parameter is its Markdown line in a code block.
+#[test]
+fn run_gfm_answers_in_github_markdown() {
+    let project = root().join("tests/projects/one_failure");
+    let python = support::test_python();
+    let (code, out) = pytest_mcp(
+        &[
+            "run",
+            "--format",
+            "gfm",
+            "--root",
+            project.to_str().expect("UTF-8 path"),
+            "--python",
+            python.to_str().expect("UTF-8 path"),
+            "--link-base",
+            "https://github.com/o/r/blob/s/",
+        ],
+        &[],
+    );
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.starts_with("## Test FAILURE — "), "{out}");
+    assert!(
+        out.contains("<details open>\n<summary><strong>FAILED</strong>"),
+        "{out}"
+    );
+    assert!(out.contains("](https://github.com/o/r/blob/s/"), "{out}");
+    assert!(
+        out.contains("Rerun the failures: pytest-mcp run --last-failed"),
+        "{out}"
+    );
+
+    let (code, out) = pytest_mcp(&["run", "--format", "gfm", "--timeout", "0"], &[]);
+    assert_eq!(code, Some(4));
+    assert!(
+        out.starts_with("## Invalid params: timeout must be"),
+        "{out}"
+    );
+    assert!(out.contains("\n```text\nInvalid params: timeout"), "{out}");
+}

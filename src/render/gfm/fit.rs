@@ -209,9 +209,14 @@ impl Doc<'_> {
             t.dropped
                 .push("the flaky, slowest and skipped tests and the fixed tests' ids".into());
         }
-        if plan.full < self.groups.len() {
+        if plan.full == 0 && !self.groups.is_empty() {
             t.dropped
-                .push("the detail of all but the first groups (one line each)".into());
+                .push("the failures' detail (one line per group)".into());
+        } else if plan.full < self.groups.len() {
+            t.dropped.push(format!(
+                "the detail of all but the first {} (one line each)",
+                plural(plan.full, "group", "groups")
+            ));
         }
         let omitted = &self.groups[plan.listed.min(self.groups.len())..];
         t.groups_omitted = omitted.len();
