@@ -79,19 +79,28 @@ fn longest_run(text: &str, c: char) -> usize {
 
 /// Text of our own that may hold a name from outside (a file name): the
 /// characters Markdown or HTML would read (and any punctuation it starts
-/// with) backslash-escaped, and `@` and `#` kept from starting a mention or
-/// a reference (a word joiner after them).
+/// with) backslash-escaped; `@` and `#` kept from starting a mention or a
+/// reference, and `://` and `www.` from making an autolink (a word joiner
+/// after `@`, `#`, `:` and `www`).
 pub(super) fn escape_text(text: &str) -> String {
+    const JOINER: char = '\u{2060}';
     let line = one_line(text);
     let mut out = String::with_capacity(line.len() + 8);
-    for (i, c) in line.chars().enumerate() {
+    for (i, c) in line.char_indices() {
         let special = "\\`*_[]<>!|~&#@".contains(c);
         if special || (i == 0 && c.is_ascii_punctuation()) {
             out.push('\\');
         }
         out.push(c);
-        if c == '@' || c == '#' {
-            out.push('\u{2060}');
+        let end = i + c.len_utf8();
+        let rest = &line[end..];
+        let www = rest.starts_with('.')
+            && end >= 3
+            && line
+                .get(end - 3..end)
+                .is_some_and(|w| w.eq_ignore_ascii_case("www"));
+        if c == '@' || c == '#' || (c == ':' && rest.starts_with("//")) || www {
+            out.push(JOINER);
         }
     }
     out
@@ -158,6 +167,11 @@ mod tests {
             "<code>&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;</code>"
         );
         assert_eq!(escape_text("a_b @c #1"), "a\\_b \\@\u{2060}c \\#\u{2060}1");
+        assert_eq!(
+            escape_text("see https://x.org or WWW.x.org"),
+            "see https:\u{2060}//x.org or WWW\u{2060}.x.org"
+        );
+        assert_eq!(escape_text("é.www.é"), "é.www\u{2060}.é");
         assert_eq!(url_path("a b/c#d.py"), "a%20b/c%23d.py");
         assert_eq!(url_base("https://x/(y) z"), "https://x/%28y%29%20z");
     }
