@@ -13,7 +13,9 @@
 //! <details open>
 //! <summary><strong>FAILED</strong> · 2 tests · <code>tests/test_calc.py::test_divide</code></summary>
 //!
-//! Failed at [`tests/test_calc.py:42`](https://github.com/o/r/blob/sha/tests/test_calc.py#L42). Same failure in 1 more: `tests/test_calc.py::test_mul`
+//! Failed at [`tests/test_calc.py:42`](https://github.com/o/r/blob/sha/tests/test_calc.py#L42).
+//!
+//! Same failure in 1 more: `tests/test_calc.py::test_mul`
 //!
 //! ```text
 //! assert 0.5 == 0.6

@@ -211,11 +211,16 @@ pub(super) fn group_full(
     let _ = writeln!(out, "<summary>{}</summary>\n", summary(g, baseline));
     let mut lead = Vec::new();
     if let Some(at) = crash_place(options, g.first) {
-        lead.push(format!("Failed at {at}."));
+        let verb = if g.first.outcome == Outcome::Error {
+            "Error at"
+        } else {
+            "Failed at"
+        };
+        lead.push(format!("{verb} {at}."));
     }
     lead.extend(same_line(g, LISTED_IDS));
-    if !lead.is_empty() {
-        let _ = writeln!(out, "{}\n", lead.join(" "));
+    for paragraph in lead {
+        let _ = writeln!(out, "{paragraph}\n");
     }
     let lines = markdown::failure_lines(g.first, detail);
     // The agent Markdown keeps a message from starting a heading or a note
