@@ -85,3 +85,61 @@ fn shrinking_keeps_the_table_and_says_so() {
     );
     assert!(fitted.truncation.is_some());
 }
+
+/// Shrinking keeps every new failure: groups of new failures come first,
+/// and the ids of those whose groups are left out are still named.
+#[test]
+fn shrinking_keeps_every_new_failure() {
+    let mut tests: Vec<TestResult> = (0..40)
+        .map(|i| {
+            let mut t = failing(
+                &format!("old.py::test_{i}"),
+                &format!("E{i}: {}", "o".repeat(300)),
+            );
+            t.location = Some(crate::model::Location::new(format!("old{i}.py"), Some(1)));
+            t
+        })
+        .collect();
+    tests.extend((0..30).map(|i| {
+        let mut t = failing(
+            &format!("new.py::test_{i}"),
+            &format!("N{i}: {}", "n".repeat(300)),
+        );
+        t.location = Some(crate::model::Location::new(format!("new{i}.py"), Some(1)));
+        t
+    }));
+    let run = run_of(tests);
+    let before = run_of(
+        (0..40)
+            .map(|i| failing(&format!("old.py::test_{i}"), "x"))
+            .collect(),
+    );
+    let comparison = crate::model::baseline::compare(&run, &before);
+    assert_eq!(comparison.new_failures.len(), 30);
+    let baseline = Baseline {
+        comparison: &comparison,
+        counts: before.counts(),
+    };
+    for max in [3_000, 6_000, 20_000] {
+        let fitted = render_fitted(
+            &run,
+            Some(&baseline),
+            &Options::default(),
+            &Budget::chars(max),
+        );
+        let text = &fitted.text;
+        assert!(
+            text.chars().count() <= max,
+            "{max}: {}",
+            text.chars().count()
+        );
+        assert!(text.contains("| Change |"), "{text}");
+        for i in 0..30 {
+            let id = format!("new.py::test_{i}");
+            let named =
+                text.contains(&format!("`{id}`")) || text.contains(&format!("<code>{id}</code>"));
+            assert!(named, "{max}: {id} in\n{text}");
+        }
+        assert!(text.contains("Shortened to fit"), "{text}");
+    }
+}
