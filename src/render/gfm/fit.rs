@@ -84,7 +84,7 @@ pub fn render_fitted(
         options,
         budget,
         head: super::head(run, &counts, baseline),
-        collection: sections::collection_errors(run),
+        collection: sections::collection_errors(options, run),
         groups,
         new_groups,
         extras,

@@ -260,8 +260,8 @@ pub(super) fn id_list(out: &mut String, ids: &[&str], listed: usize) {
     }
 }
 
-/// One `<details>` per file that could not be collected.
-pub(super) fn collection_errors(run: &Run) -> String {
+/// One `<details>` per file that could not be collected, under a heading.
+pub(super) fn collection_errors(options: &Options, run: &Run) -> String {
     let mut by_file: Vec<(&str, Vec<&CollectionError>)> = Vec::new();
     for e in &run.collection_errors {
         match by_file.iter_mut().find(|(f, _)| *f == e.file) {
@@ -271,6 +271,13 @@ pub(super) fn collection_errors(run: &Run) -> String {
     }
     by_file.sort_by_key(|(f, _)| *f);
     let mut out = String::new();
+    if !by_file.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n### Collection errors: {}",
+            plural(by_file.len(), "file", "files")
+        );
+    }
     for (file, errors) in by_file {
         let shown = if file.is_empty() { "(session)" } else { file };
         let _ = writeln!(
@@ -278,6 +285,10 @@ pub(super) fn collection_errors(run: &Run) -> String {
             "\n<details open>\n<summary><strong>COLLECTION ERROR</strong> · {}</summary>\n",
             html_code(shown)
         );
+        if !file.is_empty() {
+            let line = errors.iter().find_map(|e| e.line);
+            let _ = writeln!(out, "Error at {}.\n", place(options, file, line));
+        }
         let mut text = String::new();
         for e in errors {
             if let Some(line) = e.line {
