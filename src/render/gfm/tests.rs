@@ -1,0 +1,145 @@
+use super::*;
+use crate::budget::Budget;
+use crate::model::{Outcome, TestResult};
+
+fn failing(id: &str, message: &str) -> TestResult {
+    let mut t = TestResult::new(id, Outcome::Failed);
+    t.set_message(Some(message.to_string()));
+    t
+}
+
+fn run_of(tests: Vec<TestResult>) -> Run {
+    Run {
+        tests,
+        exit_code: Some(1),
+        duration: Some(1.5),
+        ..Run::default()
+    }
+}
+
+#[test]
+fn test_text_goes_into_code() {
+    let run = run_of(vec![failing(
+        "t.py::test_x[<b>@octocat #1]",
+        "</details> **bold** <img src=x>",
+    )]);
+    let text = render(&run, None, &Options::default());
+    assert!(
+        text.starts_with("## Test FAILURE — 1 run, 1 failed\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("<code>t.py::test_x[&lt;b&gt;@octocat #1]</code>"),
+        "{text}"
+    );
+    assert!(
+        text.contains("```text\n</details> **bold** <img src=x>\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn links_need_a_base_and_a_path_in_the_repository() {
+    let mut options = Options::default();
+    assert_eq!(sections::place(&options, "a b.py", Some(3)), "`a b.py:3`");
+    options.link_base = Some("https://github.com/o/r/blob/abc".into());
+    options.path_prefix = "sub/".into();
+    options.workspace = Some("/w".into());
+    assert_eq!(
+        sections::place(&options, "t/a b.py", Some(3)),
+        "[`t/a b.py:3`](https://github.com/o/r/blob/abc/sub/t/a%20b.py#L3)"
+    );
+    assert_eq!(
+        sections::place(&options, "/w/x.py", None),
+        "[`/w/x.py`](https://github.com/o/r/blob/abc/x.py)"
+    );
+    assert_eq!(
+        sections::place(&options, "/elsewhere/x.py", Some(1)),
+        "`/elsewhere/x.py:1`"
+    );
+    assert_eq!(sections::place(&options, "../x.py", Some(1)), "`../x.py:1`");
+}
+
+#[test]
+fn shrinking_keeps_the_table_and_says_so() {
+    let tests: Vec<TestResult> = (0..300)
+        .map(|i| {
+            failing(
+                &format!("t.py::test_{i}"),
+                &format!("Error{i}: {}", "x".repeat(200)),
+            )
+        })
+        .collect();
+    let run = run_of(tests);
+    let fitted = render_fitted(&run, None, &Options::default(), &Budget::chars(5_000));
+    assert!(
+        fitted.text.chars().count() <= 5_000,
+        "{}",
+        fitted.text.len()
+    );
+    assert!(fitted.text.contains("| Passed | Failed |"));
+    assert!(
+        fitted.text.contains("Shortened to fit 5,000 characters"),
+        "{}",
+        fitted.text
+    );
+    assert!(fitted.truncation.is_some());
+}
+
+/// Shrinking keeps every new failure: groups of new failures come first,
+/// and the ids of those whose groups are left out are still named.
+#[test]
+fn shrinking_keeps_every_new_failure() {
+    let mut tests: Vec<TestResult> = (0..40)
+        .map(|i| {
+            let mut t = failing(
+                &format!("old.py::test_{i}"),
+                &format!("E{i}: {}", "o".repeat(300)),
+            );
+            t.location = Some(crate::model::Location::new(format!("old{i}.py"), Some(1)));
+            t
+        })
+        .collect();
+    tests.extend((0..30).map(|i| {
+        let mut t = failing(
+            &format!("new.py::test_{i}"),
+            &format!("N{i}: {}", "n".repeat(300)),
+        );
+        t.location = Some(crate::model::Location::new(format!("new{i}.py"), Some(1)));
+        t
+    }));
+    let run = run_of(tests);
+    let before = run_of(
+        (0..40)
+            .map(|i| failing(&format!("old.py::test_{i}"), "x"))
+            .collect(),
+    );
+    let comparison = crate::model::baseline::compare(&run, &before);
+    assert_eq!(comparison.new_failures.len(), 30);
+    let baseline = Baseline {
+        comparison: &comparison,
+        counts: before.counts(),
+    };
+    for max in [3_000, 6_000, 20_000] {
+        let fitted = render_fitted(
+            &run,
+            Some(&baseline),
+            &Options::default(),
+            &Budget::chars(max),
+        );
+        let text = &fitted.text;
+        assert!(
+            text.chars().count() <= max,
+            "{max}: {}",
+            text.chars().count()
+        );
+        assert!(text.contains("| Change |"), "{text}");
+        for i in 0..30 {
+            let id = format!("new.py::test_{i}");
+            let named =
+                text.contains(&format!("`{id}`")) || text.contains(&format!("<code>{id}</code>"));
+            assert!(named, "{max}: {id} in\n{text}");
+        }
+        assert!(text.contains("Shortened to fit"), "{text}");
+    }
+}
