@@ -1,10 +1,12 @@
 //! `action.yml`, the GitHub Action: a valid composite action (every `run`
 //! step has a shell, every expression names an input, a step or an output
 //! that exists, no expression is pasted into a script), pinned to the
-//! crate's version; the README's workflow passes exactly its inputs and
-//! reads its output; and its report step, run with bash as the runner runs
-//! it, expands globs and writes the Markdown file, the step output and the
-//! job summary.
+//! crate's version; the README's workflows pass exactly its inputs, read
+//! its outputs and show the fork pattern; its report step, run with bash as
+//! the runner runs it, expands globs and writes the report in GitHub's
+//! rendering, the step output and the job summary; the baseline and comment
+//! steps run against a stand-in `gh` (`gh_steps`, tests/action/gh); and
+//! actionlint passes on all of it (`lint`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -14,8 +16,20 @@ use std::process::{Command, Output};
 use yaml_rust2::{Yaml, YamlLoader};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// The inputs issue 17 asks for.
-const REQUIRED_INPUTS: &[&str] = &["files", "baseline", "max-chars", "annotations", "summary"];
+/// The inputs issues 17 and 21 ask for.
+const REQUIRED_INPUTS: &[&str] = &[
+    "files",
+    "baseline",
+    "max-chars",
+    "annotations",
+    "summary",
+    "fail-on",
+    "comment",
+    "comment-key",
+    "github-token",
+    "pr-number",
+    "baseline-artifact",
+];
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -218,19 +232,33 @@ fn readme_section() -> String {
     rest[..end].to_string()
 }
 
-fn readme_workflow() -> Yaml {
+/// Every ```yaml block of the README's "GitHub Action" section that is a
+/// workflow (it has `jobs`), with its text.
+fn readme_workflows() -> Vec<(String, Yaml)> {
     let section = readme_section();
-    let blocks: Vec<&str> = section
+    let workflows: Vec<(String, Yaml)> = section
         .split("```yaml\n")
         .skip(1)
-        .map(|b| b.split("```").next().unwrap())
+        .map(|b| b.split("```").next().unwrap().to_string())
+        .map(|b| {
+            let yaml = load(&b, "README workflow");
+            (b, yaml)
+        })
+        .filter(|(_, yaml)| !yaml["jobs"].is_badvalue())
         .collect();
-    assert_eq!(
-        blocks.len(),
-        1,
-        "one workflow block in the GitHub Action section"
+    assert!(
+        !workflows.is_empty(),
+        "no workflow in the GitHub Action section"
     );
-    load(blocks[0], "README workflow")
+    workflows
+}
+
+/// Every step of every job of `workflow`.
+fn workflow_steps(workflow: &Yaml) -> Vec<&Yaml> {
+    let jobs = workflow["jobs"].as_hash().expect("jobs");
+    jobs.values()
+        .flat_map(|j| j["steps"].as_vec().expect("steps").iter())
+        .collect()
 }
 
 fn repository() -> String {
@@ -246,69 +274,163 @@ fn repository() -> String {
 }
 
 #[test]
-fn the_readme_workflow_passes_exactly_the_actions_inputs() {
+fn the_readme_workflows_pass_exactly_the_actions_inputs() {
     let action = action();
     let inputs = keys(&action["inputs"], "inputs");
-    let workflow = readme_workflow();
-    let jobs = workflow["jobs"].as_hash().expect("jobs");
-    let steps: Vec<&Yaml> = jobs
-        .values()
-        .flat_map(|j| j["steps"].as_vec().expect("steps").iter())
-        .collect();
+    let outputs = keys(&action["outputs"], "outputs");
     let uses = format!("{}@v{VERSION}", repository());
-    let ours: Vec<&&Yaml> = steps
+    let mut checked = 0;
+    for (source, workflow) in readme_workflows() {
+        let steps = workflow_steps(&workflow);
+        let ours = steps.iter().filter(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with(&repository()))
+        });
+        for report in ours {
+            checked += 1;
+            assert_eq!(
+                text(&report["uses"], "uses"),
+                uses,
+                "the action at this version's tag"
+            );
+            let with = keys(&report["with"], "with");
+            assert!(
+                with.is_subset(&inputs),
+                "with: {with:?} is not among the inputs {inputs:?}"
+            );
+            for name in &inputs {
+                if action["inputs"][name.as_str()]["required"].as_bool() == Some(true) {
+                    assert!(
+                        with.contains(name),
+                        "the workflow leaves out required input {name}"
+                    );
+                }
+            }
+            // Whatever reads the action's outputs names one it has.
+            if let Some(id) = report["id"].as_str() {
+                for expr in expressions(&source) {
+                    if let Some(output) = expr.strip_prefix(&format!("steps.{id}.outputs.")) {
+                        assert!(
+                            outputs.contains(output),
+                            "{output} is not an output of the action"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        checked >= 2,
+        "the action is used in the workflow and the fork pattern"
+    );
+}
+
+/// The pull request workflow reports after failing tests too, comments, and
+/// uploads the results under the name its `baseline-artifact` asks for (so
+/// the base branch's runs hold them).
+#[test]
+fn the_readme_workflow_comments_and_compares_with_the_base_branch() {
+    let workflows = readme_workflows();
+    let (_, workflow) = &workflows[0];
+    let steps = workflow_steps(workflow);
+    let report = steps
         .iter()
-        .filter(|s| {
+        .find(|s| {
             s["uses"]
                 .as_str()
                 .is_some_and(|u| u.starts_with(&repository()))
         })
-        .collect();
-    assert_eq!(ours.len(), 1, "one step uses the action");
-    let report = ours[0];
-    assert_eq!(
-        text(&report["uses"], "uses"),
-        uses,
-        "the action at this version's tag"
-    );
-    let with = keys(&report["with"], "with");
-    assert!(
-        with.is_subset(&inputs),
-        "with: {with:?} is not among the inputs {inputs:?}"
-    );
-    for name in &inputs {
-        if action["inputs"][name.as_str()]["required"].as_bool() == Some(true) {
-            assert!(
-                with.contains(name),
-                "the workflow leaves out required input {name}"
-            );
-        }
-    }
+        .expect("the first workflow uses the action");
     assert_eq!(
         text(&report["if"], "if"),
         "always()",
         "report after failing tests too"
     );
-
-    // The comment step reads the action's output through the step's id.
-    let id = text(&report["id"], "id");
-    let comment = steps
+    assert_eq!(
+        report["with"]["comment"].as_bool(),
+        Some(true),
+        "comment: true"
+    );
+    let artifact = text(&report["with"]["baseline-artifact"], "baseline-artifact");
+    let upload = steps
         .iter()
         .find(|s| {
             s["uses"]
                 .as_str()
-                .is_some_and(|u| u.starts_with("marocchino/sticky-pull-request-comment@"))
+                .is_some_and(|u| u.starts_with("actions/upload-artifact@"))
         })
-        .expect("a sticky comment step");
-    let path = text(&comment["with"]["path"], "path");
-    let outputs = keys(&action["outputs"], "outputs");
-    let expr = expressions(path);
-    let output = expr[0]
-        .strip_prefix(&format!("steps.{id}.outputs."))
-        .unwrap_or_else(|| panic!("the comment reads {path}, not the report step's output"));
+        .expect("the results are uploaded");
+    assert_eq!(text(&upload["with"]["name"], "name"), artifact);
+    assert_eq!(text(&upload["if"], "if"), "always()");
+    let permissions = &workflow["permissions"];
+    assert_eq!(text(&permissions["pull-requests"], "permissions"), "write");
+    assert_eq!(
+        text(&permissions["actions"], "permissions"),
+        "read",
+        "gh run list/download"
+    );
+}
+
+/// The fork pattern: a `pull_request` workflow uploads the results and the
+/// pull request's number; a `workflow_run` workflow, which may write, takes
+/// them and runs the action with `comment: true` and `pr-number`.
+#[test]
+fn the_readme_documents_the_fork_pattern() {
+    let workflows = readme_workflows();
+    let commenter = workflows
+        .iter()
+        .map(|(_, w)| w)
+        .find(|w| !w["on"]["workflow_run"].is_badvalue())
+        .expect("a workflow_run workflow");
+    let tested = commenter["on"]["workflow_run"]["workflows"][0]
+        .as_str()
+        .expect("workflow_run names the test workflow");
+    let test = workflows
+        .iter()
+        .map(|(_, w)| w)
+        .find(|w| w["name"].as_str() == Some(tested))
+        .unwrap_or_else(|| panic!("no workflow named {tested}"));
     assert!(
-        outputs.contains(output),
-        "{output} is not an output of the action"
+        !test["on"]["pull_request"].is_badvalue(),
+        "the test workflow runs on pull requests"
+    );
+    let uploads: Vec<&Yaml> = workflow_steps(test)
+        .into_iter()
+        .filter(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/upload-artifact@"))
+        })
+        .collect();
+    assert!(!uploads.is_empty(), "the test workflow uploads its results");
+    assert_eq!(
+        text(&commenter["permissions"]["pull-requests"], "permissions"),
+        "write"
+    );
+    let steps = workflow_steps(commenter);
+    let report = steps
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with(&repository()))
+        })
+        .expect("the workflow_run workflow uses the action");
+    assert_eq!(
+        report["with"]["comment"].as_bool(),
+        Some(true),
+        "comment: true"
+    );
+    assert!(
+        text(&report["with"]["pr-number"], "pr-number").contains("${{"),
+        "pr-number comes from the uploaded artifact"
+    );
+    assert!(
+        steps.iter().any(|s| s["uses"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("actions/download-artifact@"))),
+        "the results are downloaded"
     );
 }
 
@@ -346,8 +468,11 @@ fn the_readme_tables_list_exactly_the_inputs_and_outputs_with_their_defaults() {
 /// A step of the action run as the runner runs a `shell: bash` step
 /// (`bash --noprofile --norc -eo pipefail FILE`), from the repository root,
 /// with `RUNNER_TEMP`, `GITHUB_OUTPUT` and `GITHUB_STEP_SUMMARY` in `temp`,
-/// its `env` evaluated with `with` (else the inputs' defaults) and `bin` as
-/// the install step's output.
+/// its `env` evaluated with `with` (else the inputs' defaults) and
+/// `outputs` (earlier steps' outputs, `steps.ID.outputs.NAME`; one not given
+/// is empty, as GitHub evaluates it). The `GITHUB_*` variables of the
+/// environment the tests run in are removed; `extra_env` sets the ones a
+/// test needs.
 struct Run {
     output: Output,
     github_output: String,
@@ -355,7 +480,25 @@ struct Run {
     temp: tempfile::TempDir,
 }
 
-fn run_step(id: &str, with: &[(&str, &str)], bin: &str, extra_env: &[(&str, &str)]) -> Run {
+/// The variables of a runner that change what a step does.
+const RUNNER_VARIABLES: &[&str] = &[
+    "GITHUB_SERVER_URL",
+    "GITHUB_REPOSITORY",
+    "GITHUB_SHA",
+    "GITHUB_BASE_REF",
+    "GITHUB_EVENT_PATH",
+    "GITHUB_WORKFLOW_REF",
+    "GITHUB_WORKSPACE",
+    "GH_TOKEN",
+    "GITHUB_TOKEN",
+];
+
+fn run_step(
+    id: &str,
+    with: &[(&str, &str)],
+    outputs: &[(&str, &str)],
+    extra_env: &[(&str, &std::ffi::OsStr)],
+) -> Run {
     let action = action();
     let step = step(&action, id);
     let temp = tempfile::tempdir().unwrap();
@@ -368,7 +511,11 @@ fn run_step(id: &str, with: &[(&str, &str)], bin: &str, extra_env: &[(&str, &str
     command
         .args(["--noprofile", "--norc", "-eo", "pipefail"])
         .arg(&script)
-        .current_dir(repo())
+        .current_dir(repo());
+    for name in RUNNER_VARIABLES {
+        command.env_remove(name);
+    }
+    command
         .env("RUNNER_TEMP", temp.path())
         .env("GITHUB_OUTPUT", &github_output)
         .env("GITHUB_STEP_SUMMARY", &summary)
@@ -376,7 +523,7 @@ fn run_step(id: &str, with: &[(&str, &str)], bin: &str, extra_env: &[(&str, &str
     for (name, value) in step["env"].as_hash().expect("the step's env") {
         let value = text(value, "env");
         let value = if value.contains("${{") {
-            evaluate(&action, value, with, bin)
+            evaluate(&action, value, with, outputs)
         } else {
             value.to_string()
         };
@@ -392,12 +539,16 @@ fn run_step(id: &str, with: &[(&str, &str)], bin: &str, extra_env: &[(&str, &str
 }
 
 fn run_report_step(with: &[(&str, &str)]) -> Run {
-    run_step("report", with, env!("CARGO_BIN_EXE_pytest-mcp"), &[])
+    let bin = [(
+        "steps.install.outputs.bin",
+        env!("CARGO_BIN_EXE_pytest-mcp"),
+    )];
+    run_step("report", with, &bin, &[])
 }
 
-/// `${{ inputs.NAME }}` and the install step's `bin` output; nothing else is
-/// expected in the report step's env.
-fn evaluate(action: &Yaml, value: &str, with: &[(&str, &str)], bin: &str) -> String {
+/// `${{ inputs.NAME }}` and `${{ steps.ID.outputs.NAME }}`, the only
+/// expressions expected in a step's env.
+fn evaluate(action: &Yaml, value: &str, with: &[(&str, &str)], outputs: &[(&str, &str)]) -> String {
     let expr = expressions(value);
     assert_eq!(expr.len(), 1, "one expression per env value: {value}");
     assert_eq!(
@@ -405,8 +556,9 @@ fn evaluate(action: &Yaml, value: &str, with: &[(&str, &str)], bin: &str) -> Str
         format!("${{{{ {} }}}}", expr[0]),
         "the value is the expression alone"
     );
-    if expr[0] == "steps.install.outputs.bin" {
-        return bin.to_string();
+    if expr[0].starts_with("steps.") {
+        let given = outputs.iter().find(|(e, _)| *e == expr[0]);
+        return given.map_or_else(String::new, |(_, v)| v.to_string());
     }
     let name = expr[0].strip_prefix("inputs.").expect("an input");
     if let Some((_, given)) = with.iter().find(|(n, _)| *n == name) {
@@ -417,7 +569,11 @@ fn evaluate(action: &Yaml, value: &str, with: &[(&str, &str)], bin: &str) -> Str
 }
 
 fn report_cli(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_pytest-mcp"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pytest-mcp"));
+    for name in RUNNER_VARIABLES {
+        command.env_remove(name);
+    }
+    let out = command
         .current_dir(repo())
         .arg("report")
         .args(args)
@@ -431,12 +587,29 @@ fn report_cli(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// `report --format gfm` of `args` within `max_chars`: the comment file's
+/// rendering (the `max-chars` input) or the job summary's (1,000,000).
+fn gfm(args: &[&str], max_chars: usize) -> String {
+    let max_chars = max_chars.to_string();
+    let mut all = args.to_vec();
+    all.extend(["--format", "gfm", "--max-chars", &max_chars]);
+    report_cli(&all)
+}
+
+/// The job summary's budget in characters (action.yml).
+const SUMMARY_CHARS: usize = 1_000_000;
+
 fn stdout(run: &Run) -> String {
     String::from_utf8_lossy(&run.output.stdout).into_owned()
         + &String::from_utf8_lossy(&run.output.stderr)
 }
 
 const ONE_FAILURE: &str = "tests/fixtures/pytest/one_failure";
+
+#[path = "action/gh_steps.rs"]
+mod gh_steps;
+#[path = "action/lint.rs"]
+mod lint;
 
 #[test]
 fn the_report_step_writes_the_markdown_file_its_output_and_the_summary() {
@@ -450,13 +623,19 @@ fn the_report_step_writes_the_markdown_file_its_output_and_the_summary() {
         format!("markdown-file={}\n", markdown.display()),
         "the step output"
     );
-    let expected = report_cli(&[
-        &format!("{ONE_FAILURE}/report.json"),
-        &format!("{ONE_FAILURE}/junit-xunit1.xml"),
-    ]);
-    assert!(expected.contains("Sources: pytest-json-report, pytest JUnit XML"));
+    let paths = [
+        format!("{ONE_FAILURE}/report.json"),
+        format!("{ONE_FAILURE}/junit-xunit1.xml"),
+    ];
+    let args = paths.each_ref().map(String::as_str);
+    let expected = gfm(&args, 65536);
+    assert_ne!(
+        expected,
+        report_cli(&args),
+        "GitHub's rendering, not the agent's"
+    );
     assert_eq!(fs::read_to_string(&markdown).unwrap(), expected);
-    assert_eq!(run.summary, expected, "the job summary");
+    assert_eq!(run.summary, gfm(&args, SUMMARY_CHARS), "the job summary");
 }
 
 #[test]
@@ -471,11 +650,11 @@ fn summary_false_leaves_the_job_summary_alone_and_max_chars_is_passed() {
     assert!(run.output.status.success(), "{}", stdout(&run));
     assert_eq!(run.summary, "");
     let markdown = fs::read_to_string(run.temp.path().join("pytest-mcp-report.md")).unwrap();
-    assert_eq!(markdown, report_cli(&[files, "--max-chars", "2000"]));
+    assert_eq!(markdown, gfm(&[files], 2000));
     assert!(markdown.chars().count() <= 2000, "{}", markdown.len());
     assert_ne!(
         markdown,
-        report_cli(&[files]),
+        gfm(&[files], 65536),
         "the budget changed the report"
     );
 }
@@ -488,14 +667,18 @@ fn the_baseline_globs_become_baseline_flags() {
         ("annotations", "false"),
     ]);
     assert!(run.output.status.success(), "{}", stdout(&run));
-    let expected = report_cli(&[
-        "--baseline",
-        "tests/fixtures/pytest/all_pass/report.json",
-        "tests/fixtures/pytest/mixed/report.json",
-    ]);
-    assert!(
-        expected.contains("Compared with the baseline"),
-        "{expected}"
+    let expected = gfm(
+        &[
+            "--baseline",
+            "tests/fixtures/pytest/all_pass/report.json",
+            "tests/fixtures/pytest/mixed/report.json",
+        ],
+        SUMMARY_CHARS,
+    );
+    assert_ne!(
+        expected,
+        gfm(&["tests/fixtures/pytest/mixed/report.json"], SUMMARY_CHARS),
+        "the baseline changes the report"
     );
     assert_eq!(run.summary, expected);
 }
@@ -530,7 +713,7 @@ fn fail_on_fails_the_step_after_everything_is_written() {
     ]);
     assert_eq!(run.output.status.code(), Some(1), "{}", stdout(&run));
     assert!(run.github_output.starts_with("markdown-file="));
-    assert!(run.summary.starts_with("Test FAILURE"), "{}", run.summary);
+    assert_eq!(run.summary, gfm(&[&files], SUMMARY_CHARS));
     let passing = run_report_step(&[
         ("files", "tests/fixtures/pytest/all_pass/junit-xunit1.xml"),
         ("annotations", "false"),
@@ -551,7 +734,8 @@ fn the_install_step_installs_the_wheel_and_the_report_step_runs_it() {
     let wheels = std::env::var("PYTEST_MCP_WHEEL_DIR")
         .expect("PYTEST_MCP_WHEEL_DIR: the directory holding the wheel");
     let pip = [("PIP_NO_INDEX", "1"), ("PIP_FIND_LINKS", wheels.as_str())];
-    let install = run_step("install", &[], "", &pip);
+    let pip = pip.map(|(k, v)| (k, std::ffi::OsStr::new(v)));
+    let install = run_step("install", &[], &[], &pip);
     assert!(install.output.status.success(), "{}", stdout(&install));
     let bin = install
         .temp
@@ -566,14 +750,15 @@ fn the_install_step_installs_the_wheel_and_the_report_step_runs_it() {
 
     let files = format!("{ONE_FAILURE}/junit-xunit1.xml");
     let with = [("files", files.as_str()), ("annotations", "false")];
-    let report = run_step("report", &with, bin.to_str().unwrap(), &[]);
+    let bin = [("steps.install.outputs.bin", bin.to_str().unwrap())];
+    let report = run_step("report", &with, &bin, &[]);
     assert!(report.output.status.success(), "{}", stdout(&report));
-    assert_eq!(report.summary, report_cli(&[&files]));
+    assert_eq!(report.summary, gfm(&[&files], SUMMARY_CHARS));
 }
 
 /// `annotations: true` (the default): the report step prints one `::error`
 /// per failure group on the crash line, as `report --format github` does,
-/// and the job summary still holds the Markdown once.
+/// and the job summary still holds the report once.
 #[test]
 fn annotations_are_printed_on_the_failing_lines() {
     let files = format!("{ONE_FAILURE}/report.json");
@@ -594,6 +779,6 @@ fn annotations_are_printed_on_the_failing_lines() {
             .all(|e| e.contains("file=") && e.contains(",line=")),
         "{errors:?}"
     );
-    let markdown = report_cli(&[&files]);
-    assert_eq!(run.summary, markdown, "the summary holds the Markdown once");
+    let markdown = gfm(&[&files], SUMMARY_CHARS);
+    assert_eq!(run.summary, markdown, "the summary holds the report once");
 }
