@@ -26,7 +26,7 @@ pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 pub const MAX_WORKERS: u64 = 256;
 
 /// An output format a request can ask for. The tools take `markdown` and
-/// `json` (`AnswerFormat` is their schema); the command line takes all five.
+/// `json` (`AnswerFormat` is their schema); the command line takes them all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Format {
     /// Token-lean Markdown for agents, PR comments and job summaries.
@@ -43,6 +43,10 @@ pub enum Format {
     /// $GITHUB_STEP_SUMMARY when it is set (`report` and `run`; errors are
     /// one `::error`, discovery prints Markdown).
     Github,
+    /// GitHub Flavored Markdown for people: a job summary or a PR comment
+    /// (counts table, failure groups in `<details>` with code blocks,
+    /// nothing from a test read as Markdown or HTML). Command line only.
+    Gfm,
 }
 
 /// A parameter that was refused: which, why, and what was received.

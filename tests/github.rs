@@ -88,7 +88,7 @@ fn assert_well_formed(line: &str) {
 /// assertion, a raise inside a helper of another module, a failing fixture
 /// — with paths from the repository root; the failing line is not the
 /// test's `def`; ten `::error` of the sixteen groups, then a notice; the
-/// Markdown report appended to the job summary after what was there.
+/// GitHub rendering (`--format gfm`) appended to the job summary after what was there.
 #[test]
 fn run_annotates_the_failing_lines_and_appends_the_summary() {
     let tmp = tempfile::tempdir().unwrap();
@@ -163,12 +163,13 @@ fn run_annotates_the_failing_lines_and_appends_the_summary() {
     }
     let text = std::fs::read_to_string(&summary).unwrap();
     assert!(
-        text.starts_with("# Lint\n\nall clean\n\nTest FAILURE ("),
+        text.starts_with("# Lint\n\nall clean\n\n## Test FAILURE — "),
         "{text}"
     );
+    // The GitHub rendering (`--format gfm`): every group, in `<details>`.
     for section in [
-        "### FAILED: tests/test_checkout.py::test_total_rounds\n",
-        "### FAILED: tests/test_stock.py::test_shelf_11\n",
+        "<code>tests/test_checkout.py::test_total_rounds</code></summary>\n",
+        "<code>tests/test_stock.py::test_shelf_11</code></summary>\n",
     ] {
         assert!(text.contains(section), "{section} in\n{text}");
     }
@@ -279,7 +280,7 @@ fn wide_failures(n: usize) -> String {
 fn the_step_summary_is_bounded_in_bytes() {
     let tmp = tempfile::tempdir().unwrap();
     let input = tmp.path().join("wide.xml");
-    std::fs::write(&input, wide_failures(3_000)).unwrap();
+    std::fs::write(&input, wide_failures(2_200)).unwrap();
     let input = input.to_str().unwrap();
     let summary = tmp.path().join("summary.md");
     let before = "x".repeat(100_000) + "\n";
@@ -296,15 +297,25 @@ fn the_step_summary_is_bounded_in_bytes() {
         .expect("appended after a blank line");
     assert!(text.len() <= MIB, "{} bytes", text.len());
     assert!(
-        added.starts_with("Test FAILURE ("),
+        added.starts_with("## Test FAILURE — "),
         "{}",
         support::head(added, 200)
     );
-    assert!(added.contains("> Shortened to fit "), "said so");
+    assert!(added.contains("Shortened to fit "), "said so");
     // The whole report has fewer characters than the room left, but more
     // bytes than 1 MiB: a budget in characters alone would have let it in.
     let room = MIB - before.len() - 1;
-    let (_, full, _) = pytest_mcp(&["report", "--max-chars", "100000000", input], &[]);
+    let (_, full, _) = pytest_mcp(
+        &[
+            "report",
+            "--format",
+            "gfm",
+            "--max-chars",
+            "100000000",
+            input,
+        ],
+        &[],
+    );
     assert!(
         full.chars().count() < room,
         "{} characters",
@@ -364,7 +375,7 @@ fn errors_are_one_error_command() {
     );
     let text = std::fs::read_to_string(&summary).unwrap();
     assert!(
-        text.starts_with("Report ERROR — the input file could not be read"),
+        text.starts_with("## Report ERROR — the input file could not be read"),
         "{text}"
     );
 

@@ -28,12 +28,13 @@ use pytest_mcp::sources::merge::merge;
 use pytest_mcp::sources::{self, ParseError, ReadOptions};
 use serde_json::Value;
 
-const FORMATS: [Format; 5] = [
+const FORMATS: [Format; 6] = [
     Format::Markdown,
     Format::Json,
     Format::Html,
     Format::Junit,
     Format::Github,
+    Format::Gfm,
 ];
 
 /// Markdown budgets tried on every run: none left, smaller than the header,
@@ -187,7 +188,7 @@ fn check_rendering(run: &Run, format: Format, text: &str) {
             );
         }
         Format::Github => workflow_commands(text),
-        Format::Markdown | Format::Html => {}
+        Format::Markdown | Format::Html | Format::Gfm => {}
     }
 }
 

@@ -58,10 +58,10 @@ pub fn build_run(inputs: &[Input], format: Format) -> Result<Run, Vec<InputError
 /// Markdown of a single file names no passing test, so for it the readers
 /// count plain passes instead of listing them ([`Run::unlisted`]): `report`
 /// on a file of 100,000 tests is faster and smaller, and the rendering is
-/// the same. GitHub's annotations and the Markdown of their job summary
-/// name none either. Every other consumer needs every test — JSON, JUnit and HTML
-/// list them, a baseline comparison and a merge match them by id — and
-/// would be silently wrong on such a run.
+/// the same. Every other consumer needs every test — JSON, JUnit and HTML
+/// list them, the GitHub rendering (`gfm`, and the job summary of
+/// `github`) lists the slowest, a baseline comparison and a merge match
+/// them by id — and would be silently wrong on such a run.
 ///
 /// So the reader's option and the renderer are decided together, here: the
 /// run is private, [`read`](Self::read) chooses whether passes may be
@@ -82,8 +82,7 @@ impl RenderOnly {
             inputs,
             ReadOptions {
                 keep_json_report: format == Format::Json,
-                passing_as_counts: matches!(format, Format::Markdown | Format::Github)
-                    && inputs.len() == 1,
+                passing_as_counts: format == Format::Markdown && inputs.len() == 1,
             },
         )?;
         Ok(RenderOnly { run, format })
@@ -114,12 +113,20 @@ impl RenderOnly {
         render::github::render(&self.run, options)
     }
 
-    /// The Markdown report as `report` prints it, for a job summary: at
-    /// most `max_chars` characters and `max_bytes` bytes ([`fit_bytes`]).
-    pub fn markdown_within(&self, max_chars: usize, max_bytes: usize) -> String {
-        fit_bytes(max_chars, max_bytes, |chars| {
-            render_within(&self.run, Format::Markdown, &Budget::chars(chars)).text
-        })
+    /// The GitHub rendering within `budget`, its links made by `options`.
+    pub fn gfm_within(&self, options: &render::gfm::Options, budget: &Budget) -> Fitted {
+        render_gfm(&self.run, None, options, budget)
+    }
+
+    /// The GitHub rendering for a job summary: at most `max_chars`
+    /// characters and `max_bytes` bytes ([`fit_bytes`]).
+    pub fn gfm_summary(
+        &self,
+        options: &render::gfm::Options,
+        max_chars: usize,
+        max_bytes: usize,
+    ) -> String {
+        gfm_summary(&self.run, None, options, max_chars, max_bytes)
     }
 
     /// Writes the rendering to `out`; returns what it left out. The
@@ -182,7 +189,44 @@ pub fn render(run: &Run, format: Format) -> String {
         Format::Html => render::html::render(&render::markdown::render(run), TITLE),
         Format::Junit => render::junit::render(run),
         Format::Github => render::github::render(run, &render::github::Options::default()),
+        Format::Gfm => render::gfm::render(run, None, &render::gfm::Options::default()),
     }
+}
+
+/// The GitHub rendering (`--format gfm`) of `run`, compared with
+/// `baseline` when there is one, within `budget`; `options` says where
+/// `path:line` links lead.
+pub fn render_gfm(
+    run: &Run,
+    baseline: Option<&Run>,
+    options: &render::gfm::Options,
+    budget: &Budget,
+) -> Fitted {
+    match baseline {
+        None => render::gfm::render_fitted(run, None, options, budget),
+        Some(base) => {
+            let comparison = crate::model::baseline::compare(run, base);
+            let baseline = render::gfm::Baseline {
+                comparison: &comparison,
+                counts: base.counts(),
+            };
+            render::gfm::render_fitted(run, Some(&baseline), options, budget)
+        }
+    }
+}
+
+/// [`render_gfm`] for a job summary: at most `max_chars` characters and
+/// `max_bytes` bytes ([`fit_bytes`]).
+pub fn gfm_summary(
+    run: &Run,
+    baseline: Option<&Run>,
+    options: &render::gfm::Options,
+    max_chars: usize,
+    max_bytes: usize,
+) -> String {
+    fit_bytes(max_chars, max_bytes, |chars| {
+        render_gfm(run, baseline, options, &Budget::chars(chars)).text
+    })
 }
 
 /// `render(max_chars)`, a Markdown rendering held to `max_chars`
@@ -236,6 +280,7 @@ pub fn render_within(run: &Run, format: Format, budget: &Budget) -> Fitted {
     match format {
         Format::Markdown => render::markdown::render_fitted(run, budget, "", true),
         Format::Json if budget.tokens.is_some() => render::json::render_fitted(run, budget, true),
+        Format::Gfm => render_gfm(run, None, &render::gfm::Options::default(), budget),
         _ => Fitted::whole(render(run, format)),
     }
 }
@@ -281,6 +326,12 @@ pub fn render_compared(run: &Run, baseline: &Run, format: Format, budget: &Budge
             run,
             &render::github::Options::default(),
         )),
+        Format::Gfm => render_gfm(
+            run,
+            Some(baseline),
+            &render::gfm::Options::default(),
+            budget,
+        ),
     }
 }
 
@@ -327,9 +378,8 @@ mod tests {
         }
     }
 
-    /// Passes are counted, not listed, only for Markdown (and GitHub's
-    /// annotations, with their Markdown summary) of one file: every other
-    /// rendering, and two files, get every test.
+    /// Passes are counted, not listed, only for Markdown of one file:
+    /// every other rendering, and two files, get every test.
     #[test]
     fn only_markdown_of_one_file_counts_passes() {
         let one = [input("a.xml")];
@@ -340,8 +390,13 @@ mod tests {
                 .unwrap()
         };
         assert_eq!(counted(&one, Format::Markdown), 2);
-        assert_eq!(counted(&one, Format::Github), 2);
-        for format in [Format::Json, Format::Html, Format::Junit] {
+        for format in [
+            Format::Json,
+            Format::Html,
+            Format::Junit,
+            Format::Github,
+            Format::Gfm,
+        ] {
             assert_eq!(counted(&one, format), 0, "{format:?}");
         }
         assert_eq!(counted(&two, Format::Markdown), 0);

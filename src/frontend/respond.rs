@@ -133,12 +133,14 @@ impl Answer {
     }
 }
 
-/// A Markdown text in `format`'s clothing: an HTML page for `html`, the
-/// text itself otherwise (errors and discovery have no JUnit form, and
+/// A Markdown text in `format`'s clothing: an HTML page for `html`, a
+/// heading and a code block for `gfm` (nothing in it read as Markdown),
+/// the text itself otherwise (errors and discovery have no JUnit form, and
 /// discovery no annotations).
 pub fn page(format: Format, markdown: String, title: &str) -> String {
     match format {
         Format::Html => render::html::render(&markdown, title),
+        Format::Gfm => render::gfm::text_page(&markdown),
         _ => markdown,
     }
 }
@@ -166,6 +168,7 @@ fn run_text(run: &Run, format: Format, budget: &Budget, pretty: bool) -> Fitted 
     match format {
         Format::Json => render::json::render_fitted(run, budget, pretty),
         Format::Markdown => render::markdown::render_fitted(run, budget, "", false),
+        Format::Gfm => render::gfm::render_fitted(run, None, &Default::default(), budget),
         other => Fitted::whole(report::render(run, other)),
     }
 }
@@ -184,6 +187,15 @@ pub fn run_github(run: &Run, options: &render::github::Options) -> Answer {
         exit: run.exit_code().clamp(0, 255) as u8,
         truncation: None,
     }
+}
+
+/// A test run's result in GitHub Flavored Markdown within `budget`, its
+/// `path:line` links made by `options`. Exit status: pytest's.
+pub fn run_gfm(run: &Run, options: &render::gfm::Options, budget: &Budget) -> Answer {
+    result(
+        render::gfm::render_fitted(run, None, options, budget),
+        run_exit(run),
+    )
 }
 
 /// What discovery found, within `budget`. Exit status as pytest's: 2

@@ -212,6 +212,13 @@ pub struct RunArgs {
         allow_negative_numbers = true
     )]
     pub workers: Option<String>,
+    /// `--format gfm` (and the job summary of `github`): link `path:line`
+    /// to URL + path + `#L` + line, e.g.
+    /// `https://github.com/OWNER/REPO/blob/SHA/`. Default in GitHub
+    /// Actions: $GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA/;
+    /// elsewhere paths are plain text.
+    #[arg(long, value_name = "URL")]
+    pub link_base: Option<String>,
     #[command(flatten)]
     pub project: ProjectArgs,
 }
@@ -255,12 +262,19 @@ pub struct ReportArgs {
     /// bytes, the default for the summary `--format github` writes.
     #[arg(long, value_name = "N")]
     pub max_chars: Option<usize>,
-    /// `--format github`: where pytest ran (its rootdir), relative to the
-    /// repository root, e.g. `backend`: put before the result files'
-    /// relative paths so that annotations land on the right files. Default:
-    /// the repository root.
+    /// `--format github` and `gfm`: where pytest ran (its rootdir), relative
+    /// to the repository root, e.g. `backend`: put before the result files'
+    /// relative paths so that annotations and links land on the right
+    /// files. Default: the repository root.
     #[arg(long, value_name = "DIR")]
     pub path_prefix: Option<String>,
+    /// `--format gfm` (and the job summary of `github`): link `path:line`
+    /// to URL + path + `#L` + line, e.g.
+    /// `https://github.com/OWNER/REPO/blob/SHA/`. Default in GitHub
+    /// Actions: $GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA/;
+    /// elsewhere paths are plain text.
+    #[arg(long, value_name = "URL")]
+    pub link_base: Option<String>,
     /// Largest report in o200k tokens, 200 to 1000000 (default: no limit),
     /// for Markdown and JSON. JSON drops json_report, text_output, passing
     /// tests, then failing tests beyond those that fit, and adds

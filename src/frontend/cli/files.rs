@@ -52,8 +52,8 @@ pub(super) fn run_report(args: &ReportArgs) -> u8 {
             let status = answer.exit();
             let done = finish(output, &answer.into_text(), status);
             if args.format == Format::Github {
-                let markdown = respond::unreadable(&errors, total_inputs, Format::Markdown);
-                github::append_summary(|room| github::cut_to(markdown.into_text(), room));
+                let page = respond::unreadable(&errors, total_inputs, Format::Gfm);
+                github::append_summary(|room| github::cut_to(page.into_text(), room));
             }
             return done;
         }
@@ -62,6 +62,7 @@ pub(super) fn run_report(args: &ReportArgs) -> u8 {
     let budget = report::cli_budget(args.format, args.max_tokens, max_chars);
     let done = match &read {
         _ if args.format == Format::Github => report_github(args, &read),
+        _ if args.format == Format::Gfm => report_gfm(args, &read, &budget),
         Read::Alone(alone) => finish_with(
             output,
             |out| alone.write_within(&budget, out).map(|_| ()),
@@ -79,17 +80,33 @@ pub(super) fn run_report(args: &ReportArgs) -> u8 {
     done
 }
 
-/// `report --format github`: the annotations to the output, the Markdown
-/// report (within `--max-chars`, default what a job summary holds) to
+/// `report --format gfm`: the GitHub rendering within `budget`, links
+/// from `--link-base` or the workflow's variables (see [`github`]).
+fn report_gfm(args: &ReportArgs, read: &Read, budget: &Budget) -> u8 {
+    let annotations = github::options_for_files(args.path_prefix.as_deref());
+    let options = github::gfm_options(&annotations, args.link_base.as_deref());
+    let (text, counts) = match read {
+        Read::Alone(alone) => (alone.gfm_within(&options, budget).text, alone.counts()),
+        Read::Compared { run, baseline } => (
+            report::render_gfm(run, Some(baseline), &options, budget).text,
+            run.counts(),
+        ),
+    };
+    finish(args.output.as_ref(), &text, status(&counts, args.fail_on))
+}
+
+/// `report --format github`: the annotations to the output, the GitHub
+/// rendering (within `--max-chars`, default what a job summary holds) to
 /// `GITHUB_STEP_SUMMARY` when it is set (see [`github`]).
 fn report_github(args: &ReportArgs, read: &Read) -> u8 {
     let options = github::options_for_files(args.path_prefix.as_deref());
+    let gfm = github::gfm_options(&options, args.link_base.as_deref());
     let max_chars = args.max_chars.unwrap_or(STEP_SUMMARY_BYTES);
     match read {
         Read::Alone(alone) => {
             let status = status(&alone.counts(), args.fail_on);
             let done = finish(args.output.as_ref(), &alone.github(&options), status);
-            github::append_summary(|room| alone.markdown_within(max_chars, room));
+            github::append_summary(|room| alone.gfm_summary(&gfm, max_chars, room));
             done
         }
         Read::Compared { run, baseline } => {
@@ -100,10 +117,7 @@ fn report_github(args: &ReportArgs, read: &Read) -> u8 {
                 status(&run.counts(), args.fail_on),
             );
             github::append_summary(|room| {
-                report::fit_bytes(max_chars, room, |chars| {
-                    report::render_compared(run, baseline, Format::Markdown, &Budget::chars(chars))
-                        .text
-                })
+                report::gfm_summary(run, Some(baseline), &gfm, max_chars, room)
             });
             done
         }

@@ -11,9 +11,14 @@
 //! the files were written: their paths are taken as relative to the
 //! repository root, or to `--path-prefix DIR`.
 //!
-//! **Job summary.** When `GITHUB_STEP_SUMMARY` names a file, the Markdown
-//! report (as `report` prints it, long failures folded into `<details>`)
-//! is appended to it, after a blank line when the file already has text.
+//! **Links** (`--format gfm` and the job summary). `path:line` links to
+//! the file at the commit: `--link-base URL`, else
+//! `$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA/` when the three
+//! are set (GitHub Actions), else no links. Relative paths get the same
+//! prefix as the annotations' paths.
+//!
+//! **Job summary.** When `GITHUB_STEP_SUMMARY` names a file, the GitHub
+//! rendering (`--format gfm`, `render::gfm`) is appended to it, after a blank line when the file already has text.
 //! GitHub refuses a step's summary over 1 MiB, so what is appended keeps
 //! the file within [`STEP_SUMMARY_BYTES`]: the report is shortened the way
 //! `--max-chars` shortens it, in bytes. A summary that cannot be written is
@@ -22,6 +27,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::render::gfm;
 use crate::render::github::Options;
 
 /// GitHub's limit on a step's summary: 1 MiB.
@@ -67,6 +73,34 @@ pub fn options_for_files(prefix: Option<&str>) -> Options {
         path_prefix: prefix.unwrap_or_default().to_string(),
         workspace: repository().map(|r| slashed(&r)),
         step_summary: step_summary().is_some(),
+    }
+}
+
+/// Where `path:line` links lead: `link_base` when given, else the
+/// commit's tree on GitHub when the workflow's variables say which.
+fn link_base(given: Option<&str>) -> Option<String> {
+    if let Some(base) = given.filter(|b| !b.is_empty()) {
+        return Some(base.to_string());
+    }
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    let server = var("GITHUB_SERVER_URL")?;
+    let repository = var("GITHUB_REPOSITORY")?;
+    let sha = var("GITHUB_SHA")?;
+    Some(format!(
+        "{}/{}/blob/{}/",
+        server.trim_end_matches('/'),
+        repository.trim_matches('/'),
+        sha.trim()
+    ))
+}
+
+/// The GitHub rendering's options: links from `link_base` (or the
+/// workflow's variables), paths as the annotations' ([`Options`]).
+pub fn gfm_options(annotations: &Options, given_base: Option<&str>) -> gfm::Options {
+    gfm::Options {
+        link_base: link_base(given_base),
+        path_prefix: annotations.path_prefix.clone(),
+        workspace: annotations.workspace.clone(),
     }
 }
 

@@ -199,15 +199,22 @@ fn run_pytest(args: &RunArgs) -> u8 {
         Ok(mut run) => {
             run.rerun_hint = Some(RerunHint::Cli);
             if project.format == Format::Github {
-                return run_github(project, &settings, &run);
+                return run_github(args, &settings, &run);
             }
             let budget = report::cli_budget(project.format, params.max_tokens, project.max_chars);
-            respond::run(&run, project.format, &budget, true)
+            if project.format == Format::Gfm {
+                let annotations = github::options_for_root(settings.root.path());
+                let options = github::gfm_options(&annotations, args.link_base.as_deref());
+                respond::run_gfm(&run, &options, &budget)
+            } else {
+                respond::run(&run, project.format, &budget, true)
+            }
         }
         Err(RunError::Failed(e)) => {
             if project.format == Format::Github {
                 let markdown = crate::render::outcome::error_markdown(&e);
-                github::append_summary(|room| github::cut_to(markdown, room));
+                let page = crate::render::gfm::text_page(&markdown);
+                github::append_summary(|room| github::cut_to(page, room));
             }
             let budget = report::cli_budget(project.format, params.max_tokens, project.max_chars);
             failed(&e, project.format, &budget)
@@ -221,15 +228,15 @@ fn run_pytest(args: &RunArgs) -> u8 {
 }
 
 /// `run --format github`: the annotations, paths relative to the
-/// repository, and the Markdown report to `GITHUB_STEP_SUMMARY` when it is
-/// set (see [`github`]).
-fn run_github(project: &ProjectArgs, settings: &Settings, run: &crate::model::Run) -> u8 {
+/// repository, and the GitHub rendering to `GITHUB_STEP_SUMMARY` when it
+/// is set (see [`github`]).
+fn run_github(args: &RunArgs, settings: &Settings, run: &crate::model::Run) -> u8 {
+    let project = &args.project;
     let options = github::options_for_root(settings.root.path());
     let done = answer(project, respond::run_github(run, &options));
+    let gfm = github::gfm_options(&options, args.link_base.as_deref());
     github::append_summary(|room| {
-        crate::frontend::report::fit_bytes(github::STEP_SUMMARY_BYTES, room, |chars| {
-            crate::render::markdown::render_fitted(run, &Budget::chars(chars), "", true).text
-        })
+        report::gfm_summary(run, None, &gfm, github::STEP_SUMMARY_BYTES, room)
     });
     done
 }

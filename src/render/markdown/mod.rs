@@ -227,6 +227,25 @@ pub fn body(out: &mut String, run: &Run) {
     body_with(out, run, Detail::Full, false);
 }
 
+/// What the agent Markdown writes under a failure's heading, at `detail`:
+/// the message, earlier attempts, the frames (`at file:line`), the failing
+/// source line (`> ...`), explanation lines and captured output, as plain
+/// lines. Other renderers show them as they are (`render::gfm`, in a code
+/// block), so that every rendering reads a failure the same way.
+pub(crate) fn failure_lines(t: &crate::model::TestResult, detail: Detail) -> String {
+    let mut out = String::new();
+    sections::failure_body(&mut out, t, None, &detail::Section::new(t), detail);
+    out
+}
+
+/// A collection error's detail lines as the agent Markdown writes them
+/// under its `- L12 — ImportError: ...` line (the offending source line,
+/// explanation lines the message does not hold), unindented.
+pub(crate) fn collection_error_lines(e: &crate::model::CollectionError) -> Vec<String> {
+    let tb = e.traceback.as_deref().unwrap_or_default();
+    sections::collection_detail(tb, &e.message, &e.file)
+}
+
 /// [`body`] at a chosen level of detail. Failures that share their shape
 /// ([`crate::model::groups`]) are shown once, largest group first, naming
 /// the other tests they hit.

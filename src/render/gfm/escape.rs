@@ -1,0 +1,164 @@
+//! Putting text from a test into GitHub Flavored Markdown so that it is
+//! read as text and nothing else.
+//!
+//! GitHub renders Markdown with cmark-gfm, keeps some raw HTML
+//! (`<details>`), sanitizes, and then runs its mention (`@name`) and issue
+//! reference (`#12`) filters over the text nodes, skipping `<code>`,
+//! `<pre>` and `<a>`. HTML entities do not protect against those filters
+//! (they are decoded before), so test text always goes into code: a code
+//! span in Markdown ([`code_span`]), a `<code>` element with the text
+//! HTML-escaped inside an HTML block, where Markdown is not parsed
+//! ([`html_code`]), or a fenced code block ([`fence_for`]). Test text is
+//! never put in a table.
+
+use std::borrow::Cow;
+
+use crate::text::one_line;
+
+/// `text` as an inline code span: one line (breaks and control characters
+/// shown as escapes), fenced with one backtick more than its longest run of
+/// backticks, padded with spaces when it starts or ends with a backtick or
+/// a space (CommonMark strips one space on each side).
+pub(super) fn code_span(text: &str) -> String {
+    let line = one_line(text);
+    if line.is_empty() {
+        return "` `".to_string();
+    }
+    let ticks = "`".repeat(longest_run(&line, '`') + 1);
+    let pad = line.starts_with(['`', ' ']) || line.ends_with(['`', ' ']);
+    let space = if pad { " " } else { "" };
+    format!("{ticks}{space}{line}{space}{ticks}")
+}
+
+/// `text` in a `<code>` element, HTML-escaped, on one line: for HTML blocks
+/// (`<summary>`), where Markdown is not parsed.
+pub(super) fn html_code(text: &str) -> String {
+    format!("<code>{}</code>", html_escape(&one_line(text)))
+}
+
+/// `&`, `<`, `>` and `"` as entities.
+pub(super) fn html_escape(text: &str) -> Cow<'_, str> {
+    if !text.contains(['&', '<', '>', '"']) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The fence of a code block holding `text`: backticks, one more than the
+/// longest run of backticks in it, at least three, so no line of the text
+/// can close the block.
+pub(super) fn fence_for(text: &str) -> String {
+    "`".repeat((longest_run(text, '`') + 1).max(3))
+}
+
+/// A fenced code block of `text` (its trailing line breaks dropped),
+/// followed by a line break.
+pub(super) fn code_block(text: &str) -> String {
+    let body = text.trim_end_matches('\n');
+    let fence = fence_for(body);
+    format!("{fence}text\n{body}\n{fence}\n")
+}
+
+/// The longest run of `c` in `text`.
+fn longest_run(text: &str, c: char) -> usize {
+    text.split(|x| x != c)
+        .map(|run| run.len() / c.len_utf8())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Text of our own that may hold a name from outside (a file name): the
+/// characters Markdown or HTML would read (and any punctuation it starts
+/// with) backslash-escaped, and `@` and `#` kept from starting a mention or
+/// a reference (a word joiner after them).
+pub(super) fn escape_text(text: &str) -> String {
+    let line = one_line(text);
+    let mut out = String::with_capacity(line.len() + 8);
+    for (i, c) in line.chars().enumerate() {
+        let special = "\\`*_[]<>!|~&#@".contains(c);
+        if special || (i == 0 && c.is_ascii_punctuation()) {
+            out.push('\\');
+        }
+        out.push(c);
+        if c == '@' || c == '#' {
+            out.push('\u{2060}');
+        }
+    }
+    out
+}
+
+/// A path made safe for a URL: every byte but unreserved characters and
+/// `/` percent-encoded.
+pub(super) fn url_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// A link base from outside (`--link-base`), with the characters that
+/// would end a Markdown link destination or an attribute percent-encoded.
+pub(super) fn url_base(base: &str) -> String {
+    let mut out = String::with_capacity(base.len());
+    for c in base.chars() {
+        match c {
+            ' ' | '<' | '>' | '(' | ')' | '"' | '\'' | '`' | '\\' | '[' | ']' => {
+                out.push_str(&format!("%{:02X}", c as u32))
+            }
+            c if c.is_control() || c.is_whitespace() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_spans_hold_any_text() {
+        assert_eq!(code_span("a"), "`a`");
+        assert_eq!(code_span("a`b"), "``a`b``");
+        assert_eq!(code_span("`x`"), "`` `x` ``");
+        assert_eq!(code_span("a\nb"), "`a\\nb`");
+        assert_eq!(code_span(""), "` `");
+        assert_eq!(code_span(" x "), "`  x  `");
+    }
+
+    #[test]
+    fn fences_are_longer_than_any_run() {
+        assert_eq!(fence_for("a"), "```");
+        assert_eq!(fence_for("`````"), "``````");
+        assert_eq!(
+            code_block("x\n````\n"),
+            "`````text\nx\n````\n`````\n".to_string()
+        );
+    }
+
+    #[test]
+    fn html_and_text_are_escaped() {
+        assert_eq!(
+            html_code("<a href=\"x\">&</a>"),
+            "<code>&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;</code>"
+        );
+        assert_eq!(escape_text("a_b @c #1"), "a\\_b \\@\u{2060}c \\#\u{2060}1");
+        assert_eq!(url_path("a b/c#d.py"), "a%20b/c%23d.py");
+        assert_eq!(url_base("https://x/(y) z"), "https://x/%28y%29%20z");
+    }
+}

@@ -1,0 +1,327 @@
+//! Fitting the GitHub rendering to its [`Budget`] (65,536 characters for
+//! a comment, 1 MiB for a job summary), in steps, stopping at the first
+//! that fits:
+//!
+//! 1. everything;
+//! 2. captured output dropped from the code blocks;
+//! 3. tracebacks cut to the crash lines;
+//! 4. the flaky, slowest and skipped lists and the fixed tests' ids left
+//!    out (their counts stay in the table);
+//! 5. fewer groups in full, the others one line each, new failures first;
+//! 6. fewer groups listed at all; the new failures of the groups left out
+//!    still named by id;
+//! 7. no group listed: the new failures' ids, as many as fit.
+//!
+//! The first line and the table always stay, and a closing note says what
+//! was left out. Parts are dropped whole, so a cut never falls inside a
+//! code block or a `<details>`.
+
+use std::fmt::Write as _;
+
+use super::sections::{self, Group, LISTED, tests};
+use super::{Baseline, Options};
+use crate::budget::{Budget, Fitted, Truncation, largest_fitting};
+use crate::model::Run;
+use crate::render::markdown::Detail;
+use crate::text::{plural, thousands};
+
+/// Groups shown open (`<details open>`): the first few, new ones first.
+const OPEN_GROUPS: usize = 3;
+
+/// How much a rendering shows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Plan {
+    detail: Detail,
+    /// The flaky, slowest and skipped lists, and the fixed tests' ids.
+    extras: bool,
+    /// Groups shown in full (the first ones).
+    full: usize,
+    /// Groups shown at all (in full or one line each).
+    listed: usize,
+    /// New failures of the groups not listed, named by id.
+    new_ids: usize,
+}
+
+/// What every rendering is made of, worked out once.
+struct Doc<'r> {
+    run: &'r Run,
+    baseline: Option<&'r Baseline<'r>>,
+    options: &'r Options,
+    budget: &'r Budget,
+    head: String,
+    collection: String,
+    groups: Vec<Group<'r>>,
+    /// How many of `groups` hold a new failure (they come first).
+    new_groups: usize,
+    extras: String,
+}
+
+/// The rendering of `run` (compared with `baseline` when given) within
+/// `budget`, saying what it left out.
+pub fn render_fitted(
+    run: &Run,
+    baseline: Option<&Baseline<'_>>,
+    options: &Options,
+    budget: &Budget,
+) -> Fitted {
+    let counts = run.counts();
+    let new = baseline.map(|b| b.comparison.new_failures.as_slice());
+    let groups = sections::groups(run, new);
+    let new_groups = match baseline {
+        Some(_) => groups.iter().take_while(|g| g.new > 0).count(),
+        None => groups.len(),
+    };
+    let extras = [
+        sections::flaky(run),
+        sections::slowest(run),
+        sections::skips(run),
+    ]
+    .concat();
+    let doc = Doc {
+        run,
+        baseline,
+        options,
+        budget,
+        head: super::head(run, &counts, baseline),
+        collection: sections::collection_errors(run),
+        groups,
+        new_groups,
+        extras,
+    };
+    doc.fit()
+}
+
+impl Doc<'_> {
+    fn fit(&self) -> Fitted {
+        let n = self.groups.len();
+        let all_new = self.omitted_new(n).len();
+        let mut plan = Plan {
+            detail: Detail::Full,
+            extras: true,
+            full: n,
+            listed: n,
+            new_ids: all_new,
+        };
+        let whole = self.render(&plan, &self.fulls(Detail::Full), None);
+        if self.budget.fits(&whole) {
+            return Fitted::whole(whole);
+        }
+        let size = self.budget.describe_size(&whole);
+        for detail in [Detail::NoOutput, Detail::CrashLines] {
+            plan.detail = detail;
+            if let Some(fitted) = self.attempt(&plan, &self.fulls(detail), &size) {
+                return fitted;
+            }
+        }
+        plan.extras = false;
+        let fulls = self.fulls(Detail::CrashLines);
+        if let Some(fitted) = self.attempt(&plan, &fulls, &size) {
+            return fitted;
+        }
+        // Step 5: the first `k` groups in full, the rest one line each.
+        let with_full = |k: usize| self.attempt(&Plan { full: k, ..plan }, &fulls, &size);
+        if let Some((_, fitted)) = largest_fitting(n.saturating_sub(1), with_full) {
+            return fitted;
+        }
+        plan.full = 0;
+        // Step 6: the first `k` groups one line each.
+        let listing = |k: usize| {
+            let new_ids = self.omitted_new(k).len();
+            let p = Plan {
+                listed: k,
+                new_ids,
+                ..plan
+            };
+            self.attempt(&p, &fulls, &size)
+        };
+        if let Some((_, fitted)) = largest_fitting(n, listing) {
+            return fitted;
+        }
+        // Step 7: no group; the new failures' ids, as many as fit.
+        plan.listed = 0;
+        let naming = |k: usize| self.attempt(&Plan { new_ids: k, ..plan }, &fulls, &size);
+        if let Some((_, fitted)) = largest_fitting(all_new, naming) {
+            return fitted;
+        }
+        let last = Plan { new_ids: 0, ..plan };
+        let truncation = self.truncation(&last);
+        Fitted {
+            text: self.render(&last, &fulls, Some((&truncation, &size))),
+            truncation: Some(truncation),
+        }
+    }
+
+    /// The rendering of `plan` with its note, when it fits.
+    fn attempt(&self, plan: &Plan, fulls: &[String], size: &str) -> Option<Fitted> {
+        let truncation = self.truncation(plan);
+        let text = self.render(plan, fulls, Some((&truncation, size)));
+        self.budget.fits(&text).then_some(Fitted {
+            text,
+            truncation: Some(truncation),
+        })
+    }
+
+    /// Every group in full at `detail`.
+    fn fulls(&self, detail: Detail) -> Vec<String> {
+        let baseline = self.baseline.is_some();
+        self.groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let open = i < OPEN_GROUPS && i < self.new_groups;
+                sections::group_full(self.options, g, detail, open, baseline)
+            })
+            .collect()
+    }
+
+    /// The new failures in the groups from `listed` on.
+    fn omitted_new(&self, listed: usize) -> Vec<&str> {
+        self.groups
+            .iter()
+            .skip(listed)
+            .flat_map(|g| g.new_ids.iter().copied())
+            .collect()
+    }
+
+    /// What `plan` leaves out.
+    fn truncation(&self, plan: &Plan) -> Truncation {
+        let mut t = Truncation::new(self.budget);
+        if plan.detail >= Detail::NoOutput {
+            t.dropped.push("captured output".into());
+        }
+        if plan.detail >= Detail::CrashLines {
+            t.dropped.push("traceback lines beyond the crash".into());
+        }
+        if !plan.extras {
+            t.dropped
+                .push("the flaky, slowest and skipped tests and the fixed tests' ids".into());
+        }
+        if plan.full < self.groups.len() {
+            t.dropped
+                .push("the detail of all but the first groups (one line each)".into());
+        }
+        let omitted = &self.groups[plan.listed.min(self.groups.len())..];
+        t.groups_omitted = omitted.len();
+        t.tests_omitted = omitted.iter().map(|g| g.count).sum();
+        t
+    }
+
+    /// `plan`'s rendering, with the note `shortened` says when given.
+    fn render(
+        &self,
+        plan: &Plan,
+        fulls: &[String],
+        shortened: Option<(&Truncation, &str)>,
+    ) -> String {
+        let mut out = self.head.clone();
+        out.push_str(&self.collection);
+        let n = self.groups.len();
+        if self.baseline.is_some() {
+            self.new_part(&mut out, plan, fulls);
+            self.fixed(&mut out, plan.extras);
+            if self.new_groups < n {
+                let old = &self.groups[self.new_groups..];
+                let count: usize = old.iter().map(|g| g.count).sum();
+                let _ = write!(
+                    out,
+                    "\n<details>\n<summary>Already failing: {} in {}</summary>\n",
+                    tests(count),
+                    plural(old.len(), "group", "groups")
+                );
+                self.groups_part(&mut out, plan, fulls, self.new_groups..n);
+                out.push_str("\n</details>\n");
+            }
+        } else if n > 0 {
+            let count: usize = self.groups.iter().map(|g| g.count).sum();
+            let _ = write!(
+                out,
+                "\n### Failures: {} in {}\n",
+                tests(count),
+                plural(n, "group", "groups")
+            );
+            self.groups_part(&mut out, plan, fulls, 0..n);
+        }
+        if plan.extras {
+            out.push_str(&self.extras);
+        }
+        let extra: Vec<String> = shortened
+            .map(|(t, size)| vec![note(self.budget, t, size)])
+            .unwrap_or_default();
+        out.push_str(&sections::notes(self.run, &extra));
+        out
+    }
+
+    /// New failures: their groups, then the ids of those in groups left out.
+    fn new_part(&self, out: &mut String, plan: &Plan, fulls: &[String]) {
+        let Some(b) = self.baseline else { return };
+        let new = &b.comparison.new_failures;
+        if new.is_empty() {
+            return;
+        }
+        let _ = writeln!(out, "\n### New failures: {}", tests(new.len()));
+        self.groups_part(out, plan, fulls, 0..self.new_groups);
+        let omitted = self.omitted_new(plan.listed);
+        if !omitted.is_empty() && self.new_groups > plan.listed {
+            let _ = writeln!(out, "\nNew failures in the groups not shown:\n");
+            sections::id_list(out, &omitted, plan.new_ids);
+        }
+    }
+
+    /// Fixed tests: their ids (with the extras), else their number.
+    fn fixed(&self, out: &mut String, ids: bool) {
+        let Some(b) = self.baseline else { return };
+        let fixed = &b.comparison.fixed;
+        if fixed.is_empty() {
+            return;
+        }
+        let _ = writeln!(out, "\n### Fixed: {}", tests(fixed.len()));
+        if ids {
+            out.push('\n');
+            let ids: Vec<&str> = fixed.iter().map(String::as_str).collect();
+            sections::id_list(out, &ids, LISTED);
+        }
+    }
+
+    /// The groups in `range`: in full, one line each, or left out, as
+    /// `plan` says.
+    fn groups_part(
+        &self,
+        out: &mut String,
+        plan: &Plan,
+        fulls: &[String],
+        range: std::ops::Range<usize>,
+    ) {
+        let mut in_list = false;
+        for i in range {
+            if i < plan.full {
+                out.push_str(&fulls[i]);
+            } else if i < plan.listed {
+                if !in_list {
+                    out.push('\n');
+                    in_list = true;
+                }
+                out.push_str(&sections::group_line(self.options, &self.groups[i]));
+            }
+        }
+    }
+}
+
+/// The closing note of a shortened rendering.
+fn note(budget: &Budget, t: &Truncation, size: &str) -> String {
+    let mut note = format!(
+        "Shortened to fit {} (the full report has {}): {} left out",
+        budget.describe(),
+        size,
+        t.dropped.join(", ")
+    );
+    if t.groups_omitted > 0 {
+        let _ = write!(
+            note,
+            "; {} more failure groups ({} tests) not listed",
+            thousands(t.groups_omitted),
+            thousands(t.tests_omitted)
+        );
+    }
+    note.push('.');
+    note
+}

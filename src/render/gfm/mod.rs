@@ -1,0 +1,178 @@
+//! GitHub Flavored Markdown for people: the job summary and the PR comment
+//! (`--format gfm`, and the summary `--format github` appends).
+//!
+//! ```text
+//! ## Test FAILURE — 42 run, 2 failed, 1 error, 1 skipped
+//!
+//! | Passed | Failed | Errors | Skipped | Flaky | Duration |
+//! |---:|---:|---:|---:|---:|---:|
+//! | 38 | 2 | 1 | 1 | 0 | 5.1s |
+//!
+//! ### Failures (3 tests in 2 groups)
+//!
+//! <details open>
+//! <summary><strong>FAILED</strong> · 2 tests · <code>tests/test_calc.py::test_divide</code></summary>
+//!
+//! Failed at [`tests/test_calc.py:42`](https://github.com/o/r/blob/sha/tests/test_calc.py#L42). Same failure in 1 more: `tests/test_calc.py::test_mul`
+//!
+//! ```text
+//! assert 0.5 == 0.6
+//!   at tests/test_calc.py:42
+//!   > assert divide(1, 2) == 0.6
+//! ```
+//!
+//! </details>
+//! ```
+//!
+//! With a baseline the table gains the baseline's row and the change, and
+//! the failures come as new failures (first), fixed tests, then the
+//! failures that were already there, collapsed. Then flaky tests, the
+//! slowest tests and the skips by reason (collapsed), and the notes.
+//!
+//! The groups are the agent Markdown's ([`crate::model::groups`]), and a
+//! group's code block holds exactly what the agent Markdown writes under
+//! its heading ([`super::markdown::failure_lines`]). Nothing from a test
+//! is read as Markdown or HTML ([`escape`]). Shortened to a budget by
+//! [`fit`]: the table and every new failure stay.
+
+mod escape;
+mod fit;
+mod sections;
+
+use std::fmt::Write as _;
+
+use crate::model::baseline::Comparison;
+use crate::model::{Counts, Run};
+
+pub use fit::render_fitted;
+
+/// What the renderer needs to know from outside the run: where `path:line`
+/// links lead.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The URL a file's path in the repository is appended to, e.g.
+    /// `https://github.com/owner/repo/blob/<sha>/`; none: paths are plain
+    /// text.
+    pub link_base: Option<String>,
+    /// Put before the run's relative paths (where pytest ran, relative to
+    /// the repository root), e.g. `backend/`.
+    pub path_prefix: String,
+    /// An absolute path under this directory (the repository's checkout)
+    /// is linked relative to it; other absolute paths are not linked.
+    pub workspace: Option<String>,
+}
+
+/// The run a report is compared with: the comparison and the baseline's
+/// counts (for the table).
+#[derive(Debug, Clone)]
+pub struct Baseline<'a> {
+    pub comparison: &'a Comparison,
+    pub counts: Counts,
+}
+
+/// The whole rendering, nothing left out.
+pub fn render(run: &Run, baseline: Option<&Baseline<'_>>, options: &Options) -> String {
+    render_fitted(run, baseline, options, &crate::budget::Budget::NONE).text
+}
+
+/// An error (a file that cannot be read, a timeout) or a discovery as
+/// GitHub Flavored Markdown: its first line as a heading, then its agent
+/// Markdown whole in a code block, where nothing in it is read as Markdown
+/// or HTML.
+pub fn text_page(markdown: &str) -> String {
+    let first = markdown.lines().next().unwrap_or_default();
+    format!(
+        "## {}\n\n{}",
+        escape::escape_text(first),
+        escape::code_block(markdown)
+    )
+}
+
+/// `<1 ms`, `12 ms`, `1.5s`, `2m 03s`, `1h 02m`.
+fn duration(secs: f64) -> String {
+    if !secs.is_finite() || secs < 0.0 {
+        return "–".to_string();
+    }
+    if secs < 1.0 {
+        let ms = (secs * 1000.0).round();
+        return if ms < 1.0 {
+            "<1 ms".to_string()
+        } else {
+            format!("{ms:.0} ms")
+        };
+    }
+    if secs < 60.0 {
+        return format!("{secs:.1}s");
+    }
+    let whole = secs.round() as u64;
+    if whole < 3600 {
+        format!("{}m {:02}s", whole / 60, whole % 60)
+    } else {
+        format!("{}h {:02}m", whole / 3600, (whole % 3600) / 60)
+    }
+}
+
+/// `+3`, `−2` (a minus sign), `0`.
+fn change(now: usize, before: usize) -> String {
+    match now.cmp(&before) {
+        std::cmp::Ordering::Greater => format!("+{}", now - before),
+        std::cmp::Ordering::Less => format!("−{}", before - now),
+        std::cmp::Ordering::Equal => "0".to_string(),
+    }
+}
+
+/// The first line (status and counts) and the table of counts.
+fn head(run: &Run, c: &Counts, baseline: Option<&Baseline<'_>>) -> String {
+    let status = super::markdown::status_word(run);
+    let mut out = format!(
+        "## Test {status} — {}\n\n",
+        super::markdown::counts_phrase(run)
+    );
+    let row = |c: &Counts, secs: f64| {
+        format!(
+            "| {} | {} | {} | {} | {} | {} |",
+            c.passed,
+            c.failed,
+            c.errors,
+            c.skipped,
+            c.flaky,
+            duration(secs)
+        )
+    };
+    let now = run.duration_secs();
+    match baseline {
+        None => {
+            out.push_str("| Passed | Failed | Errors | Skipped | Flaky | Duration |\n");
+            out.push_str("|---:|---:|---:|---:|---:|---:|\n");
+            let _ = writeln!(out, "{}", row(c, now));
+        }
+        Some(b) => {
+            let before = &b.counts;
+            let cmp = b.comparison;
+            out.push_str("| | Passed | Failed | Errors | Skipped | Flaky | Duration |\n");
+            out.push_str("|:---|---:|---:|---:|---:|---:|---:|\n");
+            let _ = writeln!(out, "| This run {}", row(c, now));
+            let _ = writeln!(out, "| Baseline {}", row(before, cmp.baseline_duration));
+            let sign = if cmp.duration_change < 0.0 {
+                "−"
+            } else {
+                "+"
+            };
+            let _ = writeln!(
+                out,
+                "| Change | {} | {} | {} | {} | {} | {sign}{} |",
+                change(c.passed, before.passed),
+                change(c.failed, before.failed),
+                change(c.errors, before.errors),
+                change(c.skipped, before.skipped),
+                change(c.flaky, before.flaky),
+                duration(cmp.duration_change.abs()),
+            );
+            let _ = write!(out, "\nCompared with the baseline: {}\n", cmp.phrase());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
