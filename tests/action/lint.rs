@@ -12,7 +12,8 @@ use std::process::Command;
 use yaml_rust2::yaml::Hash;
 use yaml_rust2::{Yaml, YamlEmitter};
 
-use super::{action, keys, readme_workflows, repo, text};
+use super::readme::readme_workflows;
+use super::{action, keys, repo, text};
 
 /// The directory of the test interpreter's venv (`PYTEST_MCP_TEST_PYTHON`,
 /// else .venv), where pip put the tools of requirements-dev.txt.
