@@ -9,6 +9,7 @@
 //! actionlint passes on all of it (`lint`).
 
 use std::collections::BTreeSet;
+use std::ffi::OsStr;
 use std::fs;
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -461,23 +462,57 @@ fn no_matching_file_is_an_error_and_a_bad_switch_is_refused() {
     assert!(stdout(&run).contains("input summary must be true or false, not 'yes'"));
 }
 
+/// `fail-on`: the report step decides (its `fail-on-status` output) and the
+/// last step fails, so that everything is written and the comment sent
+/// before the action fails.
 #[test]
-fn fail_on_fails_the_step_after_everything_is_written() {
+fn fail_on_fails_the_last_step_after_everything_is_written() {
+    let action = action();
+    let ids: Vec<&str> = steps(&action)
+        .iter()
+        .filter_map(|s| s["id"].as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        ["install", "baseline", "report", "comment", "fail-on"],
+        "the steps' order"
+    );
+
     let files = format!("{ONE_FAILURE}/junit-xunit1.xml");
     let run = run_report_step(&[
         ("files", &files),
         ("annotations", "false"),
         ("fail-on", "failures"),
     ]);
-    assert_eq!(run.output.status.code(), Some(1), "{}", stdout(&run));
-    assert!(run.github_output.starts_with("markdown-file="));
+    assert!(run.output.status.success(), "{}", stdout(&run));
+    let markdown = run.temp.path().join("pytest-mcp-report.md");
+    assert_eq!(
+        run.github_output,
+        format!("markdown-file={}\nfail-on-status=1\n", markdown.display())
+    );
     assert_eq!(run.summary, gfm(&[&files], SUMMARY_CHARS));
+    let with = [("fail-on", "failures")];
+    let status = [("steps.report.outputs.fail-on-status", "1")];
+    let last = run_step("fail-on", &with, &status, &[]);
+    assert_eq!(last.output.status.code(), Some(1), "{}", stdout(&last));
+    assert_eq!(
+        stdout(&last),
+        "::error title=pytest-mcp::the results hold failures (fail-on: failures)\n"
+    );
+
     let passing = run_report_step(&[
         ("files", "tests/fixtures/pytest/all_pass/junit-xunit1.xml"),
         ("annotations", "false"),
         ("fail-on", "failures"),
     ]);
     assert!(passing.output.status.success(), "{}", stdout(&passing));
+    assert!(passing.github_output.ends_with("fail-on-status=0\n"));
+    for status in ["0", ""] {
+        let outputs = [("steps.report.outputs.fail-on-status", status)];
+        let last = run_step("fail-on", &with, &outputs, &[]);
+        assert!(last.output.status.success(), "{}", stdout(&last));
+        assert_eq!(stdout(&last), "");
+    }
 }
 
 /// The install step with the wheel scripts/wheel-check.sh built in place of
@@ -539,4 +574,33 @@ fn annotations_are_printed_on_the_failing_lines() {
     );
     let markdown = gfm(&[&files], SUMMARY_CHARS);
     assert_eq!(run.summary, markdown, "the summary holds the report once");
+}
+
+/// In a workflow run, the report's `path:line` are links to the file at
+/// the commit: the command reads the runner's `GITHUB_SERVER_URL`,
+/// `GITHUB_REPOSITORY` and `GITHUB_SHA` itself.
+#[test]
+fn the_report_links_to_the_files_at_the_commit() {
+    let files = format!("{ONE_FAILURE}/report.json");
+    let bin = [(
+        "steps.install.outputs.bin",
+        env!("CARGO_BIN_EXE_pytest-mcp"),
+    )];
+    let sha = "0123456789abcdef0123456789abcdef01234567";
+    let runner = [
+        ("GITHUB_SERVER_URL", OsStr::new("https://github.com")),
+        ("GITHUB_REPOSITORY", OsStr::new("octo/shop")),
+        ("GITHUB_SHA", OsStr::new(sha)),
+    ];
+    let with = [("files", files.as_str()), ("annotations", "false")];
+    let run = run_step("report", &with, &bin, &runner);
+    assert!(run.output.status.success(), "{}", stdout(&run));
+    let link = format!("(https://github.com/octo/shop/blob/{sha}/tests/test_calc.py#L17)");
+    let markdown = fs::read_to_string(run.temp.path().join("pytest-mcp-report.md")).unwrap();
+    assert!(markdown.contains(&link), "{markdown}");
+    assert!(run.summary.contains(&link), "{}", run.summary);
+    assert!(
+        !gfm(&[&files], SUMMARY_CHARS).contains("https://"),
+        "no link outside a workflow run"
+    );
 }
