@@ -403,3 +403,77 @@ fn no_baseline_is_a_notice_or_a_warning_never_a_failure() {
         gh.calls()
     );
 }
+
+/// `KEY=value` lines of a step's `GITHUB_OUTPUT` as the expressions later
+/// steps read them (`steps.ID.outputs.KEY`).
+fn outputs_of(id: &str, run: &super::Run) -> Vec<(String, String)> {
+    run.github_output
+        .lines()
+        .map(|l| {
+            let (key, value) = l.split_once('=').expect("KEY=value");
+            (format!("steps.{id}.outputs.{key}"), value.to_string())
+        })
+        .collect()
+}
+
+/// The action's steps after install, one after the other as the runner
+/// runs them on a pull request, each reading the outputs the earlier ones
+/// wrote: the base branch's results are downloaded, the report compares
+/// with them, the comment is updated with it, and `fail-on` then fails.
+#[test]
+fn the_steps_run_in_order_on_a_pull_request() {
+    let (event, comments, runs) = (
+        pull_request_event(),
+        fixture("comments-marked.json"),
+        fixture("runs.json"),
+    );
+    let artifact = repo().join(BEFORE);
+    let gh = baseline_gh(&pull_request_run(&[
+        ("GITHUB_EVENT_PATH", os(&event)),
+        ("FAKE_GH_COMMENTS", os(&comments)),
+        ("FAKE_GH_RUNS", os(&runs)),
+        ("FAKE_GH_ARTIFACT", os(&artifact)),
+    ]));
+    let with = [
+        ("files", AFTER),
+        ("annotations", "false"),
+        ("comment", "true"),
+        ("baseline-artifact", "test-results"),
+        ("fail-on", "failures"),
+    ];
+    let mut outputs = vec![(
+        "steps.install.outputs.bin".to_string(),
+        env!("CARGO_BIN_EXE_pytest-mcp").to_string(),
+    )];
+    let mut kept = Vec::new();
+    for id in ["baseline", "report", "comment", "fail-on"] {
+        let given: Vec<(&str, &str)> = outputs
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let run = run_step(id, &with, &given, &gh.env());
+        let expected = if id == "fail-on" { 1 } else { 0 };
+        assert_eq!(
+            run.output.status.code(),
+            Some(expected),
+            "{id}: {}",
+            stdout(&run)
+        );
+        outputs.extend(outputs_of(id, &run));
+        kept.push(run);
+    }
+    let dir = kept[0].temp.path().join("pytest-mcp-baseline");
+    let compared = gfm(
+        &["--baseline", dir.to_str().unwrap(), AFTER],
+        65536 - MARKER.len() - 1,
+    );
+    assert_eq!(gh.body(1), format!("{MARKER}\n{compared}"));
+    let calls = gh.calls();
+    assert_eq!(calls.len(), 4, "{calls:?}");
+    assert!(
+        calls[3].starts_with(&format!(
+            "api --method PATCH repos/{REPOSITORY}/issues/comments/42 "
+        )),
+        "{calls:?}"
+    );
+}
