@@ -177,12 +177,17 @@ fn run_annotates_the_failing_lines_and_appends_the_summary() {
         assert_well_formed(line);
         assert_without_noise(line);
     }
-    let text = std::fs::read_to_string(&summary).unwrap();
+    assert_summary_appended(&summary);
+}
+
+/// The job summary: what was there, then the GitHub rendering (`--format
+/// gfm`) with every group in `<details>`.
+fn assert_summary_appended(summary: &Path) {
+    let text = std::fs::read_to_string(summary).unwrap();
     assert!(
         text.starts_with("# Lint\n\nall clean\n\n## Test FAILURE — "),
         "{text}"
     );
-    // The GitHub rendering (`--format gfm`): every group, in `<details>`.
     for section in [
         "<code>tests/test_checkout.py::test_total_rounds</code></summary>\n",
         "<code>tests/test_stock.py::test_shelf_11</code></summary>\n",
