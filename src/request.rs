@@ -39,8 +39,8 @@ pub enum Format {
     /// Standard JUnit XML (results only; errors and discovery print Markdown).
     Junit,
     /// GitHub workflow commands: an `::error` annotation on the failing line
-    /// per failure group (at most 10); the Markdown report is appended to
-    /// $GITHUB_STEP_SUMMARY when it is set (`report` and `run`; errors are
+    /// per failure group (at most 10); the GitHub rendering (`gfm`) is
+    /// appended to $GITHUB_STEP_SUMMARY when it is set (`report` and `run`; errors are
     /// one `::error`, discovery prints Markdown).
     Github,
     /// GitHub Flavored Markdown for people: a job summary or a PR comment

@@ -4,8 +4,10 @@
 //! result file per line, relative to the repository root: the fixtures under
 //! `tests/fixtures/`, never the shared corpus) and the expected renderings
 //! `expected.md`, `expected.json`, `expected.xml` (JUnit) and
-//! `expected.github` (GitHub workflow commands), plus `expected.html` where
-//! that file exists. An optional `max_chars` file
+//! `expected.github` (GitHub workflow commands), plus `expected.html` and
+//! `expected.gfm` (the GitHub rendering, `--format gfm`, at its default
+//! size; its links from the scenario's `link_base` file when there is one)
+//! where those files exist. An optional `max_chars` file
 //! holds a size budget for the Markdown (`report --max-chars`); an optional
 //! `baseline` file lists the result files of an earlier run to compare with
 //! (`report --baseline`). A mismatch prints a unified diff.
@@ -22,11 +24,17 @@ use std::path::{Path, PathBuf};
 use pytest_mcp::budget::Budget;
 use pytest_mcp::frontend::report::{self, Input, InputError, RenderOnly};
 use pytest_mcp::frontend::respond;
+use pytest_mcp::render::gfm;
 use pytest_mcp::request::Format;
 use similar::TextDiff;
 
 #[path = "common/support.rs"]
 mod support;
+
+// The benchmarks' generator of large inputs, shared as it is.
+#[allow(dead_code)]
+#[path = "../benches/perf/inputs.rs"]
+mod inputs;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -94,6 +102,70 @@ fn render(inputs: &[Input], baseline: &[Input], format: Format, budget: &Budget)
     }
 }
 
+/// The scenario's `link_base` file: where the GitHub rendering's
+/// `path:line` links lead (none without the file).
+fn gfm_options(scenario: &Path) -> gfm::Options {
+    gfm::Options {
+        link_base: std::fs::read_to_string(scenario.join("link_base"))
+            .ok()
+            .map(|s| s.trim().to_string()),
+        ..gfm::Options::default()
+    }
+}
+
+/// What `pytest-mcp report --format gfm` prints for these inputs, at the
+/// scenario's budget, else the default `--max-chars` (a comment's 65,536).
+fn render_gfm(
+    inputs: &[Input],
+    baseline: &[Input],
+    options: &gfm::Options,
+    budget: &Budget,
+) -> String {
+    let budget = Budget {
+        chars: budget.chars.or(Some(report::DEFAULT_MAX_CHARS)),
+        ..*budget
+    };
+    let unreadable = |errors: Vec<InputError>, total: usize| {
+        respond::unreadable(&errors, total, Format::Gfm).into_text()
+    };
+    if baseline.is_empty() {
+        return match RenderOnly::read(inputs, Format::Gfm) {
+            Ok(alone) => alone.gfm_within(options, &budget).text,
+            Err(errors) => unreadable(errors, inputs.len()),
+        };
+    }
+    let run = match report::build_run(inputs, Format::Gfm) {
+        Ok(run) => run,
+        Err(errors) => return unreadable(errors, inputs.len()),
+    };
+    match report::build_run(baseline, Format::Markdown) {
+        Ok(base) => report::render_gfm(&run, Some(&base), options, &budget).text,
+        Err(errors) => unreadable(errors, baseline.len()),
+    }
+}
+
+/// The GitHub rendering of the 100,000-case JUnit file of the benchmarks
+/// (`benches/perf/inputs.rs`, generated into `target/`, nothing large
+/// committed) at the default size, pinned in
+/// `golden/gfm_100000_cases/expected.gfm`.
+#[test]
+fn gfm_of_100000_cases_at_the_default_size() {
+    let dir = root().join("target/gfm-inputs");
+    let (xml, _) = inputs::big_reports(&dir, 100_000);
+    let mut input = one_input(&xml);
+    input[0].name = "junit-100000.xml".to_string();
+    let text = render_gfm(&input, &[], &gfm::Options::default(), &Budget::NONE);
+    assert!(
+        text.chars().count() <= report::DEFAULT_MAX_CHARS,
+        "{} characters",
+        text.chars().count()
+    );
+    let golden = root().join("golden/gfm_100000_cases/expected.gfm");
+    if let Some(diff) = check(&golden, &text) {
+        panic!("{diff}");
+    }
+}
+
 /// The scenario's budget: its `max_chars` file (Markdown) and its
 /// `max_tokens` file (Markdown and JSON), else none.
 fn budget_of(scenario: &Path) -> Budget {
@@ -158,6 +230,11 @@ fn golden_files() {
             if let Some(diff) = check(&scenario.join(file), &actual) {
                 failures.push(diff);
             }
+        }
+        let gfm = scenario.join("expected.gfm");
+        if gfm.exists() {
+            let actual = render_gfm(&inputs, &baseline, &gfm_options(scenario), &budget);
+            failures.extend(check(&gfm, &actual));
         }
     }
     assert!(

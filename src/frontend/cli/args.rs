@@ -41,9 +41,21 @@ wins, JUnit fills what it lacks), and shards of one run give their union.\n\n\
 --format github prints GitHub workflow commands for a workflow step: one ::error \
 annotation per failure group (largest first, at most 10, what GitHub shows per step) on \
 the line where the test failed, then a ::notice saying how many groups were left out; \
-when GITHUB_STEP_SUMMARY is set, the Markdown report is appended to that file, kept within \
+when GITHUB_STEP_SUMMARY is set, the GitHub rendering (--format gfm) is appended to that file, kept within \
 GitHub's 1 MiB (--max-chars bounds it too). Paths are taken as relative to the repository \
 root, or to --path-prefix. An unreadable file is one ::error line (exit status 2).\n\n\
+--format gfm prints GitHub Flavored Markdown for people, for a PR comment or a job summary \
+(the summary --format github writes is the same): the status and a table of counts (with \
+--baseline the baseline's counts and the change), then one collapsible section per root \
+cause with the failure in a code block (new failures first, then fixed tests, then the \
+failures that were already there, collapsed), flaky tests, the 10 slowest tests and the \
+skips by reason. Nothing a test wrote is read as Markdown or HTML (it is always in code), \
+so it cannot mention anyone, link an issue or close a section. file:line links to the \
+file at the commit with --link-base, or in GitHub Actions from GITHUB_SERVER_URL, \
+GITHUB_REPOSITORY and GITHUB_SHA. It is held to --max-chars (65536, a comment, by \
+default): the table and every new failure stay, and it says what it left out. An \
+unreadable file is answered with the Markdown error under a heading, in a code block \
+(exit status 2).\n\n\
 Exit status: 0 when the report was written (whatever the test outcomes, unless \
 --fail-on says otherwise: then 1 when the results fail), 2 when a file could not be read (every bad file is listed, with line and column for broken \
 XML or JSON) or the output could not be written.",
@@ -52,6 +64,7 @@ pytest-mcp report junit.xml\n  \
 pytest-mcp report report.json junit.xml --format json -o result.json\n  \
 pytest-mcp report shard-*.xml >> \"$GITHUB_STEP_SUMMARY\"\n  \
 pytest-mcp report --format github --fail-on failures reports/\n  \
+pytest-mcp report --format gfm --baseline main.xml pr.xml -o comment.md\n  \
 pytest-mcp report --baseline main.xml --baseline main.json pr.xml pr.json"
     )]
     Report(ReportArgs),
@@ -65,8 +78,12 @@ from pytest-json-report when the project has it, and from JUnit XML always; afte
 timeout or a crash the answer still says which tests finished and which was running.\n\n\
 --format github prints GitHub workflow commands: ::error annotations on the lines where \
 tests failed (at most 10 failure groups, paths relative to GITHUB_WORKSPACE or the working \
-directory), and appends the Markdown report to GITHUB_STEP_SUMMARY when it is set (within \
+directory), and appends the GitHub rendering (--format gfm) to GITHUB_STEP_SUMMARY when it is set (within \
 GitHub's 1 MiB); a timeout, crash or refused parameter is one ::error line.\n\n\
+--format gfm prints the report as GitHub Flavored Markdown for a PR comment or a job \
+summary (see `pytest-mcp help report`), its file:line links from --link-base or the \
+GitHub Actions variables; a timeout, crash or refused parameter is the Markdown error \
+under a heading, in a code block.\n\n\
 Exit status: pytest's own (0 passed, 1 tests failed, 2 interrupted, 3 internal \
 error, 4 usage error, 5 no tests); 124 on timeout; 128+N when pytest died of signal N \
 or pytest-mcp got SIGTERM/SIGINT/SIGHUP (the whole run is ended first); 4 when a parameter \
@@ -255,9 +272,10 @@ pub struct ReportArgs {
     /// `--baseline a.xml --baseline b.json`.
     #[arg(long, value_name = "FILE")]
     pub baseline: Vec<PathBuf>,
-    /// Longest Markdown report in characters: detail is shortened first, then
-    /// failures become one line per root cause; the summary line stays and
-    /// the report says what was cut.
+    /// Longest Markdown (or gfm) report in characters: detail is shortened
+    /// first, then failures become one line per root cause; the summary
+    /// line (gfm: the table and the new failures) stays and the report says
+    /// what was cut.
     /// 65536 (the default) fits a GitHub comment; a job summary takes 1048576
     /// bytes, the default for the summary `--format github` writes.
     #[arg(long, value_name = "N")]

@@ -8,8 +8,9 @@
 //! 4. the flaky, slowest and skipped lists and the fixed tests' ids left
 //!    out (their counts stay in the table);
 //! 5. fewer groups in full, the others one line each, new failures first;
-//! 6. fewer groups listed at all; the new failures of the groups left out
-//!    still named by id;
+//! 6. the first groups in full (at most the open ones), as many others
+//!    one line each as fit; the new failures of the groups left out still
+//!    named by id;
 //! 7. no group listed: the new failures' ids, as many as fit.
 //!
 //! The first line and the table always stay, and a closing note says what
@@ -123,20 +124,14 @@ impl Doc<'_> {
         if let Some((_, fitted)) = largest_fitting(n.saturating_sub(1), with_full) {
             return fitted;
         }
-        plan.full = 0;
-        // Step 6: the first `k` groups one line each.
-        let listing = |k: usize| {
-            let new_ids = self.omitted_new(k).len();
-            let p = Plan {
-                listed: k,
-                new_ids,
-                ..plan
-            };
-            self.attempt(&p, &fulls, &size)
-        };
-        if let Some((_, fitted)) = largest_fitting(n, listing) {
-            return fitted;
+        // Step 6: the first few groups in full (as many of the open ones
+        // as fit), then as many as fit one line each.
+        for full in (1..=OPEN_GROUPS.min(n)).rev().chain([0]) {
+            if let Some(fitted) = self.listing(Plan { full, ..plan }, &fulls, &size) {
+                return fitted;
+            }
         }
+        plan.full = 0;
         // Step 7: no group; the new failures' ids, as many as fit.
         plan.listed = 0;
         let naming = |k: usize| self.attempt(&Plan { new_ids: k, ..plan }, &fulls, &size);
@@ -149,6 +144,24 @@ impl Doc<'_> {
             text: self.render(&last, &fulls, Some((&truncation, &size))),
             truncation: Some(truncation),
         }
+    }
+
+    /// `plan`'s groups in full, then the most groups one line each that
+    /// fit; none when even the groups in full alone do not.
+    fn listing(&self, plan: Plan, fulls: &[String], size: &str) -> Option<Fitted> {
+        let with = |extra: usize| {
+            let listed = plan.full + extra;
+            let new_ids = self.omitted_new(listed).len();
+            let p = Plan {
+                listed,
+                new_ids,
+                ..plan
+            };
+            self.attempt(&p, fulls, size)
+        };
+        let alone = with(0)?;
+        let more = self.groups.len() - plan.full;
+        Some(largest_fitting(more, with).map_or(alone, |(_, fitted)| fitted))
     }
 
     /// The rendering of `plan` with its note, when it fits.
@@ -196,9 +209,14 @@ impl Doc<'_> {
             t.dropped
                 .push("the flaky, slowest and skipped tests and the fixed tests' ids".into());
         }
-        if plan.full < self.groups.len() {
+        if plan.full == 0 && !self.groups.is_empty() {
             t.dropped
-                .push("the detail of all but the first groups (one line each)".into());
+                .push("the failures' detail (one line per group)".into());
+        } else if plan.full < self.groups.len() {
+            t.dropped.push(format!(
+                "the detail of all but the first {} (one line each)",
+                plural(plan.full, "group", "groups")
+            ));
         }
         let omitted = &self.groups[plan.listed.min(self.groups.len())..];
         t.groups_omitted = omitted.len();

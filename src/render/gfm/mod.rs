@@ -43,6 +43,7 @@ use std::fmt::Write as _;
 
 use crate::model::baseline::Comparison;
 use crate::model::{Counts, Run};
+use crate::text::thousands;
 
 pub use fit::render_fitted;
 
@@ -112,11 +113,20 @@ fn duration(secs: f64) -> String {
     }
 }
 
+/// `+1.5s`, `−12 ms` (a minus sign), `0` under a millisecond.
+fn duration_change(secs: f64) -> String {
+    if !secs.is_finite() || secs.abs() < 0.0005 {
+        return "0".to_string();
+    }
+    let sign = if secs < 0.0 { "−" } else { "+" };
+    format!("{sign}{}", duration(secs.abs()))
+}
+
 /// `+3`, `−2` (a minus sign), `0`.
 fn change(now: usize, before: usize) -> String {
     match now.cmp(&before) {
-        std::cmp::Ordering::Greater => format!("+{}", now - before),
-        std::cmp::Ordering::Less => format!("−{}", before - now),
+        std::cmp::Ordering::Greater => format!("+{}", thousands(now - before)),
+        std::cmp::Ordering::Less => format!("−{}", thousands(before - now)),
         std::cmp::Ordering::Equal => "0".to_string(),
     }
 }
@@ -131,11 +141,11 @@ fn head(run: &Run, c: &Counts, baseline: Option<&Baseline<'_>>) -> String {
     let row = |c: &Counts, secs: f64| {
         format!(
             "| {} | {} | {} | {} | {} | {} |",
-            c.passed,
-            c.failed,
-            c.errors,
-            c.skipped,
-            c.flaky,
+            thousands(c.passed),
+            thousands(c.failed),
+            thousands(c.errors),
+            thousands(c.skipped),
+            thousands(c.flaky),
             duration(secs)
         )
     };
@@ -153,20 +163,15 @@ fn head(run: &Run, c: &Counts, baseline: Option<&Baseline<'_>>) -> String {
             out.push_str("|:---|---:|---:|---:|---:|---:|---:|\n");
             let _ = writeln!(out, "| This run {}", row(c, now));
             let _ = writeln!(out, "| Baseline {}", row(before, cmp.baseline_duration));
-            let sign = if cmp.duration_change < 0.0 {
-                "−"
-            } else {
-                "+"
-            };
             let _ = writeln!(
                 out,
-                "| Change | {} | {} | {} | {} | {} | {sign}{} |",
+                "| Change | {} | {} | {} | {} | {} | {} |",
                 change(c.passed, before.passed),
                 change(c.failed, before.failed),
                 change(c.errors, before.errors),
                 change(c.skipped, before.skipped),
                 change(c.flaky, before.flaky),
-                duration(cmp.duration_change.abs()),
+                duration_change(cmp.duration_change),
             );
             let _ = write!(out, "\nCompared with the baseline: {}\n", cmp.phrase());
         }
