@@ -477,3 +477,27 @@ fn the_steps_run_in_order_on_a_pull_request() {
         "{calls:?}"
     );
 }
+
+/// Without `GITHUB_WORKFLOW_REF` (GitHub Enterprise Server before 3.9) the
+/// workflow is named by `GITHUB_WORKFLOW`, which `gh run list` takes too.
+#[test]
+fn the_workflow_is_named_by_its_name_without_its_ref() {
+    let (runs, artifact) = (fixture("runs.json"), repo().join(BEFORE));
+    let gh = Gh::new(&[
+        ("GITHUB_BASE_REF", OsStr::new("main")),
+        ("GITHUB_WORKFLOW", OsStr::new("tests")),
+        ("FAKE_GH_RUNS", os(&runs)),
+        ("FAKE_GH_ARTIFACT", os(&artifact)),
+    ]);
+    let outputs: [(&str, &str); 0] = [];
+    let with = [("baseline-artifact", "test-results")];
+    let run = run_step("baseline", &with, &outputs, &gh.env());
+    assert!(run.output.status.success(), "{}", stdout(&run));
+    assert!(
+        gh.calls()[0].starts_with(&format!(
+            "run list --repo {REPOSITORY} --branch main --workflow tests "
+        )),
+        "{:?}",
+        gh.calls()
+    );
+}
