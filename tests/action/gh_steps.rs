@@ -501,3 +501,36 @@ fn the_workflow_is_named_by_its_name_without_its_ref() {
         gh.calls()
     );
 }
+
+/// A runner without `gh` (a self-hosted one): a warning, and the step
+/// succeeds.
+#[test]
+fn a_runner_without_gh_gets_a_warning() {
+    let temp = tempfile::tempdir().unwrap();
+    let file = comment_file(temp.path(), "pytest-mcp");
+    let event = pull_request_event();
+    let gh = Gh::new(&[("GITHUB_EVENT_PATH", os(&event))]);
+    let mut env = gh.env();
+    // The system's directories alone: no stand-in, and no gh there.
+    let path = OsStr::new("/usr/bin:/bin");
+    assert!(!Path::new("/usr/bin/gh").exists() && !Path::new("/bin/gh").exists());
+    env.push(("PATH", path));
+    let outputs = [("steps.report.outputs.comment-file", file.to_str().unwrap())];
+    let run = run_step("comment", &[], &outputs, &env);
+    assert!(run.output.status.success(), "{}", stdout(&run));
+    assert_eq!(
+        stdout(&run),
+        "::warning title=pytest-mcp::gh not found on this runner: no comment\n"
+    );
+    let with = [
+        ("baseline-artifact", "test-results"),
+        ("base-branch", "main"),
+    ];
+    let run = run_step("baseline", &with, &[], &env);
+    assert!(run.output.status.success(), "{}", stdout(&run));
+    assert_eq!(
+        stdout(&run),
+        "::warning title=pytest-mcp::gh not found on this runner: no baseline comparison\n"
+    );
+    assert_eq!(gh.calls(), Vec::<String>::new());
+}
