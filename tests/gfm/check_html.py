@@ -137,7 +137,12 @@ def failure_sections(markdown):
         i += 1
         if not m or i >= len(lines):
             continue
-        first = [lines[i].strip()]
+        # A message line the agent Markdown escaped (`\## ...`) is shown
+        # as it is in a code block.
+        message = lines[i].strip()
+        if message.startswith(("\\#", "\\>")):
+            message = message[1:]
+        first = [message]
         more = []
         i += 1
         in_message = True

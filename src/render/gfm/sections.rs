@@ -217,7 +217,14 @@ pub(super) fn group_full(
     if !lead.is_empty() {
         let _ = writeln!(out, "{}\n", lead.join(" "));
     }
-    out.push_str(&code_block(&markdown::failure_lines(g.first, detail)));
+    let lines = markdown::failure_lines(g.first, detail);
+    // The agent Markdown keeps a message from starting a heading or a note
+    // with a backslash; a code block needs none.
+    let lines = match lines.strip_prefix('\\') {
+        Some(rest) if rest.starts_with(['#', '>']) => rest,
+        _ => &lines,
+    };
+    out.push_str(&code_block(lines));
     out.push_str("\n</details>\n");
     out
 }
