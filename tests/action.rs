@@ -1,12 +1,15 @@
 //! `action.yml`, the GitHub Action: a valid composite action (every `run`
 //! step has a shell, every expression names an input, a step or an output
 //! that exists, no expression is pasted into a script), pinned to the
-//! crate's version; the README's workflow passes exactly its inputs and
-//! reads its output; and its report step, run with bash as the runner runs
-//! it, expands globs and writes the Markdown file, the step output and the
-//! job summary.
+//! crate's version; the README's workflows pass exactly its inputs, read
+//! its outputs and show the fork pattern; its report step, run with bash as
+//! the runner runs it, expands globs and writes the report in GitHub's
+//! rendering, the step output and the job summary; the baseline and comment
+//! steps run against a stand-in `gh` (`gh_steps`, tests/action/gh); and
+//! actionlint passes on all of it (`lint`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
+use std::ffi::OsStr;
 use std::fs;
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -14,8 +17,20 @@ use std::process::{Command, Output};
 use yaml_rust2::{Yaml, YamlLoader};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// The inputs issue 17 asks for.
-const REQUIRED_INPUTS: &[&str] = &["files", "baseline", "max-chars", "annotations", "summary"];
+/// The inputs issues 17 and 21 ask for.
+const REQUIRED_INPUTS: &[&str] = &[
+    "files",
+    "baseline",
+    "max-chars",
+    "annotations",
+    "summary",
+    "fail-on",
+    "comment",
+    "comment-key",
+    "github-token",
+    "pr-number",
+    "baseline-artifact",
+];
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -207,147 +222,14 @@ fn the_action_installs_its_own_version() {
     assert!(pyproject.contains("name = \"mcp-server-pytest\""));
 }
 
-/// The README's "GitHub Action" section.
-fn readme_section() -> String {
-    let readme = fs::read_to_string(repo().join("README.md")).unwrap();
-    let start = readme
-        .find("\n## GitHub Action\n")
-        .expect("README has a '## GitHub Action' section");
-    let rest = &readme[start + 1..];
-    let end = rest[3..].find("\n## ").map_or(rest.len(), |e| e + 3);
-    rest[..end].to_string()
-}
-
-fn readme_workflow() -> Yaml {
-    let section = readme_section();
-    let blocks: Vec<&str> = section
-        .split("```yaml\n")
-        .skip(1)
-        .map(|b| b.split("```").next().unwrap())
-        .collect();
-    assert_eq!(
-        blocks.len(),
-        1,
-        "one workflow block in the GitHub Action section"
-    );
-    load(blocks[0], "README workflow")
-}
-
-fn repository() -> String {
-    let pyproject = fs::read_to_string(repo().join("pyproject.toml")).unwrap();
-    let line = pyproject
-        .lines()
-        .find(|l| l.starts_with("Repository = "))
-        .expect("pyproject.toml has a Repository URL");
-    let url = line.trim_start_matches("Repository = ").trim_matches('"');
-    url.strip_prefix("https://github.com/")
-        .expect("a GitHub repository")
-        .to_string()
-}
-
-#[test]
-fn the_readme_workflow_passes_exactly_the_actions_inputs() {
-    let action = action();
-    let inputs = keys(&action["inputs"], "inputs");
-    let workflow = readme_workflow();
-    let jobs = workflow["jobs"].as_hash().expect("jobs");
-    let steps: Vec<&Yaml> = jobs
-        .values()
-        .flat_map(|j| j["steps"].as_vec().expect("steps").iter())
-        .collect();
-    let uses = format!("{}@v{VERSION}", repository());
-    let ours: Vec<&&Yaml> = steps
-        .iter()
-        .filter(|s| {
-            s["uses"]
-                .as_str()
-                .is_some_and(|u| u.starts_with(&repository()))
-        })
-        .collect();
-    assert_eq!(ours.len(), 1, "one step uses the action");
-    let report = ours[0];
-    assert_eq!(
-        text(&report["uses"], "uses"),
-        uses,
-        "the action at this version's tag"
-    );
-    let with = keys(&report["with"], "with");
-    assert!(
-        with.is_subset(&inputs),
-        "with: {with:?} is not among the inputs {inputs:?}"
-    );
-    for name in &inputs {
-        if action["inputs"][name.as_str()]["required"].as_bool() == Some(true) {
-            assert!(
-                with.contains(name),
-                "the workflow leaves out required input {name}"
-            );
-        }
-    }
-    assert_eq!(
-        text(&report["if"], "if"),
-        "always()",
-        "report after failing tests too"
-    );
-
-    // The comment step reads the action's output through the step's id.
-    let id = text(&report["id"], "id");
-    let comment = steps
-        .iter()
-        .find(|s| {
-            s["uses"]
-                .as_str()
-                .is_some_and(|u| u.starts_with("marocchino/sticky-pull-request-comment@"))
-        })
-        .expect("a sticky comment step");
-    let path = text(&comment["with"]["path"], "path");
-    let outputs = keys(&action["outputs"], "outputs");
-    let expr = expressions(path);
-    let output = expr[0]
-        .strip_prefix(&format!("steps.{id}.outputs."))
-        .unwrap_or_else(|| panic!("the comment reads {path}, not the report step's output"));
-    assert!(
-        outputs.contains(output),
-        "{output} is not an output of the action"
-    );
-}
-
-#[test]
-fn the_readme_tables_list_exactly_the_inputs_and_outputs_with_their_defaults() {
-    let action = action();
-    let section = readme_section();
-    let rows: BTreeMap<String, String> = section
-        .lines()
-        .filter_map(|l| l.strip_prefix("| `"))
-        .map(|l| {
-            let (name, rest) = l.split_once("` | ").expect("| `name` | ... row");
-            (
-                name.to_string(),
-                rest.split(" | ").next().unwrap().to_string(),
-            )
-        })
-        .collect();
-    let mut expected = BTreeMap::new();
-    for name in keys(&action["inputs"], "inputs") {
-        let default = match &action["inputs"][name.as_str()]["default"] {
-            Yaml::BadValue => "(required)".to_string(),
-            Yaml::String(s) if s.is_empty() => "`\"\"`".to_string(),
-            value => format!("`{}`", text(value, &name)),
-        };
-        expected.insert(name, default);
-    }
-    for name in keys(&action["outputs"], "outputs") {
-        let description = &rows.get(&name).cloned().unwrap_or_default();
-        expected.insert(name, description.clone());
-    }
-    assert_eq!(rows, expected, "README tables vs action.yml");
-}
-
 /// A step of the action run as the runner runs a `shell: bash` step
 /// (`bash --noprofile --norc -eo pipefail FILE`), from the repository root,
 /// with `RUNNER_TEMP`, `GITHUB_OUTPUT` and `GITHUB_STEP_SUMMARY` in `temp`,
-/// its `env` evaluated with `with` (else the inputs' defaults) and `bin` as
-/// the install step's output.
+/// its `env` evaluated with `with` (else the inputs' defaults) and
+/// `outputs` (earlier steps' outputs, `steps.ID.outputs.NAME`; one not given
+/// is empty, as GitHub evaluates it). The `GITHUB_*` variables of the
+/// environment the tests run in are removed; `extra_env` sets the ones a
+/// test needs.
 struct Run {
     output: Output,
     github_output: String,
@@ -355,7 +237,26 @@ struct Run {
     temp: tempfile::TempDir,
 }
 
-fn run_step(id: &str, with: &[(&str, &str)], bin: &str, extra_env: &[(&str, &str)]) -> Run {
+/// The variables of a runner that change what a step does.
+const RUNNER_VARIABLES: &[&str] = &[
+    "GITHUB_SERVER_URL",
+    "GITHUB_REPOSITORY",
+    "GITHUB_SHA",
+    "GITHUB_BASE_REF",
+    "GITHUB_EVENT_PATH",
+    "GITHUB_WORKFLOW_REF",
+    "GITHUB_WORKFLOW",
+    "GITHUB_WORKSPACE",
+    "GH_TOKEN",
+    "GITHUB_TOKEN",
+];
+
+fn run_step(
+    id: &str,
+    with: &[(&str, &str)],
+    outputs: &[(&str, &str)],
+    extra_env: &[(&str, &std::ffi::OsStr)],
+) -> Run {
     let action = action();
     let step = step(&action, id);
     let temp = tempfile::tempdir().unwrap();
@@ -368,7 +269,11 @@ fn run_step(id: &str, with: &[(&str, &str)], bin: &str, extra_env: &[(&str, &str
     command
         .args(["--noprofile", "--norc", "-eo", "pipefail"])
         .arg(&script)
-        .current_dir(repo())
+        .current_dir(repo());
+    for name in RUNNER_VARIABLES {
+        command.env_remove(name);
+    }
+    command
         .env("RUNNER_TEMP", temp.path())
         .env("GITHUB_OUTPUT", &github_output)
         .env("GITHUB_STEP_SUMMARY", &summary)
@@ -376,7 +281,7 @@ fn run_step(id: &str, with: &[(&str, &str)], bin: &str, extra_env: &[(&str, &str
     for (name, value) in step["env"].as_hash().expect("the step's env") {
         let value = text(value, "env");
         let value = if value.contains("${{") {
-            evaluate(&action, value, with, bin)
+            evaluate(&action, value, with, outputs)
         } else {
             value.to_string()
         };
@@ -392,12 +297,16 @@ fn run_step(id: &str, with: &[(&str, &str)], bin: &str, extra_env: &[(&str, &str
 }
 
 fn run_report_step(with: &[(&str, &str)]) -> Run {
-    run_step("report", with, env!("CARGO_BIN_EXE_pytest-mcp"), &[])
+    let bin = [(
+        "steps.install.outputs.bin",
+        env!("CARGO_BIN_EXE_pytest-mcp"),
+    )];
+    run_step("report", with, &bin, &[])
 }
 
-/// `${{ inputs.NAME }}` and the install step's `bin` output; nothing else is
-/// expected in the report step's env.
-fn evaluate(action: &Yaml, value: &str, with: &[(&str, &str)], bin: &str) -> String {
+/// `${{ inputs.NAME }}` and `${{ steps.ID.outputs.NAME }}`, the only
+/// expressions expected in a step's env.
+fn evaluate(action: &Yaml, value: &str, with: &[(&str, &str)], outputs: &[(&str, &str)]) -> String {
     let expr = expressions(value);
     assert_eq!(expr.len(), 1, "one expression per env value: {value}");
     assert_eq!(
@@ -405,8 +314,9 @@ fn evaluate(action: &Yaml, value: &str, with: &[(&str, &str)], bin: &str) -> Str
         format!("${{{{ {} }}}}", expr[0]),
         "the value is the expression alone"
     );
-    if expr[0] == "steps.install.outputs.bin" {
-        return bin.to_string();
+    if expr[0].starts_with("steps.") {
+        let given = outputs.iter().find(|(e, _)| *e == expr[0]);
+        return given.map_or_else(String::new, |(_, v)| v.to_string());
     }
     let name = expr[0].strip_prefix("inputs.").expect("an input");
     if let Some((_, given)) = with.iter().find(|(n, _)| *n == name) {
@@ -417,7 +327,11 @@ fn evaluate(action: &Yaml, value: &str, with: &[(&str, &str)], bin: &str) -> Str
 }
 
 fn report_cli(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_pytest-mcp"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pytest-mcp"));
+    for name in RUNNER_VARIABLES {
+        command.env_remove(name);
+    }
+    let out = command
         .current_dir(repo())
         .arg("report")
         .args(args)
@@ -431,12 +345,31 @@ fn report_cli(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// `report --format gfm` of `args` within `max_chars`: the comment file's
+/// rendering (the `max-chars` input) or the job summary's (1,000,000).
+fn gfm(args: &[&str], max_chars: usize) -> String {
+    let max_chars = max_chars.to_string();
+    let mut all = args.to_vec();
+    all.extend(["--format", "gfm", "--max-chars", &max_chars]);
+    report_cli(&all)
+}
+
+/// The job summary's budget in characters (action.yml).
+const SUMMARY_CHARS: usize = 1_000_000;
+
 fn stdout(run: &Run) -> String {
     String::from_utf8_lossy(&run.output.stdout).into_owned()
         + &String::from_utf8_lossy(&run.output.stderr)
 }
 
 const ONE_FAILURE: &str = "tests/fixtures/pytest/one_failure";
+
+#[path = "action/gh_steps.rs"]
+mod gh_steps;
+#[path = "action/lint.rs"]
+mod lint;
+#[path = "action/readme.rs"]
+mod readme;
 
 #[test]
 fn the_report_step_writes_the_markdown_file_its_output_and_the_summary() {
@@ -450,13 +383,19 @@ fn the_report_step_writes_the_markdown_file_its_output_and_the_summary() {
         format!("markdown-file={}\n", markdown.display()),
         "the step output"
     );
-    let expected = report_cli(&[
-        &format!("{ONE_FAILURE}/report.json"),
-        &format!("{ONE_FAILURE}/junit-xunit1.xml"),
-    ]);
-    assert!(expected.contains("Sources: pytest-json-report, pytest JUnit XML"));
+    let paths = [
+        format!("{ONE_FAILURE}/report.json"),
+        format!("{ONE_FAILURE}/junit-xunit1.xml"),
+    ];
+    let args = paths.each_ref().map(String::as_str);
+    let expected = gfm(&args, 65536);
+    assert_ne!(
+        expected,
+        report_cli(&args),
+        "GitHub's rendering, not the agent's"
+    );
     assert_eq!(fs::read_to_string(&markdown).unwrap(), expected);
-    assert_eq!(run.summary, expected, "the job summary");
+    assert_eq!(run.summary, gfm(&args, SUMMARY_CHARS), "the job summary");
 }
 
 #[test]
@@ -471,11 +410,11 @@ fn summary_false_leaves_the_job_summary_alone_and_max_chars_is_passed() {
     assert!(run.output.status.success(), "{}", stdout(&run));
     assert_eq!(run.summary, "");
     let markdown = fs::read_to_string(run.temp.path().join("pytest-mcp-report.md")).unwrap();
-    assert_eq!(markdown, report_cli(&[files, "--max-chars", "2000"]));
+    assert_eq!(markdown, gfm(&[files], 2000));
     assert!(markdown.chars().count() <= 2000, "{}", markdown.len());
     assert_ne!(
         markdown,
-        report_cli(&[files]),
+        gfm(&[files], 65536),
         "the budget changed the report"
     );
 }
@@ -488,14 +427,18 @@ fn the_baseline_globs_become_baseline_flags() {
         ("annotations", "false"),
     ]);
     assert!(run.output.status.success(), "{}", stdout(&run));
-    let expected = report_cli(&[
-        "--baseline",
-        "tests/fixtures/pytest/all_pass/report.json",
-        "tests/fixtures/pytest/mixed/report.json",
-    ]);
-    assert!(
-        expected.contains("Compared with the baseline"),
-        "{expected}"
+    let expected = gfm(
+        &[
+            "--baseline",
+            "tests/fixtures/pytest/all_pass/report.json",
+            "tests/fixtures/pytest/mixed/report.json",
+        ],
+        SUMMARY_CHARS,
+    );
+    assert_ne!(
+        expected,
+        gfm(&["tests/fixtures/pytest/mixed/report.json"], SUMMARY_CHARS),
+        "the baseline changes the report"
     );
     assert_eq!(run.summary, expected);
 }
@@ -520,23 +463,57 @@ fn no_matching_file_is_an_error_and_a_bad_switch_is_refused() {
     assert!(stdout(&run).contains("input summary must be true or false, not 'yes'"));
 }
 
+/// `fail-on`: the report step decides (its `fail-on-status` output) and the
+/// last step fails, so that everything is written and the comment sent
+/// before the action fails.
 #[test]
-fn fail_on_fails_the_step_after_everything_is_written() {
+fn fail_on_fails_the_last_step_after_everything_is_written() {
+    let action = action();
+    let ids: Vec<&str> = steps(&action)
+        .iter()
+        .filter_map(|s| s["id"].as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        ["install", "baseline", "report", "comment", "fail-on"],
+        "the steps' order"
+    );
+
     let files = format!("{ONE_FAILURE}/junit-xunit1.xml");
     let run = run_report_step(&[
         ("files", &files),
         ("annotations", "false"),
         ("fail-on", "failures"),
     ]);
-    assert_eq!(run.output.status.code(), Some(1), "{}", stdout(&run));
-    assert!(run.github_output.starts_with("markdown-file="));
-    assert!(run.summary.starts_with("Test FAILURE"), "{}", run.summary);
+    assert!(run.output.status.success(), "{}", stdout(&run));
+    let markdown = run.temp.path().join("pytest-mcp-report.md");
+    assert_eq!(
+        run.github_output,
+        format!("markdown-file={}\nfail-on-status=1\n", markdown.display())
+    );
+    assert_eq!(run.summary, gfm(&[&files], SUMMARY_CHARS));
+    let with = [("fail-on", "failures")];
+    let status = [("steps.report.outputs.fail-on-status", "1")];
+    let last = run_step("fail-on", &with, &status, &[]);
+    assert_eq!(last.output.status.code(), Some(1), "{}", stdout(&last));
+    assert_eq!(
+        stdout(&last),
+        "::error title=pytest-mcp::the results hold failures (fail-on: failures)\n"
+    );
+
     let passing = run_report_step(&[
         ("files", "tests/fixtures/pytest/all_pass/junit-xunit1.xml"),
         ("annotations", "false"),
         ("fail-on", "failures"),
     ]);
     assert!(passing.output.status.success(), "{}", stdout(&passing));
+    assert!(passing.github_output.ends_with("fail-on-status=0\n"));
+    for status in ["0", ""] {
+        let outputs = [("steps.report.outputs.fail-on-status", status)];
+        let last = run_step("fail-on", &with, &outputs, &[]);
+        assert!(last.output.status.success(), "{}", stdout(&last));
+        assert_eq!(stdout(&last), "");
+    }
 }
 
 /// The install step with the wheel scripts/wheel-check.sh built in place of
@@ -551,7 +528,8 @@ fn the_install_step_installs_the_wheel_and_the_report_step_runs_it() {
     let wheels = std::env::var("PYTEST_MCP_WHEEL_DIR")
         .expect("PYTEST_MCP_WHEEL_DIR: the directory holding the wheel");
     let pip = [("PIP_NO_INDEX", "1"), ("PIP_FIND_LINKS", wheels.as_str())];
-    let install = run_step("install", &[], "", &pip);
+    let pip = pip.map(|(k, v)| (k, std::ffi::OsStr::new(v)));
+    let install = run_step("install", &[], &[], &pip);
     assert!(install.output.status.success(), "{}", stdout(&install));
     let bin = install
         .temp
@@ -566,14 +544,15 @@ fn the_install_step_installs_the_wheel_and_the_report_step_runs_it() {
 
     let files = format!("{ONE_FAILURE}/junit-xunit1.xml");
     let with = [("files", files.as_str()), ("annotations", "false")];
-    let report = run_step("report", &with, bin.to_str().unwrap(), &[]);
+    let bin = [("steps.install.outputs.bin", bin.to_str().unwrap())];
+    let report = run_step("report", &with, &bin, &[]);
     assert!(report.output.status.success(), "{}", stdout(&report));
-    assert_eq!(report.summary, report_cli(&[&files]));
+    assert_eq!(report.summary, gfm(&[&files], SUMMARY_CHARS));
 }
 
 /// `annotations: true` (the default): the report step prints one `::error`
 /// per failure group on the crash line, as `report --format github` does,
-/// and the job summary still holds the Markdown once.
+/// and the job summary still holds the report once.
 #[test]
 fn annotations_are_printed_on_the_failing_lines() {
     let files = format!("{ONE_FAILURE}/report.json");
@@ -594,6 +573,35 @@ fn annotations_are_printed_on_the_failing_lines() {
             .all(|e| e.contains("file=") && e.contains(",line=")),
         "{errors:?}"
     );
-    let markdown = report_cli(&[&files]);
-    assert_eq!(run.summary, markdown, "the summary holds the Markdown once");
+    let markdown = gfm(&[&files], SUMMARY_CHARS);
+    assert_eq!(run.summary, markdown, "the summary holds the report once");
+}
+
+/// In a workflow run, the report's `path:line` are links to the file at
+/// the commit: the command reads the runner's `GITHUB_SERVER_URL`,
+/// `GITHUB_REPOSITORY` and `GITHUB_SHA` itself.
+#[test]
+fn the_report_links_to_the_files_at_the_commit() {
+    let files = format!("{ONE_FAILURE}/report.json");
+    let bin = [(
+        "steps.install.outputs.bin",
+        env!("CARGO_BIN_EXE_pytest-mcp"),
+    )];
+    let sha = "0123456789abcdef0123456789abcdef01234567";
+    let runner = [
+        ("GITHUB_SERVER_URL", OsStr::new("https://github.com")),
+        ("GITHUB_REPOSITORY", OsStr::new("octo/shop")),
+        ("GITHUB_SHA", OsStr::new(sha)),
+    ];
+    let with = [("files", files.as_str()), ("annotations", "false")];
+    let run = run_step("report", &with, &bin, &runner);
+    assert!(run.output.status.success(), "{}", stdout(&run));
+    let link = format!("(https://github.com/octo/shop/blob/{sha}/tests/test_calc.py#L17)");
+    let markdown = fs::read_to_string(run.temp.path().join("pytest-mcp-report.md")).unwrap();
+    assert!(markdown.contains(&link), "{markdown}");
+    assert!(run.summary.contains(&link), "{}", run.summary);
+    assert!(
+        !gfm(&[&files], SUMMARY_CHARS).contains("https://"),
+        "no link outside a workflow run"
+    );
 }

@@ -1,6 +1,6 @@
 //! `--format github` through the binary: annotations on the lines where
 //! tests failed (a real pytest run, pytest's and PHPUnit's JUnit), every
-//! value escaped, at most ten `::error`, the job summary appended and kept
+//! value escaped, without pytest's noise, at most ten `::error`, the job summary appended and kept
 //! within GitHub's 1 MiB, and errors as one `::error` line.
 
 use std::path::{Path, PathBuf};
@@ -83,6 +83,21 @@ fn assert_well_formed(line: &str) {
     }
 }
 
+/// An annotation's message carries none of pytest's noise: no empty line,
+/// no hint to rerun with `-v`, and its first line (what GitHub shows before
+/// the annotation is opened) starts with words.
+fn assert_without_noise(line: &str) {
+    let message = line.splitn(3, "::").nth(2).expect("::command ...::message");
+    for part in message.split("%0A") {
+        assert!(!part.trim().is_empty(), "an empty line in {line}");
+        assert!(
+            !part.trim_start().starts_with("Use -v") && !part.contains(", use -v"),
+            "a rerun hint in {line}"
+        );
+    }
+    assert!(!message.starts_with(char::is_whitespace), "{line}");
+}
+
 /// `run --format github` on a real project in a subdirectory of the
 /// repository: each failure annotated on the line where it failed — an
 /// assertion, a raise inside a helper of another module, a failing fixture
@@ -160,13 +175,19 @@ fn run_annotates_the_failing_lines_and_appends_the_summary() {
     );
     for line in &lines[1..] {
         assert_well_formed(line);
+        assert_without_noise(line);
     }
-    let text = std::fs::read_to_string(&summary).unwrap();
+    assert_summary_appended(&summary);
+}
+
+/// The job summary: what was there, then the GitHub rendering (`--format
+/// gfm`) with every group in `<details>`.
+fn assert_summary_appended(summary: &Path) {
+    let text = std::fs::read_to_string(summary).unwrap();
     assert!(
         text.starts_with("# Lint\n\nall clean\n\n## Test FAILURE — "),
         "{text}"
     );
-    // The GitHub rendering (`--format gfm`): every group, in `<details>`.
     for section in [
         "<code>tests/test_checkout.py::test_total_rounds</code></summary>\n",
         "<code>tests/test_stock.py::test_shelf_11</code></summary>\n",

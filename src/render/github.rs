@@ -105,8 +105,11 @@ pub fn render(run: &Run, options: &Options) -> String {
 /// An error that is not a result (a refused parameter, unreadable input,
 /// a timeout) as one `::error` titled `title`, `markdown` its message:
 /// the workflow log shows it as an error, the run's annotations list it.
+/// Its blank lines go: GitHub shows an annotation's lines as they are, and
+/// the Markdown's paragraph breaks would be empty lines there.
 pub fn error(title: &str, markdown: &str) -> String {
-    command("error", &[("title", title)], markdown.trim_end())
+    let lines: Vec<&str> = markdown.lines().filter(|l| !l.trim().is_empty()).collect();
+    command("error", &[("title", title)], &lines.join("\n"))
 }
 
 /// `::name key=value,...::message` and a newline, every value escaped.
@@ -159,7 +162,11 @@ fn collection_error(out: &mut String, e: &CollectionError, options: &Options) {
         }
     }
     properties.push(("title", &title));
-    out.push_str(&command("error", &properties, &clipped(&message)));
+    out.push_str(&command(
+        "error",
+        &properties,
+        &clipped(&without_noise(&message)),
+    ));
 }
 
 /// Whether `path` looks like a file's path: its last part has an extension
@@ -194,7 +201,7 @@ fn failure(out: &mut String, t: &TestResult, size: usize, ids: &[IdItem<'_>], op
         _ if size > 1 => format!("{} ({size} tests): {id}, +{} more", label(t), size - 1),
         _ => format!("{}: {id}", label(t)),
     };
-    let mut message = clipped(&message_of(t));
+    let mut message = clipped(&message_first(&without_noise(&message_of(t)), t));
     if size > 1 && !matches!(ids, [IdItem::Function { .. }]) {
         let _ = write!(message, "\n{}", same_line(&t.node_id, size, ids));
     }
@@ -323,6 +330,94 @@ fn message_of(t: &TestResult) -> String {
         text.push_str(line);
     }
     text
+}
+
+/// Whole lines that only tell how to rerun with more output (pytest's
+/// `Use -v to get more diff`, Rust's `RUST_BACKTRACE` note): an annotation's
+/// reader cannot act on them, and they push the explanation out of sight.
+fn is_rerun_hint(line: &str) -> bool {
+    (line.starts_with("Use -v") && line.contains(" diff"))
+        || (line.starts_with("note: run with `RUST_BACKTRACE=") && line.ends_with("backtrace"))
+}
+
+/// The tails pytest adds to a line that also says something
+/// (`Omitting 1 identical items, use -vv to show`): the tail goes, the
+/// rest stays.
+const RERUN_HINT_TAILS: &[&str] = &[
+    ", use -vv to show",
+    ", use -v to show",
+    ", use '-vv' to show",
+    ", use '-v' to show",
+];
+
+/// `text` without pytest's noise: blank lines (pytest puts one between the
+/// assertion and its explanation, GitHub would show it as an empty line),
+/// rerun hints ([`is_rerun_hint`], [`RERUN_HINT_TAILS`]).
+fn without_noise(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || is_rerun_hint(trimmed) {
+            continue;
+        }
+        let line = line.trim_end();
+        let line = RERUN_HINT_TAILS
+            .iter()
+            .find_map(|tail| line.strip_suffix(tail))
+            .unwrap_or(line);
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+/// `text` with the failure's own words on its first line, which is what
+/// GitHub shows of an annotation before it is expanded: a first line that
+/// only names the test (PHPUnit's `Class::method`) or only says `Failed`
+/// (Go, XCTest) goes when more follows, and a `.phpt` test's name glued to
+/// its message (`stock-report-cli.phptFailed asserting ...`) is cut off.
+fn message_first(text: &str, t: &TestResult) -> String {
+    let name = test_name(&t.node_id);
+    let Some((first, rest)) = text.split_once('\n') else {
+        return strip_glued_name(text, name).to_string();
+    };
+    let first = first.trim();
+    let names_the_test = !name.is_empty()
+        && !first.contains(char::is_whitespace)
+        && (first == name
+            || first
+                .strip_suffix(name)
+                .is_some_and(|head| head.ends_with([':', '\\', '.', '#', '/'])));
+    let bare = ["failed", "failure", "error"]
+        .iter()
+        .any(|w| first.eq_ignore_ascii_case(w));
+    if names_the_test || bare {
+        return rest.trim_start().to_string();
+    }
+    format!("{}\n{rest}", strip_glued_name(first, name))
+}
+
+/// The test's own name: the last part of its id (`Class#method`,
+/// `suite > name`, `file::function`).
+fn test_name(id: &str) -> &str {
+    [" > ", " › ", "::", "#"]
+        .iter()
+        .filter_map(|sep| id.rfind(sep).map(|i| i + sep.len()))
+        .max()
+        .map_or(id, |i| &id[i..])
+}
+
+/// `line` without a file-named test's name glued before a capitalized
+/// word (`stock-report-cli.phptFailed asserting` -> `Failed asserting`).
+fn strip_glued_name<'a>(line: &'a str, name: &str) -> &'a str {
+    match line.strip_prefix(name) {
+        Some(rest) if name.contains('.') && rest.starts_with(|c: char| c.is_ascii_uppercase()) => {
+            rest
+        }
+        _ => line,
+    }
 }
 
 /// The first [`MESSAGE_LINES`] lines of `text`, each cut at [`LINE_CHARS`]

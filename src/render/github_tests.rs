@@ -222,7 +222,8 @@ fn an_error_is_one_annotation() {
             "pytest-mcp: run failed",
             "Test TIMEOUT (3.0s) — x\n\n- a, b: 50%\n"
         ),
-        "::error title=pytest-mcp%3A run failed::Test TIMEOUT (3.0s) — x%0A%0A- a, b: 50%25\n"
+        "::error title=pytest-mcp%3A run failed::Test TIMEOUT (3.0s) — x%0A- a, b: 50%25\n",
+        "no empty line between the Markdown's paragraphs"
     );
 }
 
@@ -237,4 +238,113 @@ fn a_collection_error_of_a_class_has_no_file() {
     ] {
         assert_eq!(is_file_name(path), file, "{path}");
     }
+}
+
+/// The annotation's message without pytest's noise: no empty line, no
+/// hint to rerun with `-v` (a tail such as `, use -vv to show` goes, the
+/// rest of its line stays), the explanation's indentation kept.
+#[test]
+fn pytest_noise_is_left_out() {
+    let message = "AssertionError: assert {'a': 1, 'b': 2} == {'a': 1, 'b': 3}\n  \n  \
+                   Omitting 1 identical items, use -vv to show\n  Differing items:\n  \
+                   {'b': 2} != {'b': 3}\n\n  Use -v to get more diff\n  \
+                   ...Full output truncated (3 lines hidden), use '-vv' to show";
+    let t = failing("t.py::test_a", message, "t.py", 4);
+    let out = render(&run_of(vec![t]), &Options::default());
+    assert_eq!(
+        commands(&out),
+        vec![
+            "::error file=t.py,line=4,title=FAILED%3A t.py%3A%3Atest_a::AssertionError: assert {'a': 1, 'b': 2} == {'a': 1, 'b': 3}%0A  Omitting 1 identical items%0A  Differing items:%0A  {'b': 2} != {'b': 3}%0A  ...Full output truncated (3 lines hidden)"
+        ]
+    );
+    // A collection error's message too.
+    let mut run = run_of(vec![]);
+    run.collection_errors.push(CollectionError {
+        file: "t.py".into(),
+        error_type: None,
+        message: "E   SyntaxError: bad\n\nE   line two".into(),
+        line: None,
+        traceback: None,
+    });
+    let out = render(&run, &Options::default());
+    assert!(
+        out.ends_with("::E   SyntaxError: bad%0AE   line two\n"),
+        "{out}"
+    );
+}
+
+/// The failure's own words first: GitHub shows an annotation's first line
+/// before it is expanded.
+#[test]
+fn the_message_comes_first() {
+    let with_trace = |id: &str, message: &str, traceback: &str| {
+        let mut t = TestResult::new(id, Outcome::Failed);
+        t.set_message(Some(message.to_string()));
+        t.set_traceback(Some(traceback.to_string()));
+        t
+    };
+    let message = |t: TestResult| {
+        let out = render(&run_of(vec![t]), &Options::default());
+        let line = commands(&out)[0].to_string();
+        line.split_once("::")
+            .unwrap()
+            .1
+            .split_once("::")
+            .unwrap()
+            .1
+            .to_string()
+    };
+    // PHPUnit: the message attribute is the test's name.
+    let t = with_trace(
+        "App.StockTest#testReserve",
+        "App\\StockTest::testReserve",
+        "App\\StockTest::testReserve\nFailed asserting that 7 is identical to 6.\n",
+    );
+    assert_eq!(message(t), "Failed asserting that 7 is identical to 6.");
+    // Go and XCTest: a bare `Failed`, the words in the text.
+    let t = with_trace(
+        "example.com/cart#TestRemove",
+        "Failed",
+        "    cart_test.go:27: got 1 items, want 0",
+    );
+    assert_eq!(message(t), "cart_test.go:27: got 1 items, want 0");
+    // Nothing else to say: `Failed` stays.
+    let t = with_trace("example.com/cart#TestCheckout", "Failed", "Failed");
+    assert_eq!(message(t), "Failed");
+    // A `.phpt` test's name glued to its message.
+    let t = with_trace(
+        "Inventory > report.phpt",
+        "report.phptFailed asserting that string matches format description.",
+        "report.phptFailed asserting that string matches format description.",
+    );
+    assert_eq!(
+        message(t),
+        "Failed asserting that string matches format description."
+    );
+    // A message that only starts like the name keeps its words.
+    let t = failing("t.py::test_a", "test_a\nassert 1 == 2", "t.py", 1);
+    assert_eq!(message(t), "assert 1 == 2", "the name alone is no message");
+    let t = failing(
+        "t.py::test_a",
+        "test_alpha is wrong\nassert 1 == 2",
+        "t.py",
+        1,
+    );
+    assert_eq!(message(t), "test_alpha is wrong%0Aassert 1 == 2");
+}
+
+#[test]
+fn rust_backtrace_note_is_left_out() {
+    let t = failing(
+        "crate#clips",
+        "thread 'clips' panicked at tests/render.rs:88:9:\nassertion failed\n\
+         note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+        "tests/render.rs",
+        88,
+    );
+    let out = render(&run_of(vec![t]), &Options::default());
+    assert!(
+        out.contains("::thread 'clips' panicked at tests/render.rs:88:9:%0Aassertion failed\n"),
+        "{out}"
+    );
 }
