@@ -1,0 +1,209 @@
+//! Every test, by file in the order the run met them: one `<details>` per
+//! file, open when it holds a failure or an error (those rows first, the
+//! others collapsed under them), closed otherwise. A row is one `<tr>`
+//! with a one-letter outcome class (`p`, `f`, `e`, `s`) and three cells:
+//! the id without its file, the outcome, the duration. The controls are
+//! hidden until the script shows them.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use super::escape::{push, push_id};
+use super::secs;
+use super::summary::{outcome_cell, outcome_class};
+use crate::model::{Counts, Outcome, Run, TestResult};
+use crate::text::{first_line, one_line, thousands};
+
+/// Characters of a message or reason shown under an id.
+const NOTE_CHARS: usize = 160;
+
+/// The section of every test, with its controls.
+pub fn write(out: &mut String, run: &Run, c: &Counts, group_of: &HashMap<usize, usize>) {
+    let _ = write!(
+        out,
+        "<section id=tests>\n<h2>All tests <span class=n>{}</span></h2>\n",
+        thousands(run.tests.len())
+    );
+    controls(out, c);
+    if run.unlisted.passed > 0 {
+        let _ = writeln!(
+            out,
+            "<p class=unlisted>{} more passed, not listed.</p>",
+            thousands(run.unlisted.passed)
+        );
+    }
+    out.push_str("<div id=files>\n");
+    for (file, tests) in by_file(run) {
+        file_block(out, run, file, &tests, group_of);
+    }
+    out.push_str("</div>\n</section>\n");
+}
+
+/// The filter by outcome, the search box and the sort, for the script.
+fn controls(out: &mut String, c: &Counts) {
+    out.push_str("<form id=controls class=controls hidden><fieldset><legend>Show</legend>");
+    let parts = [
+        ("p", c.passed, "passed"),
+        ("f", c.failed, "failed"),
+        ("e", c.errors, "error"),
+        ("s", c.skipped, "skipped"),
+    ];
+    for (class, n, word) in parts {
+        let _ = write!(
+            out,
+            "<label class={class}><input type=checkbox name=o value={class} checked> {word} <b>{}</b></label>",
+            thousands(n)
+        );
+    }
+    out.push_str(
+        "</fieldset>\
+         <input type=search id=q placeholder=\"Search ids and messages\" aria-label=\"Search\">\
+         <label>Sort <select id=sort>\
+         <option value=run>run order<option value=name>name\
+         <option value=outcome>outcome<option value=duration>duration, slowest first\
+         </select></label><output id=shown></output></form>\n",
+    );
+}
+
+/// The file a test is listed under, and its id without that file.
+fn split_id(t: &TestResult) -> (&str, &str) {
+    if let Some((file, rest)) = t.node_id.split_once("::") {
+        return (file, rest);
+    }
+    match &t.location {
+        Some(l) => (&l.file, &t.node_id),
+        None => ("", &t.node_id),
+    }
+}
+
+/// The run's tests by file, files in order of their first test.
+fn by_file(run: &Run) -> Vec<(&str, Vec<usize>)> {
+    let mut files: Vec<(&str, Vec<usize>)> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for (i, t) in run.tests.iter().enumerate() {
+        let file = split_id(t).0;
+        match index.get(file) {
+            Some(&n) => files[n].1.push(i),
+            None => {
+                index.insert(file, files.len());
+                files.push((file, vec![i]));
+            }
+        }
+    }
+    files
+}
+
+/// One file: its summary (counts and time), then its tests.
+fn file_block(
+    out: &mut String,
+    run: &Run,
+    file: &str,
+    tests: &[usize],
+    group_of: &HashMap<usize, usize>,
+) {
+    let mut n = [0usize; 4];
+    let mut time = 0.0;
+    for t in tests.iter().map(|&i| &run.tests[i]) {
+        n[slot(t.outcome)] += 1;
+        time += t.duration.unwrap_or(0.0);
+    }
+    let letters: String = ["p", "f", "e", "s"]
+        .iter()
+        .zip(n)
+        .filter(|(_, k)| *k > 0)
+        .map(|(l, _)| *l)
+        .collect();
+    let problems = n[1] + n[2] > 0;
+    let open = if problems { " open" } else { "" };
+    let _ = write!(out, "<details class=file data-o={letters}{open}><summary><code>");
+    push_id(out, if file.is_empty() { "(no file)" } else { file });
+    out.push_str("</code><span class=fc>");
+    for ((class, word), k) in ["p", "f", "e", "s"]
+        .iter()
+        .zip(["passed", "failed", "error", "skipped"])
+        .zip(n)
+    {
+        if k > 0 {
+            let _ = write!(out, " <i class={class}>{} {word}</i>", thousands(k));
+        }
+    }
+    let _ = write!(out, "</span><span class=d>{}</span></summary>\n", secs(time));
+    if !problems {
+        rows(out, run, tests, group_of);
+        out.push_str("</details>\n");
+        return;
+    }
+    let (bad, rest): (Vec<usize>, Vec<usize>) =
+        tests.iter().partition(|&&i| run.tests[i].is_problem());
+    rows(out, run, &bad, group_of);
+    if !rest.is_empty() {
+        let _ = write!(out, "<details class=rest><summary>");
+        let words = ["passed", "", "", "skipped"];
+        let said: Vec<String> = [0, 3]
+            .iter()
+            .filter(|&&k| n[k] > 0)
+            .map(|&k| format!("{} {}", thousands(n[k]), words[k]))
+            .collect();
+        let _ = writeln!(out, "{}</summary>", said.join(", "));
+        rows(out, run, &rest, group_of);
+        out.push_str("</details>\n");
+    }
+    out.push_str("</details>\n");
+}
+
+fn slot(o: Outcome) -> usize {
+    match o {
+        Outcome::Passed => 0,
+        Outcome::Failed => 1,
+        Outcome::Error => 2,
+        Outcome::Skipped => 3,
+    }
+}
+
+/// A table of tests, one short row each.
+fn rows(out: &mut String, run: &Run, tests: &[usize], group_of: &HashMap<usize, usize>) {
+    out.push_str("<table class=t><tbody>\n");
+    for &i in tests {
+        let t = &run.tests[i];
+        let _ = write!(out, "<tr class={}><td>", outcome_class(t));
+        push_id(out, split_id(t).1);
+        note(out, t);
+        out.push_str("<td>");
+        outcome_cell(out, t, group_of.get(&i).copied());
+        out.push_str("<td>");
+        if let Some(d) = t.duration {
+            out.push_str(&secs(d));
+        }
+        out.push('\n');
+    }
+    out.push_str("</tbody></table>\n");
+}
+
+/// A failure's message, a skip's reason or an xpass's: its first line,
+/// under the id.
+fn note(out: &mut String, t: &TestResult) {
+    let text = match t.outcome {
+        Outcome::Passed if t.is_flaky() => return note_text(out, &t.flaky_summary()),
+        Outcome::Passed if t.xfail.is_none() => return,
+        _ => t.message().or_else(|| t.traceback()),
+    };
+    if let Some(text) = text {
+        note_text(out, text);
+    }
+}
+
+fn note_text(out: &mut String, text: &str) {
+    let line = first_line(text.trim_start());
+    if line.is_empty() {
+        return;
+    }
+    out.push_str("<small>");
+    match line.char_indices().nth(NOTE_CHARS) {
+        Some((at, _)) => {
+            push(out, &one_line(&line[..at]));
+            out.push('…');
+        }
+        None => push(out, &one_line(line)),
+    }
+    out.push_str("</small>");
+}
