@@ -2,7 +2,7 @@
 // tests/html.rs: `node check.mjs JOB.json`, printing one JSON object.
 //
 // JOB: { "page": path, "script": bool, "checks": [...], "shot": path|null,
-//        "ids": [...], "texts": [...] }
+//        "ids": [...], "texts": [...], "search": text, "search_count": n }
 // checks: "interact" (filter, search, sort), "visible" (ids and texts
 // in the rendered text), "load" (timings).
 import { readFileSync } from "node:fs";
@@ -36,22 +36,27 @@ try {
     const n = performance.getEntriesByType("navigation")[0];
     return { dom_content_loaded_ms: n.domContentLoadedEventEnd, load_ms: n.loadEventEnd };
   });
-  // The first frame after the load: the page is on screen.
-  const painted = Date.now();
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
-  out.first_frame_ms = out.load_ms + (Date.now() - painted);
+  if (job.script) {
+    // The first frame after the load: the page is on screen. (Without
+    // scripts no frame callback runs.)
+    const painted = Date.now();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+    out.first_frame_ms = out.load_ms + (Date.now() - painted);
+  }
   out.controls_shown = await page.evaluate(() => {
     const c = document.getElementById("controls");
     return !!c && !c.hidden && getComputedStyle(c).display !== "none";
   });
   out.script_elements = await page.evaluate(() => document.scripts.length);
   if (job.checks.includes("visible")) {
-    const text = await page.evaluate(() => document.body.innerText);
-    out.missing_ids = job.ids.filter((id) => !text.includes(id));
-    out.missing_texts = job.texts.filter((t) => !text.includes(t));
+    // What is rendered, spaces collapsed as HTML collapses them.
+    const squash = (t) => t.replace(/\s+/g, " ");
+    const text = squash(await page.evaluate(() => document.body.innerText));
+    out.missing_ids = job.ids.filter((id) => !text.includes(squash(id)));
+    out.missing_texts = job.texts.filter((t) => !text.includes(squash(t)));
   }
-  if (job.checks.includes("interact")) out.interact = await interact(page);
   if (job.shot) await page.screenshot({ path: job.shot, fullPage: true });
+  if (job.checks.includes("interact")) out.interact = await interact(page);
 } catch (e) {
   out.errors.push(String(e && e.stack || e));
 } finally {
@@ -59,57 +64,81 @@ try {
 }
 process.stdout.write(JSON.stringify(out) + "\n");
 
-// Filter, search and sort as a reader would, reporting what the DOM shows.
+// Filter, search and sort as a reader would, reporting what the DOM shows:
+// counts of rows shown by outcome, and rows that break the rule at hand.
 async function interact(page) {
-  const shownRows = () => page.evaluate(() =>
-    Array.from(document.querySelectorAll("#files tr")).map((tr) => ({
-      o: tr.className,
-      id: tr.closest("details.file").querySelector("summary code").textContent
-        + "::" + tr.cells[0].firstChild.textContent,
-      shown: getComputedStyle(tr).display !== "none"
-        && getComputedStyle(tr.closest("details.file")).display !== "none",
-    })));
+  const state = (q) => page.evaluate((q) => {
+    const shownBy = { p: 0, f: 0, e: 0, s: 0 };
+    let wrongShown = 0, wrongHidden = 0;
+    for (const tr of document.querySelectorAll("#files tr")) {
+      const file = tr.closest("details.file");
+      const shown = getComputedStyle(tr).display !== "none" && !file.hidden;
+      if (shown) shownBy[tr.className]++;
+      if (q !== null) {
+        const text = (file.querySelector("summary code").textContent + "::"
+          + tr.cells[0].textContent).toLowerCase();
+        const matches = text.includes(q.toLowerCase());
+        if (shown && !matches) wrongShown++;
+        if (!shown && matches) wrongHidden++;
+      }
+    }
+    return { shown: shownBy, wrong_shown: wrongShown, wrong_hidden: wrongHidden,
+      status: document.getElementById("shown").textContent };
+  }, q);
+  const timed = async (f) => { const t = Date.now(); await f(); return Date.now() - t; };
+  const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
   const r = {};
-  r.initial = await shownRows();
-  let t = Date.now();
-  await page.uncheck("input[name=o][value=p]");
-  await page.waitForFunction(() => /shown/.test(document.getElementById("shown").textContent));
-  r.no_passed = await shownRows();
-  r.no_passed_ms = Date.now() - t;
-  r.no_passed_status = await page.textContent("#shown");
+  r.initial = await state(null);
+  r.filter_ms = await timed(async () => {
+    await page.uncheck("input[name=o][value=p]");
+    await settle();
+  });
+  r.no_passed = await state(null);
   await page.check("input[name=o][value=p]");
   await page.uncheck("input[name=o][value=f]");
   await page.uncheck("input[name=o][value=e]");
-  r.no_failures = await shownRows();
+  r.no_failures = await state(null);
   await page.check("input[name=o][value=f]");
   await page.check("input[name=o][value=e]");
-  t = Date.now();
-  await page.fill("#q", job.search);
-  await page.waitForFunction((q) => {
-    const s = document.getElementById("shown").textContent;
-    return window.__q !== s && /shown/.test(s);
-  }, job.search);
-  await page.waitForTimeout(300);
-  r.search = await shownRows();
-  r.search_ms = Date.now() - t;
+  r.search_ms = await timed(async () => {
+    await page.fill("#q", job.search);
+    await page.waitForFunction((n) => document.getElementById("shown").textContent
+      .startsWith(n), String(job.search_count));
+  });
+  r.search = await state(job.search);
   r.search_open = await page.evaluate(() =>
     Array.from(document.querySelectorAll("#files details.file"))
       .filter((d) => !d.hidden).every((d) => d.open));
   await page.fill("#q", "");
-  await page.waitForTimeout(300);
-  r.cleared = await shownRows();
-  t = Date.now();
-  await page.selectOption("#sort", "duration");
-  r.sort_ms = Date.now() - t;
-  r.by_duration = await page.evaluate(() =>
-    Array.from(document.querySelectorAll("#files tbody")).map((b) =>
-      Array.from(b.rows).map((tr) => parseFloat(tr.cells[2].textContent) || 0)));
-  r.file_max_durations = await page.evaluate(() =>
-    Array.from(document.querySelectorAll("#files details.file")).map((d) =>
-      Math.max(0, ...Array.from(d.querySelectorAll("tr")).map((tr) => parseFloat(tr.cells[2].textContent) || 0))));
+  await page.waitForFunction(() => document.getElementById("shown").textContent
+    .startsWith(String(document.querySelectorAll("#files tr").length) + " of"));
+  r.cleared = await state(null);
+  const order = () => page.evaluate(() => {
+    const num = (tr) => parseFloat(tr.cells[2].textContent) || 0;
+    const name = (tr) => tr.cells[0].firstChild ? tr.cells[0].firstChild.textContent : "";
+    let duration = 0, names = 0, files = 0, prev = Infinity;
+    for (const body of document.querySelectorAll("#files tbody")) {
+      const rows = Array.from(body.rows);
+      for (let i = 1; i < rows.length; i++) {
+        if (num(rows[i]) > num(rows[i - 1])) duration++;
+        if (name(rows[i]) < name(rows[i - 1])) names++;
+      }
+    }
+    for (const d of document.querySelectorAll("#files details.file")) {
+      const max = Math.max(0, ...Array.from(d.querySelectorAll("tr")).map(num));
+      if (max > prev) files++;
+      prev = max;
+    }
+    return { duration_inversions: duration, name_inversions: names, file_inversions: files,
+      rows: document.querySelectorAll("#files tr").length };
+  });
+  r.before_sort = await order();
+  r.sort_ms = await timed(async () => {
+    await page.selectOption("#sort", "duration");
+    await settle();
+  });
+  r.by_duration = await order();
   await page.selectOption("#sort", "name");
-  r.by_name = await page.evaluate(() =>
-    Array.from(document.querySelectorAll("#files tbody")).map((b) =>
-      Array.from(b.rows).map((tr) => tr.cells[0].textContent)));
+  r.by_name = await order();
   return r;
 }
