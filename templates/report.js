@@ -19,6 +19,8 @@
     for (var i = 0; i < files.length; i++) {
       var el = files[i];
       var file = el.querySelector("summary code").textContent;
+      var sep = el.getAttribute("data-s");
+      var prefix = sep === null ? file + "::" : sep === "" ? "" : file + sep;
       var entry = { el: el, name: file, open: el.open, rows: [], i: i, rank: 3, dur: 0,
         rests: el.querySelectorAll("details.rest") };
       var bodies = el.querySelectorAll("tbody");
@@ -34,7 +36,7 @@
           var cell = tr.cells[0];
           var name = cell.firstChild ? cell.firstChild.textContent : "";
           var row = { el: tr, o: o, d: d, i: index.rows.length, name: name,
-            text: (file + "::" + cell.textContent).toLowerCase() };
+            text: (prefix + cell.textContent).toLowerCase() };
           group.rows.push(row);
           entry.rows.push(row);
           index.rows.push(row);

@@ -12,12 +12,12 @@
 
 #[path = "html/browser.rs"]
 mod browser;
-#[path = "html/markup.rs"]
-mod markup;
 /// The benchmark's generator of the 100,000-case file, shared as it is.
 #[path = "../benches/perf/inputs.rs"]
 #[allow(dead_code)]
 mod inputs;
+#[path = "html/markup.rs"]
+mod markup;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -96,7 +96,11 @@ fn report_page(run: &Run, title: &str) -> String {
 #[test]
 fn every_fixture_makes_a_safe_report_listing_every_test() {
     for entry in std::fs::read_dir(root().join("tests/fixtures/pytest")).expect("fixtures") {
-        let name = entry.expect("entry").file_name().to_string_lossy().to_string();
+        let name = entry
+            .expect("entry")
+            .file_name()
+            .to_string_lossy()
+            .to_string();
         let dir = root().join("tests/fixtures/pytest").join(&name);
         if !dir.join("report.json").exists() || !dir.join("junit-xunit1.xml").exists() {
             continue;
@@ -105,7 +109,10 @@ fn every_fixture_makes_a_safe_report_listing_every_test() {
         let page = report_page(&run, &format!("pytest-mcp report — {name}"));
         for t in &run.tests {
             let shown = t.node_id.split_once("::").map_or(&*t.node_id, |(_, n)| n);
-            assert!(page.contains(&report_text(shown)), "{name}: {shown} not listed");
+            assert!(
+                page.contains(&report_text(shown)),
+                "{name}: {shown} not listed"
+            );
         }
     }
 }
@@ -132,7 +139,10 @@ fn mixed_report() {
     // pytest's `<class '...'>` is text, not a tag.
     assert!(page.contains("= &lt;class &#39;datetime.date&#39;&gt;(2024, 3, 6)"));
     // Ten slowest, slowest first.
-    let slow = page.split("<section id=slowest>").nth(1).unwrap_or_default();
+    let slow = page
+        .split("<section id=slowest>")
+        .nth(1)
+        .unwrap_or_default();
     let slow = slow.split("</table>").next().unwrap_or_default();
     let times: Vec<f64> = slow
         .lines()
@@ -144,7 +154,9 @@ fn mixed_report() {
     // A failing row links to its group; a file with failures is open, its
     // passes folded below them.
     assert!(page.contains("<td><a href=\"#g4\">error at teardown</a>"));
-    assert!(page.contains("<details class=file data-o=pfes open><summary><code>tests/test_catalog.py</code>"));
+    assert!(page.contains(
+        "<details class=file data-o=pfes open><summary><code>tests/test_catalog.py</code>"
+    ));
     assert!(page.contains("<details class=rest><summary>10 passed, 2 skipped</summary>"));
     assert!(page.contains("<small>ISBN-13 with 979 prefix not supported yet</small>"));
 }
@@ -184,14 +196,28 @@ fn baseline_report_shows_new_fixed_and_still_failing() {
     assert_strict_csp(&page);
     let c = pytest_mcp::model::baseline::compare(&run, &base);
     assert!(!c.new_failures.is_empty() && !c.fixed.is_empty() && !c.still_failing.is_empty());
-    let section = page.split("<section id=baseline>").nth(1).expect("a baseline section");
+    let section = page
+        .split("<section id=baseline>")
+        .nth(1)
+        .expect("a baseline section");
     let section = section.split("</section>").next().unwrap_or_default();
     let new_at = section.find("New failures").expect("new failures");
     let fixed_at = section.find("Fixed").expect("fixed");
     let still_at = section.find("Still failing").expect("still failing");
-    assert!(new_at < fixed_at && fixed_at < still_at, "new failures first");
-    for id in c.new_failures.iter().chain(&c.fixed).chain(&c.still_failing) {
-        assert!(section.contains(&report_text(id)), "{id} not in the comparison");
+    assert!(
+        new_at < fixed_at && fixed_at < still_at,
+        "new failures first"
+    );
+    for id in c
+        .new_failures
+        .iter()
+        .chain(&c.fixed)
+        .chain(&c.still_failing)
+    {
+        assert!(
+            section.contains(&report_text(id)),
+            "{id} not in the comparison"
+        );
     }
     // New failures link to their group.
     assert!(section.contains("<li><a href=\"#g"), "{section}");
@@ -226,7 +252,10 @@ fn markup_in_test_output_is_escaped() {
         "&lt;iframe src=&quot;https://evil.example/&quot;&gt;&lt;/iframe&gt;",
         "see [docs](https://evil.example/) ![i](https://evil.example/i.png) &lt;https://evil.example/a&gt;",
     ] {
-        assert!(page.contains(shown), "{shown} is not shown as text in\n{page}");
+        assert!(
+            page.contains(shown),
+            "{shown} is not shown as text in\n{page}"
+        );
     }
     // One script, ours: no test text closes or opens one.
     assert_eq!(page.matches("</script>").count(), 1);
@@ -239,7 +268,10 @@ fn a_title_cannot_fill_a_placeholder() {
     let page = html::report(&run, None, title);
     assert_one_document(&page, title);
     assert_eq!(page.matches("<section id=tests>").count(), 1);
-    assert_eq!(page.matches("{{body}} {{script}} &amp; {{title}}").count(), 2);
+    assert_eq!(
+        page.matches("{{body}} {{script}} &amp; {{title}}").count(),
+        2
+    );
 }
 
 // --- the Markdown page, for errors and discovery ------------------------
@@ -333,7 +365,11 @@ fn page_renders_in_headless_chromium_and_loads_nothing() {
     );
 
     let run = fixture_run("mixed");
-    let page = write_page(work.path(), "report.html", &report_page(&run, "pytest-mcp report — mixed"));
+    let page = write_page(
+        work.path(),
+        "report.html",
+        &report_page(&run, "pytest-mcp report — mixed"),
+    );
     let browsed = browse(chromium, &page, work.path(), &["--dump-dom".into()]);
     assert!(
         browsed.status.success(),
@@ -342,13 +378,22 @@ fn page_renders_in_headless_chromium_and_loads_nothing() {
         browsed.stderr
     );
     let dom = &browsed.stdout;
-    assert!(dom.contains("<title>pytest-mcp report — mixed</title>"), "{dom}");
+    assert!(
+        dom.contains("<title>pytest-mcp report — mixed</title>"),
+        "{dom}"
+    );
     for id in problem_ids(&run) {
         assert!(dom.contains(&text(&id)), "{id} not in the DOM:\n{dom}");
     }
-    assert!(dom.contains("<pre class=\"detail\">"), "no detail blocks in the DOM");
+    assert!(
+        dom.contains("<pre class=\"detail\">"),
+        "no detail blocks in the DOM"
+    );
     // The script ran (its hash is in the CSP): the controls are shown.
-    assert!(dom.contains("<form id=\"controls\" class=\"controls\">"), "the script did not run");
+    assert!(
+        dom.contains("<form id=\"controls\" class=\"controls\">"),
+        "the script did not run"
+    );
     assert!(
         browsed.page_requests.is_empty(),
         "the page loaded {:?}",
@@ -359,11 +404,18 @@ fn page_renders_in_headless_chromium_and_loads_nothing() {
     let error_page = write_page(
         work.path(),
         "error.html",
-        &html::markdown_page("Test TIMEOUT (3.0s) — 1 run\n\n### OUTPUT\n  <img src=\"http://img.pytest-mcp.invalid/y.png\">\n", "t"),
+        &html::markdown_page(
+            "Test TIMEOUT (3.0s) — 1 run\n\n### OUTPUT\n  <img src=\"http://img.pytest-mcp.invalid/y.png\">\n",
+            "t",
+        ),
     );
     let browsed = browse(chromium, &error_page, work.path(), &["--dump-dom".into()]);
     assert!(browsed.status.success());
-    assert!(browsed.page_requests.is_empty(), "{:?}", browsed.page_requests);
+    assert!(
+        browsed.page_requests.is_empty(),
+        "{:?}",
+        browsed.page_requests
+    );
 }
 
 #[test]
@@ -371,39 +423,75 @@ fn filter_search_and_sort_work_in_the_dom() {
     let Some(driver) = driver() else { return };
     let work = tempfile::tempdir().expect("temp dir");
     let run = fixture_run("mixed");
-    let page = write_page(work.path(), "mixed.html", &report_page(&run, "pytest-mcp report — mixed"));
+    let page = write_page(
+        work.path(),
+        "mixed.html",
+        &report_page(&run, "pytest-mcp report — mixed"),
+    );
     let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("html-report-mixed.png");
     let _ = std::fs::remove_file(&shot);
     let search = "isbn10[";
-    let matching = run.tests.iter().filter(|t| t.node_id.contains(search)).count();
+    let matching = run
+        .tests
+        .iter()
+        .filter(|t| t.node_id.contains(search))
+        .count();
     let answer = drive(
         &driver,
         work.path(),
         &json!({"page": page, "script": true, "checks": ["interact"], "shot": shot,
                 "ids": [], "texts": [], "search": search, "search_count": matching}),
     );
-    assert_eq!(answer["controls_shown"], true, "the script did not run: {answer}");
+    assert_eq!(
+        answer["controls_shown"], true,
+        "the script did not run: {answer}"
+    );
     let r = &answer["interact"];
     let c = run.counts();
     let shown = |state: &str, o: &str| r[state]["shown"][o].as_u64().unwrap_or(u64::MAX) as usize;
-    for (o, n) in [("p", c.passed), ("f", c.failed), ("e", c.errors), ("s", c.skipped)] {
+    for (o, n) in [
+        ("p", c.passed),
+        ("f", c.failed),
+        ("e", c.errors),
+        ("s", c.skipped),
+    ] {
         assert_eq!(shown("initial", o), n, "{o} at first: {r}");
         // Unticking "passed" hides the passes only.
-        assert_eq!(shown("no_passed", o), if o == "p" { 0 } else { n }, "{o}: {r}");
+        assert_eq!(
+            shown("no_passed", o),
+            if o == "p" { 0 } else { n },
+            "{o}: {r}"
+        );
         // Unticking "failed" and "error" hides those only.
         let want = if o == "f" || o == "e" { 0 } else { n };
         assert_eq!(shown("no_failures", o), want, "{o}: {r}");
-        assert_eq!(shown("cleared", o), n, "{o} after the search is cleared: {r}");
+        assert_eq!(
+            shown("cleared", o),
+            n,
+            "{o} after the search is cleared: {r}"
+        );
     }
-    assert_eq!(r["no_passed"]["status"], format!("{} of {} tests shown", c.total - c.passed, c.total));
+    assert_eq!(
+        r["no_passed"]["status"],
+        format!("{} of {} tests shown", c.total - c.passed, c.total)
+    );
     // The search narrows to the matching rows, and opens their files.
-    let found: usize = ["p", "f", "e", "s"].iter().map(|o| shown("search", o)).sum();
+    let found: usize = ["p", "f", "e", "s"]
+        .iter()
+        .map(|o| shown("search", o))
+        .sum();
     assert_eq!(found, matching, "{r}");
     assert_eq!(r["search"]["wrong_shown"], 0, "{r}");
     assert_eq!(r["search"]["wrong_hidden"], 0, "{r}");
     assert_eq!(r["search_open"], true);
+    for state in ["initial", "no_passed", "no_failures", "search", "cleared"] {
+        assert_eq!(r[state]["style_disagrees"], 0, "{state}: {r}");
+    }
     // Sorting by duration orders every table's rows and the files.
-    assert!(r["before_sort"]["duration_inversions"].as_u64() > Some(0), "nothing to sort: {r}");
+    assert!(
+        r["before_sort"]["duration_inversions"].as_u64() > Some(0),
+        "nothing to sort: {r}"
+    );
     assert_eq!(r["by_duration"]["duration_inversions"], 0, "{r}");
     assert_eq!(r["by_duration"]["file_inversions"], 0, "{r}");
     assert_eq!(r["by_name"]["name_inversions"], 0, "{r}");
@@ -418,18 +506,38 @@ fn without_scripts_every_failure_shows() {
     let Some(driver) = driver() else { return };
     let work = tempfile::tempdir().expect("temp dir");
     let hostile = junit::parse(HOSTILE_JUNIT.as_bytes(), "hostile.xml").expect("the XML reads");
-    for (name, run) in [("mixed", fixture_run("mixed")), ("hostile", hostile), ("collection_errors", fixture_run("collection_errors"))] {
-        let page = write_page(work.path(), &format!("{name}.html"), &report_page(&run, name));
-        let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("html-report-{name}-noscript.png"));
+    for (name, run) in [
+        ("mixed", fixture_run("mixed")),
+        ("hostile", hostile),
+        ("collection_errors", fixture_run("collection_errors")),
+    ] {
+        let page = write_page(
+            work.path(),
+            &format!("{name}.html"),
+            &report_page(&run, name),
+        );
+        let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("html-report-{name}-noscript.png"));
         let answer = drive(
             &driver,
             work.path(),
             &json!({"page": page, "script": false, "checks": ["visible"], "shot": shot,
                     "ids": problem_ids(&run), "texts": problem_messages(&run)}),
         );
-        assert_eq!(answer["controls_shown"], false, "{name}: controls without a script");
-        assert_eq!(answer["missing_ids"], json!([]), "{name}: failing ids not shown: {answer}");
-        assert_eq!(answer["missing_texts"], json!([]), "{name}: messages not shown: {answer}");
+        assert_eq!(
+            answer["controls_shown"], false,
+            "{name}: controls without a script"
+        );
+        assert_eq!(
+            answer["missing_ids"],
+            json!([]),
+            "{name}: failing ids not shown: {answer}"
+        );
+        assert_eq!(
+            answer["missing_texts"],
+            json!([]),
+            "{name}: messages not shown: {answer}"
+        );
     }
 }
 
@@ -445,12 +553,17 @@ fn a_hundred_thousand_cases_open_in_seconds() {
     let render = started.elapsed();
     let path = write_page(&dir, "report-100000.html", &page);
     let search = "test_case_4242";
-    let matching = run.tests.iter().filter(|t| t.node_id.contains(search)).count();
+    let matching = run
+        .tests
+        .iter()
+        .filter(|t| t.node_id.contains(search))
+        .count();
     let answer = drive(
         &driver,
         &dir,
         &json!({"page": path, "script": true, "checks": ["interact"], "shot": null,
-                "ids": [], "texts": [], "search": search, "search_count": matching}),
+                "ids": [], "texts": [], "search": search, "search_count": matching,
+                "style_step": 997}),
     );
     let load = answer["load_ms"].as_u64().unwrap_or(u64::MAX);
     let r = &answer["interact"];
@@ -471,7 +584,14 @@ fn a_hundred_thousand_cases_open_in_seconds() {
     assert!(load < 60_000, "the page took {load} ms to load");
     assert_eq!(answer["controls_shown"], true);
     assert_eq!(r["no_passed"]["shown"]["p"], 0, "{r}");
-    let found: u64 = ["p", "f", "e", "s"].iter().filter_map(|o| r["search"]["shown"][o].as_u64()).sum();
+    assert_eq!(r["no_passed"]["shown"]["f"], 1000, "{r}");
+    for state in ["initial", "no_passed", "no_failures", "search", "cleared"] {
+        assert_eq!(r[state]["style_disagrees"], 0, "{state}: {r}");
+    }
+    let found: u64 = ["p", "f", "e", "s"]
+        .iter()
+        .filter_map(|o| r["search"]["shown"][o].as_u64())
+        .sum();
     assert_eq!(found as usize, matching, "{r}");
     assert_eq!(r["by_duration"]["duration_inversions"], 0, "{r}");
     assert_eq!(r["by_duration"]["file_inversions"], 0, "{r}");

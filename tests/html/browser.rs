@@ -218,13 +218,18 @@ pub fn drive(dir: &Path, work: &Path, job: &serde_json::Value) -> serde_json::Va
     };
     let stdout = std::fs::read_to_string(&stdout_path).unwrap_or_default();
     let stderr = std::fs::read_to_string(&stderr_path).unwrap_or_default();
-    assert!(
-        status.success(),
-        "the DOM driver failed: {stdout}{stderr}"
-    );
+    assert!(status.success(), "the DOM driver failed: {stdout}{stderr}");
     let answer: serde_json::Value = serde_json::from_str(stdout.trim()).expect("the driver's JSON");
     assert_eq!(answer["errors"], serde_json::json!([]), "{answer}");
-    assert_eq!(answer["requests"], serde_json::json!([]), "the page loaded things");
-    assert_eq!(answer["console"], serde_json::json!([]), "console messages (a CSP violation?)");
+    assert_eq!(
+        answer["requests"],
+        serde_json::json!([]),
+        "the page loaded things"
+    );
+    assert_eq!(
+        answer["console"],
+        serde_json::json!([]),
+        "console messages (a CSP violation?)"
+    );
     answer
 }

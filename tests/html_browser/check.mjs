@@ -67,24 +67,35 @@ process.stdout.write(JSON.stringify(out) + "\n");
 // Filter, search and sort as a reader would, reporting what the DOM shows:
 // counts of rows shown by outcome, and rows that break the rule at hand.
 async function interact(page) {
-  const state = (q) => page.evaluate((q) => {
+  // A row is shown when neither the filter (a class on the section), the
+  // search (its `hidden`) nor its file's `hidden` hides it; every `step`th
+  // row is also asked for its computed style, which must agree.
+  const state = (q) => page.evaluate(([q, step]) => {
+    const section = document.getElementById("tests");
     const shownBy = { p: 0, f: 0, e: 0, s: 0 };
-    let wrongShown = 0, wrongHidden = 0;
+    let wrongShown = 0, wrongHidden = 0, styleDisagrees = 0, i = 0;
     for (const tr of document.querySelectorAll("#files tr")) {
       const file = tr.closest("details.file");
-      const shown = getComputedStyle(tr).display !== "none" && !file.hidden;
+      const shown = !tr.hidden && !file.hidden && !section.classList.contains("hide-" + tr.className);
+      if (i++ % step === 0) {
+        const css = getComputedStyle(tr).display !== "none"
+          && getComputedStyle(file).display !== "none";
+        if (css !== shown) styleDisagrees++;
+      }
       if (shown) shownBy[tr.className]++;
       if (q !== null) {
-        const text = (file.querySelector("summary code").textContent + "::"
-          + tr.cells[0].textContent).toLowerCase();
+        const sep = file.getAttribute("data-s");
+        const name = file.querySelector("summary code").textContent;
+        const prefix = sep === null ? name + "::" : sep === "" ? "" : name + sep;
+        const text = (prefix + tr.cells[0].textContent).toLowerCase();
         const matches = text.includes(q.toLowerCase());
         if (shown && !matches) wrongShown++;
         if (!shown && matches) wrongHidden++;
       }
     }
     return { shown: shownBy, wrong_shown: wrongShown, wrong_hidden: wrongHidden,
-      status: document.getElementById("shown").textContent };
-  }, q);
+      style_disagrees: styleDisagrees, status: document.getElementById("shown").textContent };
+  }, [q, job.style_step || 1]);
   const timed = async (f) => { const t = Date.now(); await f(); return Date.now() - t; };
   const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
   const r = {};

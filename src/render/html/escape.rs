@@ -53,6 +53,9 @@ mod tests {
         assert!(matches!(escape("plain ü"), Cow::Borrowed(_)));
         let mut out = String::new();
         push_id(&mut out, "t.py::x[\u{1b}<b>]");
-        assert!(!out.contains('\u{1b}') && out.contains("&lt;b&gt;"), "{out}");
+        assert!(
+            !out.contains('\u{1b}') && out.contains("&lt;b&gt;"),
+            "{out}"
+        );
     }
 }

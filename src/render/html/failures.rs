@@ -70,9 +70,9 @@ fn group(out: &mut String, run: &Run, n: usize, g: &FailureGroup) {
     out.push_str("</h3>\n");
     detail_block(out, &body);
     if g.tests.len() > 1 {
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<p class=same>Same failure in {}:</p>\n",
+            "<p class=same>Same failure in {}:</p>",
             plural(g.tests.len() - 1, "more test")
         );
         let others: Vec<&str> = g.tests[1..]
@@ -157,7 +157,9 @@ fn collection_errors(out: &mut String, run: &Run) {
     markdown::collection_errors(&mut md, run);
     for section in md.split("\n### COLLECTION ERROR: ").skip(1) {
         let (file, body) = section.split_once('\n').unwrap_or((section, ""));
-        out.push_str("<article class=\"grp e\">\n<h3><span class=tag>COLLECTION ERROR</span> <code>");
+        out.push_str(
+            "<article class=\"grp e\">\n<h3><span class=tag>COLLECTION ERROR</span> <code>",
+        );
         push(out, file);
         out.push_str("</code></h3>\n<pre class=detail>");
         for line in body.lines() {

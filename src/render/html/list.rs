@@ -33,8 +33,8 @@ pub fn write(out: &mut String, run: &Run, c: &Counts, group_of: &HashMap<usize, 
         );
     }
     out.push_str("<div id=files>\n");
-    for (file, tests) in by_file(run) {
-        file_block(out, run, file, &tests, group_of);
+    for (file, sep, tests) in by_file(run) {
+        file_block(out, run, (file, sep), &tests, group_of);
     }
     out.push_str("</div>\n</section>\n");
 }
@@ -65,28 +65,38 @@ fn controls(out: &mut String, c: &Counts) {
     );
 }
 
-/// The file a test is listed under, and its id without that file.
-fn split_id(t: &TestResult) -> (&str, &str) {
+/// Where a test is listed, its id without that, and what joined them: a
+/// pytest id's file (`file::rest`), else the case's file, else the suite
+/// another framework's id starts with (`Class#method`, `suite › name`).
+fn split_id(t: &TestResult) -> (&str, &str, &'static str) {
     if let Some((file, rest)) = t.node_id.split_once("::") {
-        return (file, rest);
+        return (file, rest, "::");
     }
-    match &t.location {
-        Some(l) => (&l.file, &t.node_id),
-        None => ("", &t.node_id),
+    if let Some(l) = &t.location {
+        return (&l.file, &t.node_id, "");
     }
+    let id = t.node_id.as_str();
+    let split = [(" › ", false), (" > ", false), ("#", true)]
+        .into_iter()
+        .find_map(|(sep, last)| {
+            let at = if last { id.rfind(sep) } else { id.find(sep) }?;
+            (at > 0).then(|| (&id[..at], &id[at + sep.len()..], sep))
+        });
+    split.unwrap_or(("", id, ""))
 }
 
-/// The run's tests by file, files in order of their first test.
-fn by_file(run: &Run) -> Vec<(&str, Vec<usize>)> {
-    let mut files: Vec<(&str, Vec<usize>)> = Vec::new();
+/// The run's tests by file (with the separator of their ids), files in
+/// order of their first test.
+fn by_file(run: &Run) -> Vec<(&str, &'static str, Vec<usize>)> {
+    let mut files: Vec<(&str, &'static str, Vec<usize>)> = Vec::new();
     let mut index: HashMap<&str, usize> = HashMap::new();
     for (i, t) in run.tests.iter().enumerate() {
-        let file = split_id(t).0;
+        let (file, _, sep) = split_id(t);
         match index.get(file) {
-            Some(&n) => files[n].1.push(i),
+            Some(&n) => files[n].2.push(i),
             None => {
                 index.insert(file, files.len());
-                files.push((file, vec![i]));
+                files.push((file, sep, vec![i]));
             }
         }
     }
@@ -97,7 +107,7 @@ fn by_file(run: &Run) -> Vec<(&str, Vec<usize>)> {
 fn file_block(
     out: &mut String,
     run: &Run,
-    file: &str,
+    (file, sep): (&str, &str),
     tests: &[usize],
     group_of: &HashMap<usize, usize>,
 ) {
@@ -115,7 +125,14 @@ fn file_block(
         .collect();
     let problems = n[1] + n[2] > 0;
     let open = if problems { " open" } else { "" };
-    let _ = write!(out, "<details class=file data-o={letters}{open}><summary><code>");
+    let _ = write!(out, "<details class=file data-o={letters}{open}");
+    if sep != "::" {
+        // How the script joins the file and a row into the id it searches.
+        out.push_str(" data-s=\"");
+        push(out, sep);
+        out.push('"');
+    }
+    out.push_str("><summary><code>");
     push_id(out, if file.is_empty() { "(no file)" } else { file });
     out.push_str("</code><span class=fc>");
     for ((class, word), k) in ["p", "f", "e", "s"]
@@ -127,7 +144,7 @@ fn file_block(
             let _ = write!(out, " <i class={class}>{} {word}</i>", thousands(k));
         }
     }
-    let _ = write!(out, "</span><span class=d>{}</span></summary>\n", secs(time));
+    let _ = writeln!(out, "</span><span class=d>{}</span></summary>", secs(time));
     if !problems {
         rows(out, run, tests, group_of);
         out.push_str("</details>\n");

@@ -36,9 +36,7 @@ const TEMPLATE: &str = include_str!("../../../templates/markdown_page.html");
 pub fn markdown_page(markdown: &str, title: &str) -> String {
     let body = to_html(markdown);
     let title = escape(title);
-    let (head, tail) = TEMPLATE
-        .split_once("{{body}}")
-        .unwrap_or((TEMPLATE, ""));
+    let (head, tail) = TEMPLATE.split_once("{{body}}").unwrap_or((TEMPLATE, ""));
     let mut page = String::with_capacity(TEMPLATE.len() + body.len() + 2 * title.len());
     // Filled in the template's text only: a title holding `{{body}}` stays text.
     page.push_str(&head.replace("{{title}}", &title));

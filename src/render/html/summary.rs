@@ -43,7 +43,11 @@ pub fn header(out: &mut String, run: &Run, c: &Counts, title: &str) {
     let parts = [
         ("p", c.passed, "passed"),
         ("f", c.failed, "failed"),
-        ("e", c.errors, if c.errors == 1 { "error" } else { "errors" }),
+        (
+            "e",
+            c.errors,
+            if c.errors == 1 { "error" } else { "errors" },
+        ),
         ("s", c.skipped, "skipped"),
     ];
     for (class, n, word) in parts {
