@@ -521,7 +521,7 @@ fn without_scripts_every_failure_shows() {
         let answer = drive(
             &driver,
             work.path(),
-            &json!({"page": page, "script": false, "checks": ["visible"], "shot": shot,
+            &json!({"page": page, "script": false, "checks": ["visible", "print"], "shot": shot,
                     "ids": problem_ids(&run), "texts": problem_messages(&run)}),
         );
         assert_eq!(
@@ -538,6 +538,16 @@ fn without_scripts_every_failure_shows() {
             json!([]),
             "{name}: messages not shown: {answer}"
         );
+        // Printed, every row is there (passes unfolded), every failure's
+        // detail, and no controls.
+        let print = &answer["print"];
+        assert_eq!(
+            print["rows_shown"], print["rows"],
+            "{name}: printed rows: {print}"
+        );
+        assert_eq!(print["rows"], run.tests.len(), "{name}: {print}");
+        assert_eq!(print["details_hidden"], 0, "{name}: {print}");
+        assert_eq!(print["controls_shown"], false, "{name}: {print}");
     }
 }
 

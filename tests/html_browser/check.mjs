@@ -4,7 +4,7 @@
 // JOB: { "page": path, "script": bool, "checks": [...], "shot": path|null,
 //        "ids": [...], "texts": [...], "search": text, "search_count": n }
 // checks: "interact" (filter, search, sort), "visible" (ids and texts
-// in the rendered text), "load" (timings).
+// in the rendered text), "print" (what printing shows); load timings always.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
@@ -57,6 +57,18 @@ try {
   }
   if (job.shot) await page.screenshot({ path: job.shot, fullPage: true });
   if (job.checks.includes("interact")) out.interact = await interact(page);
+  if (job.checks.includes("print")) {
+    // Printed: every row and every failure shown, no controls.
+    await page.emulateMedia({ media: "print" });
+    out.print = await page.evaluate(() => ({
+      rows: document.querySelectorAll("#files tr").length,
+      rows_shown: Array.from(document.querySelectorAll("#files tr"))
+        .filter((tr) => tr.checkVisibility()).length,
+      details_hidden: Array.from(document.querySelectorAll("pre.detail, ul.ids li"))
+        .filter((e) => !e.checkVisibility()).length,
+      controls_shown: getComputedStyle(document.getElementById("controls")).display !== "none",
+    }));
+  }
 } catch (e) {
   out.errors.push(String(e && e.stack || e));
 } finally {

@@ -14,6 +14,10 @@ use super::summary::{outcome_cell, outcome_class};
 use crate::model::{Counts, Outcome, Run, TestResult};
 use crate::text::{first_line, one_line, thousands};
 
+/// Tests in a page whose files are laid out only when near the screen
+/// (`content-visibility: auto`; a screenshot or a search in the page
+/// sees the others as empty boxes until then).
+const LAZY_AFTER: usize = 5_000;
 /// Characters of a message or reason shown under an id.
 const NOTE_CHARS: usize = 160;
 
@@ -32,7 +36,13 @@ pub fn write(out: &mut String, run: &Run, c: &Counts, group_of: &HashMap<usize, 
             thousands(run.unlisted.passed)
         );
     }
-    out.push_str("<div id=files>\n");
+    // Many files: the browser lays out only those near the screen.
+    let class = if run.tests.len() > LAZY_AFTER {
+        " class=lazy"
+    } else {
+        ""
+    };
+    let _ = writeln!(out, "<div id=files{class}>");
     for (file, sep, tests) in by_file(run) {
         file_block(out, run, (file, sep), &tests, group_of);
     }
