@@ -34,7 +34,8 @@ pub enum Format {
     Markdown,
     /// The ADR-006 JSON object, every key always present.
     Json,
-    /// A self-contained HTML page of the Markdown (no external resources).
+    /// A self-contained HTML report for people: every test, failures by root
+    /// cause, filter, search and sort (no external resources).
     Html,
     /// Standard JUnit XML (results only; errors and discovery print Markdown).
     Junit,

@@ -186,7 +186,7 @@ pub fn render(run: &Run, format: Format) -> String {
     match format {
         Format::Markdown => render::markdown::render(run),
         Format::Json => render::json::render(run, true),
-        Format::Html => render::html::render(&render::markdown::render(run), TITLE),
+        Format::Html => render::html::report(run, None, TITLE),
         Format::Junit => render::junit::render(run),
         Format::Github => render::github::render(run, &render::github::Options::default()),
         Format::Gfm => render::gfm::render(run, None, &render::gfm::Options::default()),
@@ -293,10 +293,7 @@ pub fn render_compared(run: &Run, baseline: &Run, format: Format, budget: &Budge
     let block = || render::markdown::comparison_block(&comparison);
     match format {
         Format::Markdown => render::markdown::render_fitted(run, budget, &block(), true),
-        Format::Html => Fitted::whole(render::html::render(
-            &render::markdown::render_fitted(run, &Budget::NONE, &block(), false).text,
-            TITLE,
-        )),
+        Format::Html => Fitted::whole(render::html::report(run, Some(&comparison), TITLE)),
         Format::Json => {
             let mut baseline = comparison.to_value();
             // The comparison gets at most half the budget (its lists cut,

@@ -139,7 +139,7 @@ impl Answer {
 /// discovery no annotations).
 pub fn page(format: Format, markdown: String, title: &str) -> String {
     match format {
-        Format::Html => render::html::render(&markdown, title),
+        Format::Html => render::html::markdown_page(&markdown, title),
         Format::Gfm => render::gfm::text_page(&markdown),
         _ => markdown,
     }

@@ -1,7 +1,7 @@
 //! Renderers: pure functions from a [`Run`](crate::model::Run) to text.
 //!
 //! [`json`] is the ADR-006 structure, [`markdown`] the token-lean rendering,
-//! [`html`] a self-contained page of the Markdown, [`junit`] standard JUnit XML,
+//! [`html`] a self-contained report page for people, [`junit`] standard JUnit XML,
 //! [`github`] GitHub workflow commands (annotations), [`gfm`] GitHub
 //! Flavored Markdown for people (job summaries, PR comments),
 //! [`outcome`] execution errors, [`discovery`] what discovery found,

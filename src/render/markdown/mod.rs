@@ -284,3 +284,15 @@ fn body_until(
     skipped(out, run);
     fits(out, from)
 }
+
+/// A failing test's section as this report writes it at full detail,
+/// without the line naming the other tests of its group: the heading's
+/// label (`FAILED`, `ERROR at setup`, ...) and the body (the message flush
+/// left, detail and captured output indented two spaces). For renderings
+/// for people that show the same detail their own way (the HTML page).
+pub fn failure_section(t: &crate::model::TestResult) -> (&'static str, String) {
+    let mut body = String::new();
+    let section = detail::Section::new(t);
+    sections::failure_body(&mut body, t, None, &section, Detail::Full);
+    (sections::label(t), body)
+}

@@ -1,5 +1,7 @@
-//! The HTML page (`--format html`): the Markdown report through
-//! pulldown-cmark, inside `templates/report.html`.
+//! A page of Markdown: what `--format html` answers when there is no run
+//! to report (a timeout, a crash, a refused parameter, discovery), made
+//! from that answer's Markdown through pulldown-cmark, inside
+//! `templates/markdown_page.html`. Runs get [`super::report`].
 //!
 //! The page is self-contained: inline CSS, no script, no URL of any kind, and
 //! a Content-Security-Policy of `default-src 'none'` so that a browser loads
@@ -23,19 +25,18 @@
 
 use std::ops::Range;
 
+use super::escape::escape;
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 /// The page; `{{title}}` and `{{body}}` are filled in.
-const TEMPLATE: &str = include_str!("../../templates/report.html");
+const TEMPLATE: &str = include_str!("../../../templates/markdown_page.html");
 
-/// Renders a Markdown report (see [`super::markdown`]) as a complete HTML
-/// page titled `title`.
-pub fn render(markdown: &str, title: &str) -> String {
+/// Renders a Markdown text (see [`crate::render::markdown`]) as a complete
+/// HTML page titled `title`.
+pub fn markdown_page(markdown: &str, title: &str) -> String {
     let body = to_html(markdown);
     let title = escape(title);
-    let (head, tail) = TEMPLATE
-        .split_once("{{body}}")
-        .expect("templates/report.html has a {{body}} placeholder");
+    let (head, tail) = TEMPLATE.split_once("{{body}}").unwrap_or((TEMPLATE, ""));
     let mut page = String::with_capacity(TEMPLATE.len() + body.len() + 2 * title.len());
     // Filled in the template's text only: a title holding `{{body}}` stays text.
     page.push_str(&head.replace("{{title}}", &title));
@@ -453,22 +454,6 @@ fn heading_class(first: Option<&Event<'_>>) -> Option<&'static str> {
     } else {
         None
     }
-}
-
-/// Text for HTML text and attribute values.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

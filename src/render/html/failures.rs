@@ -1,0 +1,200 @@
+//! The failures: collection errors, then one block per root-cause group
+//! ([`crate::model::groups`], the groups of the agent Markdown), open, its
+//! code block the detail the Markdown's section shows; then flaky tests.
+
+use std::fmt::Write as _;
+
+use super::escape::{push, push_id};
+use crate::model::Run;
+use crate::model::groups::FailureGroup;
+use crate::render::markdown;
+use crate::text::thousands;
+
+/// Other ids of a group listed before the rest fold into `<details>`.
+const LISTED_IDS: usize = 20;
+
+/// The failures section, when the run has any problem, and the flaky
+/// tests.
+pub fn write(out: &mut String, run: &Run, groups: &[FailureGroup]) {
+    if groups.is_empty() && run.collection_errors.is_empty() {
+        flaky(out, run);
+        return;
+    }
+    let tests: usize = groups.iter().map(|g| g.tests.len()).sum();
+    out.push_str("<section id=failures>\n<h2>Failures <span class=n>");
+    let mut parts = Vec::new();
+    if !run.collection_errors.is_empty() {
+        parts.push(plural(run.collection_errors.len(), "collection error"));
+    }
+    if tests > 0 {
+        parts.push(format!(
+            "{} in {}",
+            plural(tests, "test"),
+            plural(groups.len(), "group")
+        ));
+    }
+    out.push_str(&parts.join(", "));
+    out.push_str("</span></h2>\n");
+    collection_errors(out, run);
+    for (n, g) in groups.iter().enumerate() {
+        group(out, run, n, g);
+    }
+    out.push_str("</section>\n");
+    flaky(out, run);
+}
+
+fn plural(n: usize, word: &str) -> String {
+    match n {
+        1 => format!("1 {word}"),
+        n => format!("{} {word}s", thousands(n)),
+    }
+}
+
+/// One group: its kind and first test, how many more it hit, the first
+/// test's detail as the Markdown shows it, and the others' ids.
+fn group(out: &mut String, run: &Run, n: usize, g: &FailureGroup) {
+    let Some(t) = g.tests.first().and_then(|&i| run.tests.get(i)) else {
+        return;
+    };
+    let (label, body) = markdown::failure_section(t);
+    let class = if label.starts_with("ERROR") { "e" } else { "f" };
+    let _ = write!(
+        out,
+        "<article class=\"grp {class}\" id=g{n}>\n<h3><span class=tag>{label}</span> <code>"
+    );
+    push_id(out, &t.node_id);
+    out.push_str("</code>");
+    if g.tests.len() > 1 {
+        let _ = write!(out, " <span class=cnt>×{}</span>", thousands(g.tests.len()));
+    }
+    out.push_str("</h3>\n");
+    detail_block(out, &body);
+    if g.tests.len() > 1 {
+        let _ = writeln!(
+            out,
+            "<p class=same>Same failure in {}:</p>",
+            plural(g.tests.len() - 1, "more test")
+        );
+        let others: Vec<&str> = g.tests[1..]
+            .iter()
+            .filter_map(|&i| run.tests.get(i))
+            .map(|t| t.node_id.as_str())
+            .collect();
+        id_list(out, &others);
+    }
+    out.push_str("</article>\n");
+}
+
+/// A failure's detail in `<pre>`, line by line as the Markdown writes it
+/// (the message flush left, the rest indented), with the kinds of line
+/// marked for the eye: the message, `at file:line`, the failing source
+/// line, captured output headings.
+fn detail_block(out: &mut String, body: &str) {
+    out.push_str("<pre class=detail>");
+    let mut in_message = true;
+    for (i, line) in body.lines().enumerate() {
+        // The Markdown's backslash before a message starting `#` or `>`.
+        let line = match line.strip_prefix('\\') {
+            Some(rest) if i == 0 && rest.starts_with(['#', '>']) => rest,
+            _ => line,
+        };
+        let detail = line.strip_prefix("  ");
+        let class = match detail {
+            None if in_message => Some("m"),
+            Some(d) if d.starts_with("at ") => Some("at"),
+            Some(d) if d.starts_with("> ") => Some("src"),
+            Some(d) if d.starts_with("Captured ") && d.ends_with(':') => Some("cap"),
+            _ => None,
+        };
+        if class.is_some_and(|c| c != "m") {
+            in_message = false;
+        }
+        match class {
+            Some(c) => {
+                let _ = write!(out, "<span class={c}>");
+                push(out, line);
+                out.push_str("</span>\n");
+            }
+            None => {
+                push(out, line);
+                out.push('\n');
+            }
+        }
+    }
+    out.push_str("</pre>\n");
+}
+
+/// Ids, the first [`LISTED_IDS`] shown, the rest in `<details>`.
+fn id_list(out: &mut String, ids: &[&str]) {
+    let shown = if ids.len() <= LISTED_IDS + 5 {
+        ids.len()
+    } else {
+        LISTED_IDS
+    };
+    out.push_str("<ul class=ids>");
+    for id in &ids[..shown] {
+        out.push_str("<li>");
+        push_id(out, id);
+    }
+    out.push_str("</ul>\n");
+    if shown < ids.len() {
+        let _ = write!(
+            out,
+            "<details class=more><summary>{} more</summary><ul class=ids>",
+            thousands(ids.len() - shown)
+        );
+        for id in &ids[shown..] {
+            out.push_str("<li>");
+            push_id(out, id);
+        }
+        out.push_str("</ul></details>\n");
+    }
+}
+
+/// Collection errors by file, as the Markdown shows them.
+fn collection_errors(out: &mut String, run: &Run) {
+    let mut md = String::new();
+    markdown::collection_errors(&mut md, run);
+    for section in md.split("\n### COLLECTION ERROR: ").skip(1) {
+        let (file, body) = section.split_once('\n').unwrap_or((section, ""));
+        out.push_str(
+            "<article class=\"grp e\">\n<h3><span class=tag>COLLECTION ERROR</span> <code>",
+        );
+        push(out, file);
+        out.push_str("</code></h3>\n<pre class=detail>");
+        for line in body.lines() {
+            match line.strip_prefix("- ") {
+                Some(head) => {
+                    out.push_str("<span class=m>");
+                    push(out, head);
+                    out.push_str("</span>\n");
+                }
+                None => {
+                    push(out, line);
+                    out.push('\n');
+                }
+            }
+        }
+        out.push_str("</pre>\n</article>\n");
+    }
+}
+
+/// Tests that passed only after failing attempts.
+fn flaky(out: &mut String, run: &Run) {
+    let flaky: Vec<_> = run.tests.iter().filter(|t| t.is_flaky()).collect();
+    if flaky.is_empty() {
+        return;
+    }
+    let _ = write!(
+        out,
+        "<section id=flaky>\n<h2>Flaky <span class=n>{} passed after failing</span></h2>\n<ul class=flaky>",
+        plural(flaky.len(), "test")
+    );
+    for t in flaky {
+        out.push_str("<li><code>");
+        push_id(out, &t.node_id);
+        out.push_str("</code> ");
+        push(out, &t.flaky_summary());
+    }
+    out.push_str("</ul>\n</section>\n");
+}

@@ -1,0 +1,163 @@
+//! The HTML report (`--format html`): one self-contained page made from
+//! the [`Run`] (and the comparison with a baseline when there is one), for
+//! people to open, keep and print.
+//!
+//! ```text
+//! header     status, counts, an SVG bar of outcomes        summary.rs
+//! baseline   new failures, fixed, still failing            summary.rs
+//! failures   one block per root-cause group, open:         failures.rs
+//!            message, `at file:line`, source line, output
+//! slowest    the 10 slowest tests                          summary.rs
+//! tests      every test, by file (passes collapsed), with  list.rs
+//!            its duration; filter, search and sort
+//! ```
+//!
+//! **Self-contained and strict.** The style and the script are inline
+//! (`templates/report.css`, `templates/report.js`) and named by their
+//! SHA-256 in a Content-Security-Policy of `default-src 'none'`: nothing is
+//! loaded, and no other script or style runs, whatever a test wrote. The
+//! script is the same for every page (the data is the page's own markup,
+//! never embedded in it), so its hash is worked out once.
+//!
+//! **Scripts are a bonus.** Without them every failure is shown with its
+//! detail, the files' lists open and close (`<details>`), and the controls
+//! (hidden until the script shows them) are not there; printing expands
+//! everything and drops the controls.
+//!
+//! **Small rows.** A test is one `<tr>` with a one-letter class and three
+//! cells, its id shown without the file it is listed under: 100,000 cases
+//! make a page of about 7 MB that Chromium opens in a couple of seconds.
+//!
+//! **Nothing from a test is markup**: every text goes through
+//! [`escape::push`]. Pages for errors and discovery, which have no run, are
+//! their Markdown through pulldown-cmark ([`markdown_page`]).
+
+mod escape;
+mod failures;
+mod list;
+mod markdown_page;
+mod summary;
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use base64::Engine as _;
+use sha2::{Digest as _, Sha256};
+
+use crate::model::Run;
+use crate::model::baseline::Comparison;
+use crate::model::groups::failure_groups;
+
+pub use markdown_page::markdown_page;
+
+const TEMPLATE: &str = include_str!("../../../templates/report.html");
+const STYLE: &str = include_str!("../../../templates/report.css");
+const SCRIPT: &str = include_str!("../../../templates/report.js");
+
+/// The report of `run` as a complete page titled `title`, with the
+/// comparison with a baseline when given.
+pub fn report(run: &Run, comparison: Option<&Comparison>, title: &str) -> String {
+    let groups = failure_groups(run);
+    // Where each failing test's group is shown: `#g<n>`.
+    let mut group_of: HashMap<usize, usize> = HashMap::new();
+    for (n, g) in groups.iter().enumerate() {
+        group_of.extend(g.tests.iter().map(|&t| (t, n)));
+    }
+    let mut body = String::with_capacity(run.tests.len() * 90 + 32 * 1024);
+    let counts = run.counts();
+    summary::header(&mut body, run, &counts, title);
+    summary::contents(&mut body, run, comparison.is_some(), &groups);
+    if let Some(c) = comparison {
+        summary::baseline(&mut body, run, c, &group_of);
+    }
+    failures::write(&mut body, run, &groups);
+    summary::slowest(&mut body, run, &group_of);
+    list::write(&mut body, run, &counts, &group_of);
+    summary::notes(&mut body, run);
+    fill(&escape::escape(title), &body)
+}
+
+/// The template with its placeholders filled in. The template is read
+/// once from start to end, so nothing put in is looked at again (a title
+/// saying `{{body}}` stays text).
+fn fill(title: &str, body: &str) -> String {
+    let (style_hash, script_hash) = hashes();
+    let csp = format!(
+        "default-src 'none'; style-src '{style_hash}'; script-src '{script_hash}'; \
+         base-uri 'none'; form-action 'none'"
+    );
+    let mut page = String::with_capacity(TEMPLATE.len() + STYLE.len() + SCRIPT.len() + body.len());
+    let mut rest = TEMPLATE;
+    while let Some(start) = rest.find("{{") {
+        let Some(len) = rest[start..].find("}}") else {
+            break;
+        };
+        page.push_str(&rest[..start]);
+        page.push_str(match &rest[start + 2..start + len] {
+            "title" => title,
+            "csp" => &csp,
+            "style" => STYLE,
+            "script" => SCRIPT,
+            "body" => body,
+            _ => "",
+        });
+        rest = &rest[start + len + 2..];
+    }
+    page.push_str(rest);
+    page
+}
+
+/// The CSP sources of the inline style and script: `sha256-<base64>`.
+fn hashes() -> &'static (String, String) {
+    static HASHES: OnceLock<(String, String)> = OnceLock::new();
+    HASHES.get_or_init(|| (source_hash(STYLE), source_hash(SCRIPT)))
+}
+
+fn source_hash(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    let b64 = base64::engine::general_purpose::STANDARD.encode(digest);
+    format!("sha256-{b64}")
+}
+
+/// A duration for people: `0.012s`, `12.35s`, `123.5s`; the script sorts
+/// by the number it starts with.
+fn secs(d: f64) -> String {
+    match d {
+        d if d < 10.0 => format!("{d:.3}s"),
+        d if d < 100.0 => format!("{d:.2}s"),
+        d => format!("{d:.1}s"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_template_has_each_placeholder_once() {
+        for name in ["title", "csp", "style", "script", "body"] {
+            let placeholder = format!("{{{{{name}}}}}");
+            assert_eq!(TEMPLATE.matches(&placeholder).count(), 1, "{placeholder}");
+        }
+        // The hash is of exactly what stands between the tags.
+        let page = fill("t", "");
+        assert!(page.contains(&format!("<script>{SCRIPT}</script>")));
+        assert!(page.contains(&format!("<style>{STYLE}</style>")));
+    }
+
+    #[test]
+    fn hashes_are_csp_sources() {
+        // echo -n abc | openssl dgst -sha256 -binary | base64
+        assert_eq!(
+            source_hash("abc"),
+            "sha256-ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0="
+        );
+    }
+
+    #[test]
+    fn durations_read_as_numbers() {
+        assert_eq!(secs(0.0123), "0.012s");
+        assert_eq!(secs(12.345), "12.35s");
+        assert_eq!(secs(1234.56), "1234.6s");
+    }
+}

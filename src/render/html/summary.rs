@@ -1,0 +1,296 @@
+//! The parts of the page around the failures and the list: the header
+//! with its bar of outcomes, the contents, the comparison with a
+//! baseline, the slowest tests and the closing notes.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use super::escape::{push, push_id};
+use super::secs;
+use crate::model::baseline::Comparison;
+use crate::model::groups::FailureGroup;
+use crate::model::{Counts, Outcome, Phase, Run, TestResult, Xfail};
+use crate::render::markdown;
+use crate::text::thousands;
+
+/// Tests in the slowest tests' table.
+const SLOWEST: usize = 10;
+/// Width of the bar of outcomes, in the SVG's units.
+const BAR: f64 = 1000.0;
+/// The least width of an outcome that happened: one failure among 100,000
+/// tests stays visible (taken from the widest part).
+const BAR_MIN: f64 = 4.0;
+
+/// The header: title, status, duration, counts and their bar.
+pub fn header(out: &mut String, run: &Run, c: &Counts, title: &str) {
+    let status = markdown::status_word(run);
+    let class = match status {
+        "SUCCESS" => "ok",
+        "NO TESTS" => "none",
+        _ => "bad",
+    };
+    let _ = write!(out, "<header class=\"top {class}\">\n<h1>");
+    push(out, title);
+    let _ = write!(
+        out,
+        "</h1>\n<p class=status><b class=word>{status}</b> <span>{} {} in {}</span></p>\n",
+        thousands(c.total),
+        if c.total == 1 { "test" } else { "tests" },
+        secs(run.duration_secs())
+    );
+    bar(out, c);
+    out.push_str("<ul class=legend>");
+    let parts = [
+        ("p", c.passed, "passed"),
+        ("f", c.failed, "failed"),
+        (
+            "e",
+            c.errors,
+            if c.errors == 1 { "error" } else { "errors" },
+        ),
+        ("s", c.skipped, "skipped"),
+    ];
+    for (class, n, word) in parts {
+        let _ = write!(out, "<li class={class}><b>{}</b> {word}", thousands(n));
+    }
+    let extra = [
+        (c.xfailed, "xfailed"),
+        (c.xpassed, "xpassed"),
+        (c.flaky, "flaky"),
+        (c.collection_errors, "collection errors"),
+        (c.warnings, "warnings"),
+    ];
+    for (n, word) in extra.into_iter().filter(|(n, _)| *n > 0) {
+        let _ = write!(out, "<li class=x><b>{}</b> {word}", thousands(n));
+    }
+    out.push_str("</ul>\n</header>\n");
+}
+
+/// The bar of outcomes: passed, failed, error, skipped, each as wide as
+/// its share of the tests ([`BAR_MIN`] at least when there is one).
+fn bar(out: &mut String, c: &Counts) {
+    let parts = [
+        ("p", c.passed),
+        ("f", c.failed),
+        ("e", c.errors),
+        ("s", c.skipped),
+    ];
+    let total = c.total.max(1) as f64;
+    let mut widths: Vec<f64> = parts
+        .iter()
+        .map(|&(_, n)| match n {
+            0 => 0.0,
+            n => (n as f64 / total * BAR).max(BAR_MIN),
+        })
+        .collect();
+    let over: f64 = widths.iter().sum::<f64>() - if c.total > 0 { BAR } else { 0.0 };
+    if let Some(widest) = widths.iter_mut().max_by(|a, b| a.total_cmp(b)) {
+        *widest -= over.max(0.0);
+    }
+    let label = parts
+        .iter()
+        .zip(["passed", "failed", "errors", "skipped"])
+        .map(|((_, n), w)| format!("{n} {w}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let _ = write!(
+        out,
+        "<svg class=bar viewBox=\"0 0 1000 12\" preserveAspectRatio=none role=img aria-label=\"{label}\">"
+    );
+    let mut x = 0.0;
+    for ((class, _), w) in parts.iter().zip(widths) {
+        if w > 0.0 {
+            let _ = write!(
+                out,
+                "<rect class={class} x=\"{x:.1}\" width=\"{w:.1}\" height=12></rect>"
+            );
+        }
+        x += w;
+    }
+    if c.total == 0 {
+        out.push_str("<rect class=n x=0 width=1000 height=12></rect>");
+    }
+    out.push_str("</svg>\n");
+}
+
+/// Links to the page's sections.
+pub fn contents(out: &mut String, run: &Run, baseline: bool, groups: &[FailureGroup]) {
+    out.push_str("<nav class=toc>");
+    if baseline {
+        out.push_str("<a href=\"#baseline\">Baseline</a>");
+    }
+    let problems = groups.len() + usize::from(!run.collection_errors.is_empty());
+    if problems > 0 {
+        out.push_str("<a href=\"#failures\">Failures</a>");
+    }
+    if run.tests.iter().any(TestResult::is_flaky) {
+        out.push_str("<a href=\"#flaky\">Flaky</a>");
+    }
+    if run.tests.iter().any(|t| t.duration.is_some()) {
+        out.push_str("<a href=\"#slowest\">Slowest</a>");
+    }
+    out.push_str("<a href=\"#tests\">All tests</a></nav>\n");
+}
+
+/// The comparison with the baseline: new failures first (linked to their
+/// group), fixed tests, then the failures that were already there
+/// (collapsed).
+pub fn baseline(out: &mut String, run: &Run, c: &Comparison, group_of: &HashMap<usize, usize>) {
+    let index: HashMap<&str, usize> = run
+        .tests
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.is_problem())
+        .map(|(i, t)| (t.node_id.as_str(), i))
+        .collect();
+    let group = |id: &str| index.get(id).and_then(|i| group_of.get(i)).copied();
+    out.push_str("<section id=baseline>\n<h2>Compared with the baseline</h2>\n<p class=phrase>");
+    push(out, &c.phrase());
+    out.push_str("</p>\n<div class=changes>\n");
+    let lists = [
+        ("new", "New failures", &c.new_failures, true),
+        ("fixed", "Fixed", &c.fixed, true),
+        ("still", "Still failing", &c.still_failing, false),
+    ];
+    for (class, title, ids, open) in lists {
+        let open = if open { " open" } else { "" };
+        let _ = write!(
+            out,
+            "<details class=\"chg {class}\"{open}><summary>{title} <b>{}</b></summary>",
+            thousands(ids.len())
+        );
+        if ids.is_empty() {
+            out.push_str("<p class=none>none</p>");
+        } else {
+            out.push_str("<ul class=ids>");
+            for id in ids.iter() {
+                id_item(out, id, group(id));
+            }
+            out.push_str("</ul>");
+        }
+        out.push_str("</details>\n");
+    }
+    out.push_str("</div>\n</section>\n");
+}
+
+/// An id in a list, linked to its failure group when it has one.
+fn id_item(out: &mut String, id: &str, group: Option<usize>) {
+    out.push_str("<li>");
+    if let Some(g) = group {
+        let _ = write!(out, "<a href=\"#g{g}\">");
+        push_id(out, id);
+        out.push_str("</a>");
+    } else {
+        push_id(out, id);
+    }
+}
+
+/// The slowest tests, slowest first (ties in the run's order).
+pub fn slowest(out: &mut String, run: &Run, group_of: &HashMap<usize, usize>) {
+    let mut timed: Vec<(usize, f64)> = run
+        .tests
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| t.duration.map(|d| (i, d)))
+        .collect();
+    if timed.is_empty() {
+        return;
+    }
+    timed.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let _ = write!(
+        out,
+        "<section id=slowest>\n<h2>Slowest tests</h2>\n<table class=\"t slow\"><tbody>\n"
+    );
+    for &(i, d) in timed.iter().take(SLOWEST) {
+        let t = &run.tests[i];
+        let _ = write!(out, "<tr class={}><td>", outcome_class(t));
+        push_id(out, &t.node_id);
+        out.push_str("<td>");
+        outcome_cell(out, t, group_of.get(&i).copied());
+        let _ = writeln!(out, "<td>{}", secs(d));
+    }
+    out.push_str("</tbody></table>\n</section>\n");
+}
+
+/// The one-letter class of a test's row: `p`, `f`, `e`, `s`.
+pub fn outcome_class(t: &TestResult) -> &'static str {
+    match t.outcome {
+        Outcome::Passed => "p",
+        Outcome::Failed => "f",
+        Outcome::Error => "e",
+        Outcome::Skipped => "s",
+    }
+}
+
+/// The outcome as a word, linked to the failure's group when it has one.
+pub fn outcome_cell(out: &mut String, t: &TestResult, group: Option<usize>) {
+    let word = match (t.outcome, t.xfail, t.phase) {
+        (_, Some(Xfail::XFailed), _) => "xfailed",
+        (_, Some(Xfail::XPassed), _) => "xpassed",
+        (Outcome::Passed, ..) if t.is_flaky() => "flaky",
+        (Outcome::Error, _, Some(Phase::Setup)) => "error at setup",
+        (Outcome::Error, _, Some(Phase::Teardown)) => "error at teardown",
+        (o, ..) => o.as_str(),
+    };
+    match group {
+        Some(g) => {
+            let _ = write!(out, "<a href=\"#g{g}\">{word}</a>");
+        }
+        None => out.push_str(word),
+    }
+}
+
+/// The run's closing notes (its sources, what the readers noticed).
+pub fn notes(out: &mut String, run: &Run) {
+    let mut md = String::new();
+    markdown::notes(&mut md, run, &[]);
+    let lines: Vec<&str> = md.lines().filter_map(|l| l.strip_prefix("> ")).collect();
+    if lines.is_empty() {
+        return;
+    }
+    out.push_str("<footer><ul class=notes>");
+    for line in lines {
+        out.push_str("<li>");
+        push(out, line);
+    }
+    out.push_str("</ul><p class=gen>Made by pytest-mcp</p></footer>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bar_is_proportional_and_a_rare_outcome_stays_visible() {
+        let c = Counts {
+            total: 100_000,
+            passed: 99_999,
+            failed: 1,
+            ..Counts::default()
+        };
+        let mut out = String::new();
+        bar(&mut out, &c);
+        assert!(
+            out.contains("<rect class=p x=\"0.0\" width=\"996.0\""),
+            "{out}"
+        );
+        assert!(
+            out.contains("<rect class=f x=\"996.0\" width=\"4.0\""),
+            "{out}"
+        );
+        let c = Counts {
+            total: 4,
+            passed: 1,
+            failed: 1,
+            errors: 1,
+            skipped: 1,
+            ..Counts::default()
+        };
+        let mut out = String::new();
+        bar(&mut out, &c);
+        for (class, x) in [("p", "0.0"), ("f", "250.0"), ("e", "500.0"), ("s", "750.0")] {
+            let rect = format!("<rect class={class} x=\"{x}\" width=\"250.0\"");
+            assert!(out.contains(&rect), "{out}");
+        }
+    }
+}
