@@ -17,10 +17,8 @@ cargo build --quiet --release
 bin=target/release/pytest-mcp
 work=target/screenshots
 mkdir -p "$work" docs/images
-npm ci --silent --prefix "$work" --no-audit --no-fund >/dev/null 2>&1 || {
-    cp scripts/screenshots/package.json scripts/screenshots/package-lock.json "$work"/
-    npm ci --silent --prefix "$work" --no-audit --no-fund
-}
+cp scripts/screenshots/package.json scripts/screenshots/package-lock.json "$work"/
+npm ci --silent --prefix "$work" --no-audit --no-fund
 css="$work/node_modules/github-markdown-css/github-markdown-light.css"
 
 fixture=tests/fixtures/pytest/mixed
@@ -43,5 +41,5 @@ shot() {
     rm -rf "$profile"
     echo "screenshots: $2 ($(wc -c <"$2") bytes)"
 }
-shot "$work/comment.html" docs/images/pr-comment.png 1000 1400
+shot "$work/comment.html" docs/images/pr-comment.png 1000 1000
 shot "$work/report.html" docs/images/html-report.png 1280 1400

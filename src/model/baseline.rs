@@ -109,7 +109,14 @@ impl Comparison {
         } else {
             String::new()
         };
-        parts.push(format!("{:+.1}s{pct}", self.duration_change));
+        // Under a twentieth of a second, tenths would say "+0.0s" of a
+        // real change: milliseconds then.
+        let change = self.duration_change;
+        if change != 0.0 && change.abs() < 0.05 {
+            parts.push(format!("{:+.0}ms{pct}", change * 1000.0));
+        } else {
+            parts.push(format!("{change:+.1}s{pct}"));
+        }
         parts.join(", ")
     }
 
@@ -172,5 +179,20 @@ mod tests {
             c.phrase(),
             "2 new failures, 1 fixed, 1 still failing, 1 added, 1 removed, +2.0s (+20%)"
         );
+    }
+
+    /// A change too small for tenths of a second is said in milliseconds,
+    /// not as "+0.0s"; no change stays "+0.0s".
+    #[test]
+    fn small_changes_in_milliseconds() {
+        let at = |secs| run(&[("a", Outcome::Passed)], secs);
+        let tail = |after: f64, before: f64| {
+            let phrase = compare(&at(after), &at(before)).phrase();
+            phrase.rsplit(", ").next().unwrap_or_default().to_string()
+        };
+        assert_eq!(tail(0.143, 0.131), "+12ms (+9%)");
+        assert_eq!(tail(0.131, 0.143), "-12ms (-8%)");
+        assert_eq!(tail(1.0, 1.0), "+0.0s (+0%)");
+        assert_eq!(tail(1.5, 1.0), "+0.5s (+50%)");
     }
 }
