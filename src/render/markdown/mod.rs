@@ -291,8 +291,5 @@ fn body_until(
 /// left, detail and captured output indented two spaces). For renderings
 /// for people that show the same detail their own way (the HTML page).
 pub fn failure_section(t: &crate::model::TestResult) -> (&'static str, String) {
-    let mut body = String::new();
-    let section = detail::Section::new(t);
-    sections::failure_body(&mut body, t, None, &section, Detail::Full);
-    (sections::label(t), body)
+    (sections::label(t), failure_lines(t, Detail::Full))
 }
