@@ -177,6 +177,35 @@ fn string_end(bytes: &[u8], i: usize) -> usize {
     }
 }
 
+/// `text` for HTML text and (quoted) attribute values (the HTML report,
+/// the GitHub rendering's `<summary>` lines): `&`, `<`, `>`, `"`
+/// and `'` escaped. Text with none of them is borrowed.
+pub fn html_escape(text: &str) -> Cow<'_, str> {
+    if !text.contains(['&', '<', '>', '"', '\'']) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    push_html_escaped(&mut out, text);
+    Cow::Owned(out)
+}
+
+/// Appends `text` to `out`, escaped as [`html_escape`] does.
+pub fn push_html_escaped(out: &mut String, text: &str) {
+    let mut rest = text;
+    while let Some(at) = rest.find(['&', '<', '>', '"', '\'']) {
+        out.push_str(&rest[..at]);
+        out.push_str(match rest.as_bytes()[at] {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            _ => "&#39;",
+        });
+        rest = &rest[at + 1..];
+    }
+    out.push_str(rest);
+}
+
 /// The first non-blank line, trimmed ("" when there is none).
 pub fn first_line(text: &str) -> &str {
     text.lines()

@@ -219,7 +219,9 @@ pub fn run(env: &Env) {
     // those have.
     let twin = |format: &str| {
         let name = format!("pytest-mcp report JSON report --format {format}");
-        cmds.iter().position(|c| c.name == name).map_or(f64::NAN, ratio)
+        cmds.iter()
+            .position(|c| c.name == name)
+            .map_or(f64::NAN, ratio)
     };
     let (twin_md, twin_js) = (twin("markdown"), twin("json"));
     println!(

@@ -11,9 +11,7 @@
 //! ([`html_code`]), or a fenced code block ([`fence_for`]). Test text is
 //! never put in a table.
 
-use std::borrow::Cow;
-
-use crate::text::one_line;
+use crate::text::{html_escape, one_line};
 
 /// `text` as an inline code span: one line (breaks and control characters
 /// shown as escapes), fenced with one backtick more than its longest run of
@@ -34,24 +32,6 @@ pub(super) fn code_span(text: &str) -> String {
 /// (`<summary>`), where Markdown is not parsed.
 pub(super) fn html_code(text: &str) -> String {
     format!("<code>{}</code>", html_escape(&one_line(text)))
-}
-
-/// `&`, `<`, `>` and `"` as entities.
-pub(super) fn html_escape(text: &str) -> Cow<'_, str> {
-    if !text.contains(['&', '<', '>', '"']) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
 }
 
 /// The fence of a code block holding `text`: backticks, one more than the

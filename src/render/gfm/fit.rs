@@ -13,13 +13,16 @@
 //!    named by id;
 //! 7. no group listed: the new failures' ids, as many as fit.
 //!
+//! When even that does not fit, the steps are taken again with the
+//! collection errors one line per file, then only counted.
+//!
 //! The first line and the table always stay, and a closing note says what
 //! was left out. Parts are dropped whole, so a cut never falls inside a
 //! code block or a `<details>`.
 
 use std::fmt::Write as _;
 
-use super::sections::{self, Group, LISTED, tests};
+use super::sections::{self, Collection, Group, LISTED, tests};
 use super::{Baseline, Options};
 use crate::budget::{Budget, Fitted, Truncation, largest_fitting};
 use crate::model::Run;
@@ -41,6 +44,8 @@ struct Plan {
     listed: usize,
     /// New failures of the groups not listed, named by id.
     new_ids: usize,
+    /// How much of the collection errors is shown.
+    collection: Collection,
 }
 
 /// What every rendering is made of, worked out once.
@@ -50,7 +55,8 @@ struct Doc<'r> {
     options: &'r Options,
     budget: &'r Budget,
     head: String,
-    collection: String,
+    /// The collection errors at each [`Collection`] level, in its order.
+    collection: [String; 3],
     groups: Vec<Group<'r>>,
     /// How many of `groups` hold a new failure (they come first).
     new_groups: usize,
@@ -84,7 +90,8 @@ pub fn render_fitted(
         options,
         budget,
         head: super::head(run, &counts, baseline),
-        collection: sections::collection_errors(options, run),
+        collection: [Collection::Full, Collection::OneLine, Collection::Counted]
+            .map(|level| sections::collection_errors(options, run, level)),
         groups,
         new_groups,
         extras,
@@ -95,19 +102,42 @@ pub fn render_fitted(
 impl Doc<'_> {
     fn fit(&self) -> Fitted {
         let n = self.groups.len();
-        let all_new = self.omitted_new(n).len();
-        let mut plan = Plan {
+        let plan = Plan {
             detail: Detail::Full,
             extras: true,
             full: n,
             listed: n,
-            new_ids: all_new,
+            new_ids: self.omitted_new(0).len(),
+            collection: Collection::Full,
         };
         let whole = self.render(&plan, &self.fulls(Detail::Full), None);
         if self.budget.fits(&whole) {
             return Fitted::whole(whole);
         }
         let size = self.budget.describe_size(&whole);
+        let mut fitted = self.steps(plan, &size);
+        let levels = [Collection::OneLine, Collection::Counted];
+        for collection in levels {
+            if self.budget.fits(&fitted.text) || self.run.collection_errors.is_empty() {
+                break;
+            }
+            fitted = self.steps(Plan { collection, ..plan }, &size);
+        }
+        fitted
+    }
+
+    /// Steps 2 to 7 from `plan`: the first rendering that fits, else the
+    /// last and smallest.
+    fn steps(&self, mut plan: Plan, size: &str) -> Fitted {
+        let size = size.to_string();
+        let n = self.groups.len();
+        let all_new = plan.new_ids;
+        if plan.collection > Collection::Full {
+            // Step 1 again, with the collection errors shorter.
+            if let Some(fitted) = self.attempt(&plan, &self.fulls(Detail::Full), &size) {
+                return fitted;
+            }
+        }
         for detail in [Detail::NoOutput, Detail::CrashLines] {
             plan.detail = detail;
             if let Some(fitted) = self.attempt(&plan, &self.fulls(detail), &size) {
@@ -199,6 +229,15 @@ impl Doc<'_> {
     /// What `plan` leaves out.
     fn truncation(&self, plan: &Plan) -> Truncation {
         let mut t = Truncation::new(self.budget);
+        match plan.collection {
+            Collection::Full => {}
+            Collection::OneLine => t
+                .dropped
+                .push("the collection errors' detail (one line per file)".into()),
+            Collection::Counted => t
+                .dropped
+                .push("the collection errors (counted only)".into()),
+        }
         if plan.detail >= Detail::NoOutput {
             t.dropped.push("captured output".into());
         }
@@ -232,7 +271,7 @@ impl Doc<'_> {
         shortened: Option<(&Truncation, &str)>,
     ) -> String {
         let mut out = self.head.clone();
-        out.push_str(&self.collection);
+        out.push_str(&self.collection[plan.collection as usize]);
         let n = self.groups.len();
         if self.baseline.is_some() {
             self.new_part(&mut out, plan, fulls);

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use super::Options;
 use super::escape::{code_block, code_span, escape_text, html_code, url_base, url_path};
 use crate::model::groups::{IdItem, Parametrizations};
-use crate::model::{CollectionError, Outcome, Phase, Run, TestResult, Xfail};
+use crate::model::{CollectionError, Outcome, Run, TestResult, Xfail};
 use crate::pytest_text::parametrized_function;
 use crate::render::markdown::{self, Detail};
 use crate::text::{first_line, plural};
@@ -77,16 +77,6 @@ pub(super) fn groups<'r>(run: &'r Run, new: Option<&[String]>) -> Vec<Group<'r>>
     // Stable: the groups keep their order within each part.
     out.sort_by_key(|g| g.new == 0);
     out
-}
-
-/// `FAILED`, `ERROR at setup`, ...
-fn label(t: &TestResult) -> &'static str {
-    match (t.outcome, t.phase) {
-        (Outcome::Error, Some(Phase::Setup)) => "ERROR at setup",
-        (Outcome::Error, Some(Phase::Teardown)) => "ERROR at teardown",
-        (Outcome::Error, _) => "ERROR",
-        _ => "FAILED",
-    }
 }
 
 /// `file:line` as a link to the file at the commit when there is a link
@@ -181,7 +171,11 @@ fn same_line(g: &Group<'_>, listed: usize) -> Option<String> {
 
 /// The summary of a group's `<details>`: kind, count, the first test's id.
 fn summary(g: &Group<'_>, baseline: bool) -> String {
-    let mut s = format!("<strong>{}</strong> · {}", label(g.first), tests(g.count));
+    let mut s = format!(
+        "<strong>{}</strong> · {}",
+        markdown::label(g.first),
+        tests(g.count)
+    );
     if baseline && g.new > 0 && g.new < g.count {
         let _ = write!(s, " ({} new)", g.new);
     }
@@ -239,7 +233,7 @@ pub(super) fn group_full(
 pub(super) fn group_line(options: &Options, g: &Group<'_>) -> String {
     let mut line = format!(
         "- **{}** · {} · {}",
-        label(g.first),
+        markdown::label(g.first),
         tests(g.count),
         code_span(&g.first.node_id)
     );
@@ -260,24 +254,66 @@ pub(super) fn id_list(out: &mut String, ids: &[&str], listed: usize) {
     }
 }
 
-/// One `<details>` per file that could not be collected, under a heading.
-pub(super) fn collection_errors(options: &Options, run: &Run) -> String {
+/// How much of the collection errors a rendering shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Collection {
+    /// One `<details>` per file, with the error's detail in a code block.
+    Full = 0,
+    /// One line per file: its name and the first error's first line.
+    OneLine = 1,
+    /// The heading alone, counting the files.
+    Counted = 2,
+}
+
+/// The run's collection errors by file, files in order of name.
+fn collection_by_file(run: &Run) -> Vec<(&str, Vec<&CollectionError>)> {
+    let mut index: HashMap<&str, usize> = HashMap::new();
     let mut by_file: Vec<(&str, Vec<&CollectionError>)> = Vec::new();
     for e in &run.collection_errors {
-        match by_file.iter_mut().find(|(f, _)| *f == e.file) {
-            Some((_, list)) => list.push(e),
-            None => by_file.push((e.file.as_str(), vec![e])),
-        }
+        let i = *index.entry(e.file.as_str()).or_insert_with(|| {
+            by_file.push((e.file.as_str(), Vec::new()));
+            by_file.len() - 1
+        });
+        by_file[i].1.push(e);
     }
     by_file.sort_by_key(|(f, _)| *f);
+    by_file
+}
+
+/// The files that could not be collected, under a heading, as `level`
+/// says.
+pub(super) fn collection_errors(options: &Options, run: &Run, level: Collection) -> String {
+    let by_file = collection_by_file(run);
     let mut out = String::new();
-    if !by_file.is_empty() {
-        let _ = writeln!(
-            out,
-            "\n### Collection errors: {}",
-            plural(by_file.len(), "file", "files")
-        );
+    if by_file.is_empty() {
+        return out;
     }
+    let _ = writeln!(
+        out,
+        "\n### Collection errors: {}",
+        plural(by_file.len(), "file", "files")
+    );
+    match level {
+        Collection::Full => collection_full(&mut out, options, by_file),
+        Collection::OneLine => {
+            out.push('\n');
+            for (file, errors) in by_file {
+                let shown = if file.is_empty() { "(session)" } else { file };
+                let first = errors.first().map_or("", |e| first_line(&e.message));
+                let _ = writeln!(out, "- {}: {}", code_span(shown), code_span(first));
+            }
+        }
+        Collection::Counted => {}
+    }
+    out
+}
+
+/// One `<details>` per file, with its errors' detail in a code block.
+fn collection_full(
+    out: &mut String,
+    options: &Options,
+    by_file: Vec<(&str, Vec<&CollectionError>)>,
+) {
     for (file, errors) in by_file {
         let shown = if file.is_empty() { "(session)" } else { file };
         let _ = writeln!(
@@ -305,7 +341,6 @@ pub(super) fn collection_errors(options: &Options, run: &Run) -> String {
         out.push_str(&code_block(&text));
         out.push_str("\n</details>\n");
     }
-    out
 }
 
 /// Tests that passed only after failing.

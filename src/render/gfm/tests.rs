@@ -143,3 +143,81 @@ fn shrinking_keeps_every_new_failure() {
         assert!(text.contains("Shortened to fit"), "{text}");
     }
 }
+
+/// More new failures than the ids fit: as many as fit are named (not
+/// none), the rest counted, within the budget. 3,000 new failures of
+/// 3,000 shapes leave no room for any group, so only step 7 fits.
+#[test]
+fn thousands_of_new_failures_are_named_as_far_as_they_fit() {
+    let tests: Vec<TestResult> = (0..3_000)
+        .map(|i| {
+            let mut t = failing(&format!("new.py::test_{i}"), &format!("Error{i}: {i}"));
+            t.location = Some(crate::model::Location::new(format!("m{i}.py"), Some(1)));
+            t
+        })
+        .collect();
+    let run = run_of(tests);
+    let before = run_of(
+        (0..3_000)
+            .map(|i| TestResult::new(format!("new.py::test_{i}"), Outcome::Passed))
+            .collect(),
+    );
+    let comparison = crate::model::baseline::compare(&run, &before);
+    let baseline = Baseline {
+        comparison: &comparison,
+        counts: before.counts(),
+    };
+    let max = 65_536;
+    let fitted = render_fitted(
+        &run,
+        Some(&baseline),
+        &Options::default(),
+        &Budget::chars(max),
+    );
+    let text = &fitted.text;
+    let size = text.chars().count();
+    assert!(size <= max, "{size}");
+    let named = (0..3_000)
+        .filter(|i| text.contains(&format!("`new.py::test_{i}`")))
+        .count();
+    assert!(named > 1_000, "{named} named in {size} characters:\n{text}");
+    assert!(
+        text.contains(&format!("… {} more", 3_000 - named)),
+        "{text}"
+    );
+}
+
+/// Collection errors shrink too (one line per file, then only counted):
+/// hundreds of long tracebacks still give a report within the budget,
+/// which says what it left out.
+#[test]
+fn collection_errors_shrink_to_fit() {
+    let mut run = run_of(vec![failing("t.py::test_a", "E: a")]);
+    run.collection_errors = (0..400)
+        .map(|i| crate::model::CollectionError {
+            file: format!("tests/test_{i}.py"),
+            error_type: Some("ImportError".into()),
+            message: format!("No module named 'missing_{i}'"),
+            line: Some(3),
+            traceback: Some(
+                (0..30)
+                    .map(|l| format!("tests/test_{i}.py:{l}: in <module>\n    import x{l}\n"))
+                    .collect(),
+            ),
+        })
+        .collect();
+    let whole = render(&run, None, &Options::default());
+    let cases = [(65_536, "one line per file"), (3_000, "counted only")];
+    for (max, said) in cases {
+        assert!(whole.chars().count() > max);
+        let fitted = render_fitted(&run, None, &Options::default(), &Budget::chars(max));
+        let size = fitted.text.chars().count();
+        assert!(size <= max, "{max}: {size}");
+        assert!(fitted.text.contains("### Collection errors: 400 files"));
+        assert!(fitted.text.contains(said), "{max}: {}", fitted.text);
+        assert!(
+            fitted.text.contains("`t.py::test_a`")
+                || fitted.text.contains("<code>t.py::test_a</code>")
+        );
+    }
+}

@@ -2,37 +2,9 @@
 //! line of output goes through [`push`] (or [`escape`]) on its way into the
 //! page, in text and in attribute values alike.
 
-use std::borrow::Cow;
-
 use crate::text::one_line;
 
-/// `text` for HTML text and (quoted) attribute values: `&`, `<`, `>`, `"`
-/// and `'` escaped. Text with none of them is borrowed.
-pub fn escape(text: &str) -> Cow<'_, str> {
-    if !text.contains(['&', '<', '>', '"', '\'']) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    push(&mut out, text);
-    Cow::Owned(out)
-}
-
-/// Appends `text` to `out`, escaped as [`escape`] does.
-pub fn push(out: &mut String, text: &str) {
-    let mut rest = text;
-    while let Some(at) = rest.find(['&', '<', '>', '"', '\'']) {
-        out.push_str(&rest[..at]);
-        out.push_str(match rest.as_bytes()[at] {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            b'>' => "&gt;",
-            b'"' => "&quot;",
-            _ => "&#39;",
-        });
-        rest = &rest[at + 1..];
-    }
-    out.push_str(rest);
-}
+pub use crate::text::{html_escape as escape, push_html_escaped as push};
 
 /// Appends an id (or a path) to `out`: escaped, with its control
 /// characters made visible as every renderer but JSON shows them.
@@ -42,6 +14,8 @@ pub fn push_id(out: &mut String, id: &str) {
 
 #[cfg(test)]
 mod tests {
+    use std::borrow::Cow;
+
     use super::*;
 
     #[test]

@@ -227,6 +227,9 @@ pub fn body(out: &mut String, run: &Run) {
     body_with(out, run, Detail::Full, false);
 }
 
+/// A failure's heading label: `FAILED`, `ERROR at setup`, ...
+pub(crate) use sections::label;
+
 /// What the agent Markdown writes under a failure's heading, at `detail`:
 /// the message, earlier attempts, the frames (`at file:line`), the failing
 /// source line (`> ...`), explanation lines and captured output, as plain

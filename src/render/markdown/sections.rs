@@ -93,7 +93,7 @@ pub(super) fn collection_detail(traceback: &str, message: &str, file: &str) -> V
     dedent(&detail).map(str::to_string).collect()
 }
 
-pub(super) fn label(t: &TestResult) -> &'static str {
+pub(crate) fn label(t: &TestResult) -> &'static str {
     match (t.outcome, t.phase) {
         (Outcome::Error, Some(Phase::Setup)) => "ERROR at setup",
         (Outcome::Error, Some(Phase::Teardown)) => "ERROR at teardown",
