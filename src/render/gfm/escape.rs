@@ -11,6 +11,9 @@
 //! ([`html_code`]), or a fenced code block ([`fence_for`]). Test text is
 //! never put in a table.
 
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
 use crate::text::{html_escape, one_line};
 
 /// `text` as an inline code span: one line (breaks and control characters
@@ -18,7 +21,7 @@ use crate::text::{html_escape, one_line};
 /// backticks, padded with spaces when it starts or ends with a backtick or
 /// a space (CommonMark strips one space on each side).
 pub(super) fn code_span(text: &str) -> String {
-    let line = one_line(text);
+    let line = visible_bidi(one_line(text));
     if line.is_empty() {
         return "` `".to_string();
     }
@@ -31,7 +34,30 @@ pub(super) fn code_span(text: &str) -> String {
 /// `text` in a `<code>` element, HTML-escaped, on one line: for HTML blocks
 /// (`<summary>`), where Markdown is not parsed.
 pub(super) fn html_code(text: &str) -> String {
-    format!("<code>{}</code>", html_escape(&one_line(text)))
+    format!(
+        "<code>{}</code>",
+        html_escape(&visible_bidi(one_line(text)))
+    )
+}
+
+/// Bidirectional controls (U+202A..U+202E, U+2066..U+2069) and the
+/// invisible marks around them (U+200B..U+200F) shown as `\u{...}`: in an id
+/// or a message they would reorder or hide what a reviewer reads (an id
+/// that looks like another). Code blocks keep them; GitHub warns there.
+fn visible_bidi(text: Cow<'_, str>) -> Cow<'_, str> {
+    let hidden = |c: char| matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    if !text.contains(hidden) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if hidden(c) {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// The fence of a code block holding `text`: backticks, one more than the
@@ -128,6 +154,15 @@ mod tests {
         assert_eq!(code_span("a\nb"), "`a\\nb`");
         assert_eq!(code_span(""), "` `");
         assert_eq!(code_span(" x "), "`  x  `");
+    }
+
+    #[test]
+    fn bidi_controls_are_shown() {
+        assert_eq!(
+            code_span("t.py::test_\u{202E}cba"),
+            "`t.py::test_\\u{202e}cba`"
+        );
+        assert_eq!(html_code("a\u{200B}b"), "<code>a\\u{200b}b</code>");
     }
 
     #[test]
