@@ -100,7 +100,10 @@ class Page(HTMLParser):
         if tag == "details":
             self.details_open += 1
         if tag == "pre":
-            self.pres.append("")
+            # Each code block belongs to the section whose summary came
+            # last: a group's lines must be in its own block.
+            owner = self.summaries[-1][1].split(" · ")[-1].strip() if self.summaries else ""
+            self.pres.append([owner, ""])
         if tag in ("summary", "h1", "h2", "h3", "h4", "h5", "h6"):
             (self.summaries if tag == "summary" else self.headings).append([tag, ""])
         self.stack.append(tag)
@@ -115,7 +118,7 @@ class Page(HTMLParser):
     def handle_data(self, data):
         self.text.append(data)
         if "pre" in self.stack and self.pres:
-            self.pres[-1] += data
+            self.pres[-1][1] += data
         for collected in (self.summaries, self.headings):
             if collected and collected[-1][0] in self.stack:
                 collected[-1][1] += data
@@ -187,7 +190,9 @@ def check(spec):
         if literal not in text:
             problems.append(f"not in the text as written: {literal!r}")
 
-    pre_lines = {l.strip() for p in page.pres for l in p.splitlines()}
+    pre_lines = {}
+    for owner, block in page.pres:
+        pre_lines.setdefault(owner, set()).update(l.strip() for l in block.splitlines())
     shown = {t.split(" · ")[-1].strip() for _, t in page.summaries}
     shortened = "Shortened to fit " in text
     checked = 0
@@ -198,8 +203,8 @@ def check(spec):
             continue
         checked += 1
         for line in must + ([] if shortened else message_rest):
-            if line and line not in pre_lines:
-                problems.append(f"{test_id}: not a line of a <pre>: {line!r}")
+            if line and line not in pre_lines.get(test_id, set()):
+                problems.append(f"{test_id}: not a line of its section's <pre>: {line!r}")
     if sections and not checked:
         problems.append("no failure of the agent Markdown is shown in full")
     return problems, checked
