@@ -534,3 +534,138 @@ fn a_runner_without_gh_gets_a_warning() {
     );
     assert_eq!(gh.calls(), Vec::<String>::new());
 }
+
+/// Writes `text` as a stand-in's fixture file in `dir`.
+fn fixture_in(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Only `comment-author`'s comment with the marker is updated: a
+/// stranger's copy of the marker (even earlier) is left alone, and when
+/// only a stranger's has it a comment of our own is created. A body edited
+/// on GitHub's site (CRLF line ends) is still found.
+#[test]
+fn only_the_authors_marked_comment_is_updated() {
+    let temp = tempfile::tempdir().unwrap();
+    let event = pull_request_event();
+    let file = comment_file(temp.path(), "pytest-mcp");
+    let bot = "github-actions[bot]";
+    let lists = [
+        (
+            format!(
+                r#"[{{"id": 5, "user": {{"login": "mallory"}}, "body": "{MARKER}\nAll tests passed"}}, {{"id": 9, "user": {{"login": "{bot}"}}, "body": "{MARKER}\r\nold"}}]"#
+            ),
+            Some(9),
+        ),
+        (
+            format!(r#"[{{"id": 5, "user": {{"login": "mallory"}}, "body": "{MARKER}\nx"}}]"#),
+            None,
+        ),
+    ];
+    for (i, (list, updated)) in lists.into_iter().enumerate() {
+        let comments = fixture_in(temp.path(), &format!("comments-{i}.json"), &list);
+        let gh = Gh::new(&[
+            ("GITHUB_EVENT_PATH", os(&event)),
+            ("FAKE_GH_COMMENTS", os(&comments)),
+        ]);
+        let run = comment_step(&gh, &file, &[]);
+        assert!(run.output.status.success(), "{}", stdout(&run));
+        let sent = &gh.calls()[1];
+        match updated {
+            Some(id) => assert!(
+                sent.starts_with(&format!(
+                    "api --method PATCH repos/{REPOSITORY}/issues/comments/{id} "
+                )),
+                "{sent}"
+            ),
+            None => assert!(sent.starts_with("api --method POST "), "{sent}"),
+        }
+    }
+}
+
+/// What gh says that is not a list of comments, and a refusal that is not
+/// a token's (a body over GitHub's limit: 422), are warnings too; only a
+/// 403 points to the fork pattern.
+#[test]
+fn odd_answers_are_warnings_and_the_fork_hint_needs_a_403() {
+    let temp = tempfile::tempdir().unwrap();
+    let event = pull_request_event();
+    let file = comment_file(temp.path(), "pytest-mcp");
+    let junk = fixture_in(temp.path(), "junk.json", "<html>502 Bad Gateway</html>\n");
+    let gh = Gh::new(&[
+        ("GITHUB_EVENT_PATH", os(&event)),
+        ("FAKE_GH_COMMENTS", os(&junk)),
+    ]);
+    let run = comment_step(&gh, &file, &[]);
+    assert!(run.output.status.success(), "{}", stdout(&run));
+    let out = stdout(&run);
+    assert!(
+        out.starts_with("::warning title=pytest-mcp::cannot read gh's list of the comments"),
+        "{out}"
+    );
+    assert!(!out.contains("read-only token"), "{out}");
+    assert_eq!(gh.calls().len(), 1, "nothing is sent after junk");
+
+    // The stand-in refuses with a 403: the hint is there.
+    let comments = fixture("comments-unmarked.json");
+    let gh = Gh::new(&[
+        ("GITHUB_EVENT_PATH", os(&event)),
+        ("FAKE_GH_COMMENTS", os(&comments)),
+        ("FAKE_GH_FAIL", OsStr::new("api --method POST *")),
+    ]);
+    let run = comment_step(&gh, &file, &[]);
+    assert!(run.output.status.success());
+    assert!(stdout(&run).contains("read-only token"), "{}", stdout(&run));
+}
+
+/// `head-sha` (the workflow_run pattern): the pull request is commented on
+/// only when its head is that commit; otherwise a warning and nothing
+/// sent. A head-sha that is no commit id is refused by the report step.
+#[test]
+fn head_sha_must_be_the_pull_requests_head() {
+    let temp = tempfile::tempdir().unwrap();
+    let file = comment_file(temp.path(), "pytest-mcp");
+    let comments = fixture("comments-unmarked.json");
+    let ours = "0123456789abcdef0123456789abcdef01234567";
+    let theirs = "fedcba9876543210fedcba9876543210fedcba98";
+    for (head, commented) in [(ours, true), (theirs, false)] {
+        let gh = Gh::new(&[
+            ("FAKE_GH_COMMENTS", os(&comments)),
+            ("FAKE_GH_HEAD_SHA", OsStr::new(head)),
+        ]);
+        let run = comment_step(&gh, &file, &[("pr-number", "8"), ("head-sha", ours)]);
+        assert!(run.output.status.success(), "{}", stdout(&run));
+        let calls = gh.calls();
+        assert_eq!(
+            calls[0],
+            format!("api repos/{REPOSITORY}/pulls/8 --jq .head.sha")
+        );
+        let sent = calls.iter().any(|c| c.starts_with("api --method"));
+        assert_eq!(sent, commented, "{head}: {calls:?}");
+        if !commented {
+            assert!(stdout(&run).contains("not at head-sha"), "{}", stdout(&run));
+        }
+    }
+    // The links of the report point at that commit.
+    let files = format!("{ONE_FAILURE}/report.json");
+    let bin = [(
+        "steps.install.outputs.bin",
+        env!("CARGO_BIN_EXE_pytest-mcp"),
+    )];
+    let with = [
+        ("files", files.as_str()),
+        ("head-sha", ours),
+        ("annotations", "false"),
+    ];
+    let repository = [("GITHUB_REPOSITORY", OsStr::new(REPOSITORY))];
+    let run = run_step("report", &with, &bin, &repository);
+    assert!(run.output.status.success(), "{}", stdout(&run));
+    let link = format!("](https://github.com/{REPOSITORY}/blob/{ours}/");
+    let report = std::fs::read_to_string(run.temp.path().join("pytest-mcp-report.md")).unwrap();
+    assert!(report.contains(&link), "{report}");
+    let run = run_report_step(&[("files", &files), ("head-sha", "main; echo")]);
+    assert_eq!(run.output.status.code(), Some(1), "{}", stdout(&run));
+    assert!(stdout(&run).contains("head-sha must be"));
+}
