@@ -312,6 +312,38 @@ pub enum IdItem<'r> {
     },
 }
 
+/// Which of a group's other ids (`ids`, its first test `first_id` aside)
+/// a line names when it names at most `listed` (one more when that one is
+/// the last), and how many of the group's `count` tests those leave
+/// unnamed, for a `+N more`. The first test counts as named when its whole
+/// function is listed.
+pub fn listed_ids<'a, 'r>(
+    ids: &'a [IdItem<'r>],
+    first_id: &str,
+    count: usize,
+    listed: usize,
+) -> (&'a [IdItem<'r>], usize) {
+    let shown = if ids.len() <= listed + 1 {
+        ids.len()
+    } else {
+        listed
+    };
+    let shown = &ids[..shown];
+    let covered: usize = shown
+        .iter()
+        .map(|item| match item {
+            IdItem::Test(_) => 1,
+            IdItem::Function { count, .. } => *count,
+        })
+        .sum();
+    let function = crate::pytest_text::parametrized_function(first_id);
+    let first_covered = shown
+        .iter()
+        .any(|i| matches!(i, IdItem::Function { id, .. } if function == Some(*id)));
+    let rest = count.saturating_sub(covered + usize::from(!first_covered));
+    (shown, rest)
+}
+
 /// How many parametrizations of each function the run has, to tell when a
 /// group holds all of them.
 #[derive(Debug, Default)]

@@ -8,9 +8,8 @@ use std::fmt::Write as _;
 
 use super::Options;
 use super::escape::{code_block, code_span, escape_text, html_code, url_base, url_path};
-use crate::model::groups::{IdItem, Parametrizations};
+use crate::model::groups::{IdItem, Parametrizations, listed_ids};
 use crate::model::{CollectionError, Outcome, Run, TestResult, Xfail};
-use crate::pytest_text::parametrized_function;
 use crate::render::markdown::{self, Detail};
 use crate::text::{first_line, plural};
 
@@ -134,36 +133,20 @@ fn same_line(g: &Group<'_>, listed: usize) -> Option<String> {
         return None;
     }
     let mut line = format!("Same failure in {} more: ", g.count - 1);
-    let shown = if g.ids.len() <= listed + 1 {
-        g.ids.len()
-    } else {
-        listed
-    };
-    let mut covered = 0;
-    for (n, item) in g.ids[..shown].iter().enumerate() {
+    let (shown, rest) = listed_ids(&g.ids, &g.first.node_id, g.count, listed);
+    for (n, item) in shown.iter().enumerate() {
         if n > 0 {
             line.push_str(", ");
         }
         match item {
-            IdItem::Test(id) => {
-                covered += 1;
-                line.push_str(&code_span(id));
-            }
+            IdItem::Test(id) => line.push_str(&code_span(id)),
             IdItem::Function { id, count } => {
-                covered += count;
                 let _ = write!(line, "{} (all {count} cases)", code_span(id));
             }
         }
     }
-    let function = parametrized_function(&g.first.node_id);
-    let first_covered = g.ids[..shown]
-        .iter()
-        .any(|i| matches!(i, IdItem::Function { id, .. } if function == Some(*id)));
-    let rest = g
-        .count
-        .saturating_sub(covered + usize::from(!first_covered));
     if rest > 0 {
-        let sep = if shown > 0 { ", " } else { "" };
+        let sep = if shown.is_empty() { "" } else { ", " };
         let _ = write!(line, "{sep}+{rest} more");
     }
     Some(line)
@@ -452,7 +435,7 @@ pub(super) fn skips(run: &Run) -> String {
 pub(super) fn notes(run: &Run, extra: &[String]) -> String {
     let mut notes: Vec<String> = Vec::new();
     if !run.sources.is_empty() {
-        notes.push(sources_note(run));
+        notes.push(markdown::sources_note(run));
     }
     notes.extend(run.notes.iter().cloned());
     notes.extend(run.failure_cache.and_then(|c| c.note()));
@@ -470,24 +453,4 @@ pub(super) fn notes(run: &Run, extra: &[String]) -> String {
         let _ = write!(out, "\n{}\n", lines.join(" "));
     }
     out
-}
-
-/// `Sources: pytest-json-report, pytest JUnit XML` or `Sources: 3 JUnit
-/// XML files`.
-fn sources_note(run: &Run) -> String {
-    let mut kinds: Vec<(crate::model::SourceKind, usize)> = Vec::new();
-    for s in &run.sources {
-        match kinds.iter_mut().find(|(k, _)| *k == s.kind) {
-            Some((_, n)) => *n += 1,
-            None => kinds.push((s.kind, 1)),
-        }
-    }
-    let parts: Vec<String> = kinds
-        .iter()
-        .map(|(k, n)| match n {
-            1 => k.describe().to_string(),
-            n => format!("{n} {} files", k.describe()),
-        })
-        .collect();
-    format!("Sources: {}", parts.join(", "))
 }

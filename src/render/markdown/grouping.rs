@@ -6,9 +6,8 @@ use std::cell::OnceCell;
 use std::fmt::Write as _;
 
 use super::detail::Section;
-use crate::model::groups::{IdItem, Parametrizations, failure_groups as groups_of};
+use crate::model::groups::{IdItem, Parametrizations, failure_groups as groups_of, listed_ids};
 use crate::model::{Run, TestResult};
-use crate::pytest_text::parametrized_function;
 use crate::text::one_line;
 
 /// Ids listed in a group's line before the rest are counted (`+N more`).
@@ -55,35 +54,20 @@ impl<'r> Group<'r> {
     /// The others' ids, at most `listed` (one more when it is the last),
     /// then `+N more` for the tests not covered.
     pub(super) fn write_ids(&self, line: &mut String, listed: usize) {
-        let shown = if self.ids.len() <= listed + 1 {
-            self.ids.len()
-        } else {
-            listed
-        };
-        let mut covered = 0;
-        for (n, item) in self.ids[..shown].iter().enumerate() {
+        let (shown, rest) = listed_ids(&self.ids, &self.first.node_id, self.count, listed);
+        for (n, item) in shown.iter().enumerate() {
             if n > 0 {
                 line.push_str(", ");
             }
             match item {
-                IdItem::Test(id) => {
-                    covered += 1;
-                    line.push_str(&one_line(id));
-                }
+                IdItem::Test(id) => line.push_str(&one_line(id)),
                 IdItem::Function { id, count } => {
-                    covered += count;
                     let _ = write!(line, "{} (all {count} cases)", one_line(id));
                 }
             }
         }
-        // The representative is counted by its function, when one is listed.
-        let function = parametrized_function(&self.first.node_id);
-        let first_covered = self.ids[..shown]
-            .iter()
-            .any(|i| matches!(i, IdItem::Function { id, .. } if function == Some(*id)));
-        let rest = self.count - covered - usize::from(!first_covered);
         if rest > 0 {
-            let sep = if shown > 0 { ", " } else { "" };
+            let sep = if shown.is_empty() { "" } else { ", " };
             let _ = write!(line, "{sep}+{rest} more");
         }
     }

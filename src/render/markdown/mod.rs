@@ -228,7 +228,7 @@ pub fn body(out: &mut String, run: &Run) {
 }
 
 /// A failure's heading label: `FAILED`, `ERROR at setup`, ...
-pub(crate) use sections::label;
+pub(crate) use sections::{label, sources_note};
 
 /// What the agent Markdown writes under a failure's heading, at `detail`:
 /// the message, earlier attempts, the frames (`at file:line`), the failing

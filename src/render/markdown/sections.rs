@@ -364,7 +364,7 @@ pub fn notes(out: &mut String, run: &Run, extra: &[String]) {
 
 /// Which kinds of source the run was read from, e.g. `Sources:
 /// pytest-json-report, pytest JUnit XML` or `Sources: 3 JUnit XML files`.
-pub(super) fn sources_note(run: &Run) -> String {
+pub(crate) fn sources_note(run: &Run) -> String {
     let mut kinds: Vec<(SourceKind, usize)> = Vec::new();
     for s in &run.sources {
         match kinds.iter_mut().find(|(k, _)| *k == s.kind) {
