@@ -224,8 +224,18 @@ pub fn gfm_summary(
     max_chars: usize,
     max_bytes: usize,
 ) -> String {
+    // Compared once, not on each of fit_bytes' tries.
+    let comparison = baseline.map(|base| crate::model::baseline::compare(run, base));
+    let compared =
+        comparison
+            .as_ref()
+            .zip(baseline)
+            .map(|(comparison, base)| render::gfm::Baseline {
+                comparison,
+                counts: base.counts(),
+            });
     fit_bytes(max_chars, max_bytes, |chars| {
-        render_gfm(run, baseline, options, &Budget::chars(chars)).text
+        render::gfm::render_fitted(run, compared.as_ref(), options, &Budget::chars(chars)).text
     })
 }
 
