@@ -57,7 +57,39 @@ pub fn failure_groups(run: &Run) -> Vec<FailureGroup> {
     }
     // Stable: ties keep their order of appearance.
     groups.sort_by_key(|g| std::cmp::Reverse(g.tests.len()));
+    if let Some(changes) = &run.changes {
+        new_first(run, &changes.new_set(), &mut groups);
+    }
     groups
+}
+
+/// With what changed since the last run: the groups holding a new failure
+/// first (largest first still, each side), each led by its first new
+/// failure. A reader looks at what it just broke before what it has seen.
+fn new_first(run: &Run, new: &std::collections::HashSet<&str>, groups: &mut [FailureGroup]) {
+    if new.is_empty() {
+        return;
+    }
+    let is_new = |i: &usize| new.contains(run.tests[*i].node_id.as_str());
+    for g in groups.iter_mut() {
+        if let Some(at) = g.tests.iter().position(is_new) {
+            let first = g.tests.remove(at);
+            g.tests.insert(0, first);
+        }
+    }
+    groups.sort_by_key(|g| !is_new(&g.tests[0]));
+}
+
+/// How many of `group`'s tests (indices into `run.tests`) are in `new`
+/// ([`crate::model::changes::Changes::new_set`]).
+pub fn new_in(run: &Run, new: &std::collections::HashSet<&str>, group: &[usize]) -> usize {
+    if new.is_empty() {
+        return 0;
+    }
+    group
+        .iter()
+        .filter(|&&i| new.contains(run.tests[i].node_id.as_str()))
+        .count()
 }
 
 /// The [`Shape`] of a failing test, or `None` when it has no known place.

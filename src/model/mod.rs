@@ -8,6 +8,7 @@
 //! a pytest JSON report come out of the same Markdown renderer.
 
 pub mod baseline;
+pub mod changes;
 pub mod crash;
 pub mod discovery;
 pub mod groups;
@@ -55,6 +56,9 @@ pub struct Run {
     pub failure_cache: Option<rerun::FailureCache>,
     /// How to rerun the failures, set by the frontend that ran the tests.
     pub rerun_hint: Option<rerun::RerunHint>,
+    /// What changed since the last run, when we ran pytest and its cache
+    /// recorded that run (`None` otherwise: nothing is said).
+    pub changes: Option<changes::Changes>,
 }
 
 /// Passing tests counted, not listed (see [`Run::unlisted`]).

@@ -14,6 +14,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::model::Run;
+use crate::model::changes;
 use crate::model::discovery::Discovery;
 use crate::model::outcome::{ErrorKind, ExecError, Running, Signal};
 use crate::request::{Format, ValidationError, invalid};
@@ -79,6 +80,11 @@ pub fn run_tests(
             t.clear_capture();
         }
     }
+    run.changes = done
+        .events
+        .last_run
+        .as_ref()
+        .map(|last| changes::since(&run, last));
     Ok(run)
 }
 

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use super::phases;
+use crate::model::changes::LastRun;
 use crate::model::discovery::Item;
 use crate::model::outcome::Running;
 use crate::model::rerun::{FailureCache, LastFailed};
@@ -45,6 +46,9 @@ enum Event {
         nodeid: String,
     },
     Lastfailed(CacheEvent),
+    /// pytest's record of the last run's failures, read before this run
+    /// rewrites it (`pytest_mcp_events._last_run`).
+    Lastrun(LastRun),
     /// Under pytest-xdist: the run stopped after this many failures (`-x`,
     /// `--maxfail`), which xdist ends as interrupted.
     Maxfail {
@@ -101,6 +105,9 @@ pub struct EventLog {
     pub items: Vec<Item>,
     /// What pytest's cache of failures did, when the log says.
     pub failure_cache: Option<FailureCache>,
+    /// What pytest's cache recorded of the run before, when it has a
+    /// record this run can be compared with.
+    pub last_run: Option<LastRun>,
     /// Under pytest-xdist: the failures after which `-x`/`--maxfail`
     /// stopped the run (xdist exits 2 then, as if interrupted).
     pub stopped_at_maxfail: Option<usize>,
@@ -136,6 +143,7 @@ impl EventLog {
                     log.finished.insert(nodeid);
                 }
                 Event::Lastfailed(cache) => log.failure_cache = Some(cache.state()),
+                Event::Lastrun(last) => log.last_run = Some(last),
                 Event::Maxfail { failures } => log.stopped_at_maxfail = Some(failures),
             }
         }

@@ -380,6 +380,7 @@ fn group_line(group: &Group<'_>, with_message: bool) -> String {
         let _ = write!(line, "{}× ", thousands(group.count));
     }
     line.push_str(label(t));
+    line.push_str(&group.new_mark());
     line.push(' ');
     let function = parametrized_function(&t.node_id);
     match group.ids.first() {

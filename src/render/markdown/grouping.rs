@@ -6,7 +6,9 @@ use std::cell::OnceCell;
 use std::fmt::Write as _;
 
 use super::detail::Section;
-use crate::model::groups::{IdItem, Parametrizations, failure_groups as groups_of, listed_ids};
+use crate::model::groups::{
+    IdItem, Parametrizations, failure_groups as groups_of, listed_ids, new_in,
+};
 use crate::model::{Run, TestResult};
 use crate::text::one_line;
 
@@ -19,6 +21,9 @@ pub(super) struct Group<'r> {
     pub(super) first: &'r TestResult,
     /// How many tests the group holds, `first` included.
     pub(super) count: usize,
+    /// How many of them fail now and did not last time (`Run::changes`);
+    /// `first` is one of them when any is.
+    pub(super) new: usize,
     /// The others' ids, parametrizations compressed to their function where
     /// the group holds all of them (that function then stands for `first`
     /// too).
@@ -29,6 +34,22 @@ pub(super) struct Group<'r> {
 }
 
 impl<'r> Group<'r> {
+    /// What a heading says of a group with new failures: ` (new)` when
+    /// all its tests are, ` (2 of 5 new)` when some.
+    pub(super) fn new_mark(&self) -> String {
+        match self.new {
+            0 => String::new(),
+            n if n == self.count => " (new)".to_string(),
+            n => format!(" ({n} of {} new)", self.count),
+        }
+    }
+
+    /// Whether every test of the group failed last time too: its detail
+    /// was shown then, and is the first to shrink.
+    pub(super) fn seen_before(&self, run: &Run) -> bool {
+        self.new == 0 && run.changes.is_some()
+    }
+
     /// What the group's section shows: worked out once if kept, else each
     /// time.
     pub(super) fn section(&self) -> Cow<'_, Section<'r>> {
@@ -78,6 +99,11 @@ impl<'r> Group<'r> {
 /// worked out.
 pub(super) fn failure_groups(run: &Run, keep: usize) -> Vec<Group<'_>> {
     let groups = groups_of(run);
+    let new = run
+        .changes
+        .as_ref()
+        .map(|c| c.new_set())
+        .unwrap_or_default();
     let shared = groups.iter().any(|g| g.tests.len() > 1);
     // Counting every function's parametrizations walks the run: only
     // worth it when some failure has a twin.
@@ -102,6 +128,7 @@ pub(super) fn failure_groups(run: &Run, keep: usize) -> Vec<Group<'_>> {
             Group {
                 first,
                 count: g.tests.len(),
+                new: new_in(run, &new, &g.tests),
                 ids,
                 kept: (n < keep).then(OnceCell::new),
             }

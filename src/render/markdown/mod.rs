@@ -18,6 +18,7 @@
 //! collection errors by file. Empty lines only before `###` headers; notes
 //! are blockquotes at the end; no emoji, no code fences.
 
+mod changes;
 mod detail;
 mod fit;
 mod grouping;
@@ -139,12 +140,16 @@ fn rerun_line(run: &Run) -> Option<&'static str> {
 fn header(run: &Run) -> String {
     // Counting walks every test: once is enough for both.
     let c = run.counts();
-    format!(
+    let mut out = format!(
         "Test {} ({:.1}s) — {}\n",
         status_of(run, &c),
         run.duration_secs(),
         phrase_of(&c)
-    )
+    );
+    if let Some(since) = &run.changes {
+        out.push_str(&changes::block(run, since));
+    }
+    out
 }
 
 /// How much of each failure is shown: the first steps of fitting an answer

@@ -109,7 +109,13 @@ pub(super) const COLLAPSE_AFTER: usize = 12;
 /// One failure section, naming the other tests of its group.
 pub(super) fn failure(out: &mut String, group: &Group<'_>, detail: Detail, collapse: bool) {
     let t = group.first;
-    let _ = write!(out, "\n### {}: {}\n", label(t), clip(&one_line(&t.node_id)));
+    let _ = write!(
+        out,
+        "\n### {}{}: {}\n",
+        label(t),
+        group.new_mark(),
+        clip(&one_line(&t.node_id))
+    );
     let start = out.len();
     let same = group.same_line(detail.listed_ids());
     failure_body(out, t, same.as_deref(), &group.section(), detail);

@@ -32,6 +32,12 @@ logfinish. A run that -x or --maxfail stopped ends with a "maxfail" line
 PYTEST_MCP_LAST_FAILED (they collect; the controller does not) and the
 controller reports what the cache did.
 
+Before a run changes pytest's cache, the process that collects (pytest
+alone, or the first xdist worker) writes a "lastrun" line: the ids the cache
+recorded as failing last time, and which of them this run would have
+collected and did not (renamed or deleted), so that pytest-mcp can say what
+changed since the last run.
+
 With PYTEST_MCP_JSON_REPORT set, pytest-mcp runs pytest-json-report with
 `--json-report-file=none --json-report-omit collectors keywords traceback`
 and this plugin writes the report to that path itself, in
@@ -189,6 +195,120 @@ def _last_failed(session):
     record = _cache_record(config, len(session.items))
     if record is not None:
         _emit(record)
+
+
+def _last_run_failures(config):
+    """pytest's record of the last run's failures (`cache/lastfailed`),
+    read before this run rewrites it at its end; None when there is no
+    record to compare with: the cache is off (`-p no:cacheprovider`), has
+    no run yet, or cannot be written (a read-only tree: its record would go
+    stale and every later run would be compared with the same old one)."""
+    cache = getattr(config, "cache", None)
+    if cache is None or config.getoption("collectonly", False):
+        return None
+    cachedir = getattr(cache, "_cachedir", None)
+    if cachedir is None or not os.path.isdir(str(cachedir)):
+        return None
+    for path in (str(cachedir), os.path.join(str(cachedir), "v", "cache")):
+        if os.path.exists(path) and not os.access(path, os.W_OK):
+            return None
+    failed = cache.get("cache/lastfailed", None)
+    if not isinstance(failed, dict):
+        # pytest writes `nodeids` after every run and `lastfailed` only
+        # when it changes: no `lastfailed` beside `nodeids` is a run that
+        # passed.
+        if cache.get("cache/nodeids", None) is None:
+            return None
+        failed = {}
+    return [str(k) for k in failed]
+
+
+def _scope(config):
+    """This run's paths and ids as node-id prefixes relative to the rootdir
+    ("" for everything): what the run would collect."""
+    root = str(config.rootpath)
+    here = str(config.invocation_params.dir)
+    scope = []
+    for arg in config.args:
+        path, sep, rest = str(arg).partition("::")
+        rel = os.path.relpath(os.path.normpath(os.path.join(here, path)), root).replace(os.sep, "/")
+        if rel == ".":
+            return [""]
+        scope.append(rel + sep + rest)
+    return scope
+
+
+def _in_scope(nodeid, scope):
+    return any(s == "" or nodeid == s or nodeid.startswith((s + "::", s + "/")) for s in scope)
+
+
+def _last_run(config, items):
+    """The "lastrun" record: the last run's failures, and those of them
+    this run would collect and did not (renamed or deleted: within its
+    paths, in a file it collected or one that is gone). Made from every
+    item collected, before -k, -m or --lf deselect any: a deselected test
+    is not gone. Files the run did not collect (ignored, not test files)
+    say nothing."""
+    failed = _last_run_failures(config)
+    if failed is None:
+        return None
+    ids = set()
+    by_file = {}
+    for item in items:
+        ids.add(item.nodeid)
+        by_file.setdefault(item.nodeid.split("::", 1)[0], []).append(item.nodeid)
+    scope = _scope(config)
+    root = str(config.rootpath)
+    missing = []
+    for nodeid in failed:
+        if nodeid in ids or not _in_scope(nodeid, scope):
+            continue
+        path = nodeid.split("::", 1)[0]
+        if path in by_file:
+            if not any(i.startswith(nodeid + "::") for i in by_file[path]):
+                missing.append(nodeid)
+        elif not os.path.exists(os.path.join(root, path)):
+            missing.append(nodeid)
+    _forget(config, missing)
+    workeroutput = getattr(config, "workeroutput", None)
+    if workeroutput is not None:
+        # The xdist controller writes the cache: it forgets them too.
+        workeroutput["pytest_mcp_missing"] = missing
+    return {"event": "lastrun", "failed": failed, "missing": missing}
+
+
+def _forget(config, missing):
+    """Takes renamed and deleted tests out of pytest's record of failures,
+    which would otherwise keep them for ever: the next run would call them
+    gone again."""
+    lf = config.pluginmanager.get_plugin("lfplugin")
+    lastfailed = getattr(lf, "lastfailed", None)
+    if isinstance(lastfailed, dict) and missing:
+        # Keys are strings, or NodeId objects (pytest 9).
+        gone = set(missing)
+        for key in [k for k in lastfailed if str(k) in gone]:
+            lastfailed.pop(key, None)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    missing = getattr(node, "workeroutput", {}).get("pytest_mcp_missing")
+    if missing and _config is not None:
+        _forget(_config, missing)
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_collection_modifyitems(session, config, items):
+    # The process that collects writes it: pytest alone, or the first
+    # xdist worker (every worker collects the same; the controller none).
+    if _PATH and not _ITEMS and _worker in (None, "gw0"):
+        try:
+            record = _last_run(config, items)
+        except Exception:  # a record we cannot make is no reason to fail the run
+            record = None
+        if record is not None:
+            _write(_line(record))
+    yield
 
 
 @pytest.hookimpl(tryfirst=True)

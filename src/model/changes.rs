@@ -1,0 +1,148 @@
+//! What changed since the last run, from pytest's own cache: the agent's
+//! loop (run, edit, run again) learns what it fixed and what it broke
+//! without comparing two answers itself.
+//!
+//! Before a run pytest's cache holds `cache/lastfailed`: the ids that
+//! failed or errored last time (a file, for a collection error), kept
+//! across runs of other selections. Our event-log plugin reads it before
+//! pytest rewrites it ([`LastRun`]); this module compares it with the run
+//! that just finished. Only what this run selected is compared: a run of
+//! one file says nothing about the rest. Pure: a run and the cache's record
+//! in, [`Changes`] out.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::model::{Outcome, Run};
+use crate::text::plural;
+
+/// What pytest's cache said about the run before this one.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+pub struct LastRun {
+    /// `cache/lastfailed`: ids that failed or errored, and files that did
+    /// not collect, the last time each ran.
+    #[serde(default)]
+    pub failed: Vec<String>,
+    /// Those of `failed` this run would have collected (within its paths,
+    /// in a file it collected or one that no longer exists) and did not:
+    /// renamed or deleted tests.
+    #[serde(default)]
+    pub missing: Vec<String>,
+}
+
+/// How this run's failures differ from the last run's, over this run's
+/// selection. Ids in this run's order (the cache's for `gone`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Changes {
+    /// Failing or erroring now, and not last time: it passed, or did not
+    /// exist. A file that does not collect now and did before.
+    pub new_failures: Vec<String>,
+    /// Failing last time and passing now (a file: collecting now).
+    pub fixed: Vec<String>,
+    /// Failing last time and now.
+    pub still_failing: Vec<String>,
+    /// Failing last time and no longer collected (renamed or deleted):
+    /// neither fixed nor new.
+    pub gone: Vec<String>,
+}
+
+/// Compares `run` with the last run's record.
+pub fn since(run: &Run, last: &LastRun) -> Changes {
+    let failed: HashSet<&str> = last.failed.iter().map(String::as_str).collect();
+    let mut c = Changes::default();
+    let mut seen: HashSet<&str> = HashSet::new();
+    // An id listed twice (a rerun in JUnit) counts once, as failing when
+    // any of its results fails.
+    let mut problem: HashMap<&str, bool> = HashMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    for t in &run.tests {
+        let id = t.node_id.as_str();
+        let slot = problem.entry(id).or_insert_with(|| {
+            order.push(id);
+            false
+        });
+        *slot |= t.is_problem();
+    }
+    let ran_ok: HashSet<&str> = run
+        .tests
+        .iter()
+        .filter(|t| t.outcome == Outcome::Passed)
+        .map(|t| t.node_id.as_str())
+        .collect();
+    for id in order {
+        seen.insert(id);
+        let before = failed.contains(id);
+        match (problem[id], before) {
+            (true, true) => c.still_failing.push(id.to_string()),
+            (true, false) => c.new_failures.push(id.to_string()),
+            (false, true) if ran_ok.contains(id) => c.fixed.push(id.to_string()),
+            _ => {}
+        }
+    }
+    let broken_files: HashSet<&str> = run.collection_errors.iter().map(|e| e.file.as_str()).collect();
+    for file in &broken_files {
+        seen.insert(file);
+    }
+    for e in &run.collection_errors {
+        let file = e.file.as_str();
+        let list = if failed.contains(file) {
+            &mut c.still_failing
+        } else {
+            &mut c.new_failures
+        };
+        if !e.file.is_empty() && !list.iter().any(|id| id == file) {
+            list.push(file.to_string());
+        }
+    }
+    let missing: HashSet<&str> = last.missing.iter().map(String::as_str).collect();
+    for id in &last.failed {
+        if seen.contains(id.as_str()) {
+            continue;
+        }
+        if missing.contains(id.as_str()) {
+            c.gone.push(id.clone());
+        } else if !id.contains("::") && collects_now(run, id) {
+            // A file that did not collect last time and does now.
+            c.fixed.push(id.clone());
+        }
+    }
+    c
+}
+
+/// Whether this run holds tests of `file`.
+fn collects_now(run: &Run, file: &str) -> bool {
+    run.tests.iter().any(|t| {
+        t.node_id
+            .strip_prefix(file)
+            .is_some_and(|rest| rest.starts_with("::"))
+    })
+}
+
+impl Changes {
+    /// `2 fixed, 1 new failure, 1 still failing` (`, 1 gone` when any):
+    /// every count always, so that a reader finds each in the same place.
+    pub fn phrase(&self) -> String {
+        let mut s = format!(
+            "{} fixed, {}, {} still failing",
+            self.fixed.len(),
+            plural(
+                self.new_failures.len(),
+                "new failure",
+                "new failures"
+            ),
+            self.still_failing.len()
+        );
+        if !self.gone.is_empty() {
+            s.push_str(&format!(", {} gone", self.gone.len()));
+        }
+        s
+    }
+
+    /// The new failures' ids, to look up.
+    pub fn new_set(&self) -> HashSet<&str> {
+        self.new_failures.iter().map(String::as_str).collect()
+    }
+}
+
+#[cfg(test)]
+#[path = "changes_tests.rs"]
+mod tests;
