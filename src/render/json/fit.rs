@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use super::{Answer, Tests, answer, serialized};
 use crate::budget::{Budget, Fitted, Truncation, largest_fitting};
-use crate::model::groups::{IdItem, Parametrizations, failure_groups, shape};
+use crate::model::groups::{IdItem, Parametrizations, failure_groups, new_in, shape};
 use crate::model::{Outcome, Phase, Run, TestResult};
 use crate::text::first_line;
 
@@ -52,6 +52,10 @@ pub(super) struct GroupEntry<'r> {
     ids_omitted: usize,
     /// The one id that reruns the whole group, when there is one.
     rerun: Option<&'r str>,
+    /// How many of its tests fail now and did not last time (the groups
+    /// holding any come first); only when the last run is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    new: Option<usize>,
 }
 
 /// The run's ADR-006 JSON (indented when `pretty`) within `budget`, and
@@ -72,6 +76,7 @@ pub fn render_fitted(run: &Run, budget: &Budget, pretty: bool) -> Fitted {
         groups,
         truncation: Truncation::new(budget),
         tracebacks: true,
+        change_ids: MANY_IDS,
     };
     fit.drop("json_report");
     fit.drop("text_output");
@@ -130,6 +135,9 @@ struct Fit<'a, 'r> {
     groups: Vec<GroupEntry<'r>>,
     truncation: Truncation,
     tracebacks: bool,
+    /// Ids `changes` names per list (the counts stay whole): as many as
+    /// each group names.
+    change_ids: usize,
 }
 
 impl<'r> Fit<'_, 'r> {
@@ -151,6 +159,9 @@ impl<'r> Fit<'_, 'r> {
         a.text_output = None;
         a.truncated = Some(&self.truncation);
         a.failure_groups = Some(&self.groups);
+        if let Some(c) = &self.run.changes {
+            a.changes = Some(super::ChangesEntry::of(c, self.change_ids));
+        }
         a.tests = Tests::Some(tests.to_vec());
         if !self.tracebacks {
             for e in &mut a.collection_errors {
@@ -181,6 +192,7 @@ impl<'r> Fit<'_, 'r> {
                 1 => "ids beyond the first of each group".to_string(),
                 n => format!("ids beyond the first {n} of each group"),
             });
+            self.change_ids = ids;
             for g in &mut self.groups {
                 if g.ids.len() > ids {
                     g.ids_omitted += g.ids.len() - ids;
@@ -241,6 +253,7 @@ fn groups_of(run: &Run) -> (Vec<GroupEntry<'_>>, Vec<usize>) {
         Parametrizations::default()
     };
     let firsts = groups.iter().map(|g| g.tests[0]).collect();
+    let new = run.changes.as_ref().map(|c| c.new_set());
     let entries = groups
         .iter()
         .map(|g| {
@@ -261,6 +274,7 @@ fn groups_of(run: &Run) -> (Vec<GroupEntry<'_>>, Vec<usize>) {
             };
             let mut e = entry(t, g.tests.len(), ids, rerun);
             e.ids_omitted = omitted;
+            e.new = new.as_ref().map(|new| new_in(run, new, &g.tests));
             e
         })
         .collect();
@@ -301,6 +315,7 @@ fn entry<'r>(
         ids,
         ids_omitted: 0,
         rerun,
+        new: None,
     }
 }
 

@@ -14,6 +14,7 @@ use serde::ser::{SerializeSeq, Serializer};
 use serde_json::Value;
 
 use crate::budget::Truncation;
+use crate::model::changes::Changes;
 use crate::model::{CollectionError, Run, TestResult, Xfail};
 
 mod fit;
@@ -27,6 +28,9 @@ pub use fit::render_fitted;
 struct Answer<'a> {
     exit_code: i32,
     summary: Summary,
+    /// Only when pytest's cache recorded the last run: what changed since.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changes: Option<ChangesEntry<'a>>,
     /// Only in an answer shortened to fit a budget: what it left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     truncated: Option<&'a Truncation>,
@@ -50,6 +54,37 @@ struct Summary {
     xfailed: usize,
     xpassed: usize,
     flaky: usize,
+}
+
+/// What changed since the last run (`model::changes`): each list's count,
+/// and its ids (at most `listed` of them: a shortened answer names a few).
+#[derive(Serialize)]
+struct ChangesEntry<'a> {
+    fixed: IdsEntry<'a>,
+    new_failures: IdsEntry<'a>,
+    still_failing: IdsEntry<'a>,
+    gone: IdsEntry<'a>,
+}
+
+#[derive(Serialize)]
+struct IdsEntry<'a> {
+    count: usize,
+    ids: &'a [String],
+}
+
+impl<'a> ChangesEntry<'a> {
+    fn of(c: &'a Changes, listed: usize) -> Self {
+        let entry = |ids: &'a [String]| IdsEntry {
+            count: ids.len(),
+            ids: &ids[..ids.len().min(listed)],
+        };
+        ChangesEntry {
+            fixed: entry(&c.fixed),
+            new_failures: entry(&c.new_failures),
+            still_failing: entry(&c.still_failing),
+            gone: entry(&c.gone),
+        }
+    }
 }
 
 /// The tests listed: all of them, or those a budget leaves room for.
@@ -123,6 +158,10 @@ fn answer(run: &Run) -> Answer<'_> {
             xpassed: c.xpassed,
             flaky: c.flaky,
         },
+        changes: run
+            .changes
+            .as_ref()
+            .map(|c| ChangesEntry::of(c, usize::MAX)),
         truncated: None,
         failure_groups: None,
         tests: Tests::All(&run.tests),

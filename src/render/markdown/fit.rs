@@ -99,7 +99,8 @@ pub fn render_fitted(run: &Run, budget: &Budget, preface: &str, collapse: bool) 
     let keep = cap.chars.min(cap.bytes) / MIN_SECTION_CHARS + 1;
     let groups = failure_groups(run, keep);
     let mut full = head.clone();
-    super::body_until(&mut full, run, &groups, Detail::Full, collapse, Cap::NONE);
+    let whole = Levels::same(Detail::Full);
+    super::body_until(&mut full, run, &groups, whole, collapse, Cap::NONE);
     notes(&mut full, run, &closing(run, Vec::new()));
     if budget.fits(&full) {
         return Fitted {
@@ -115,18 +116,72 @@ pub fn render_fitted(run: &Run, budget: &Budget, preface: &str, collapse: bool) 
         collapse,
         full_size: budget.describe_size(&full),
     };
-    for detail in [Detail::NoOutput, Detail::CrashLines, Detail::FewerIds] {
+    for levels in Levels::steps(run, &groups) {
         let mut out = head.clone();
-        if !super::body_until(&mut out, run, &groups, detail, collapse, cap) {
+        if !super::body_until(&mut out, run, &groups, levels, collapse, cap) {
             continue;
         }
-        let truncation = shrink.truncation(detail.dropped());
+        let truncation = shrink.truncation(&levels.dropped());
         notes(&mut out, run, &closing(run, vec![shrink.note(&truncation)]));
         if budget.fits(&out) {
             return shrink.done(out, truncation);
         }
     }
     shrink.fewer_groups_in_full()
+}
+
+/// The detail of the new failures' groups and of the groups that failed
+/// last time too (`seen`, shown then): with what changed since the last
+/// run, those shrink first (steps 2 to 4 start with them at the least).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Levels {
+    detail: Detail,
+    seen: Detail,
+}
+
+impl Levels {
+    pub(super) fn same(detail: Detail) -> Levels {
+        Levels {
+            detail,
+            seen: detail,
+        }
+    }
+
+    /// The detail of `group`'s section.
+    pub(super) fn of(self, run: &Run, group: &Group<'_>) -> Detail {
+        if group.seen_before(run) {
+            self.detail.max(self.seen)
+        } else {
+            self.detail
+        }
+    }
+
+    /// Steps 2 to 4; when the run has both new groups and groups seen
+    /// before, the ones seen before are cut to [`Detail::FewerIds`] first.
+    fn steps(run: &Run, groups: &[Group<'_>]) -> Vec<Levels> {
+        let shrinking = [Detail::NoOutput, Detail::CrashLines, Detail::FewerIds];
+        let split =
+            groups.iter().any(|g| g.new > 0) && groups.iter().any(|g| g.seen_before(run));
+        if !split {
+            return shrinking.into_iter().map(Levels::same).collect();
+        }
+        std::iter::once(Detail::Full)
+            .chain(shrinking)
+            .map(|detail| Levels {
+                detail,
+                seen: Detail::FewerIds,
+            })
+            .collect()
+    }
+
+    /// What the step drops, as the closing note says it.
+    fn dropped(self) -> Vec<&'static str> {
+        let mut dropped = self.detail.dropped().to_vec();
+        if self.seen > self.detail {
+            dropped.push("the detail of the failures that also failed last run (shown then)");
+        }
+        dropped
+    }
 }
 
 /// What every step past the sections needs.

@@ -259,7 +259,8 @@ pub(crate) fn collection_error_lines(e: &crate::model::CollectionError) -> Vec<S
 /// the other tests they hit.
 pub fn body_with(out: &mut String, run: &Run, detail: Detail, collapse: bool) {
     let groups = failure_groups(run, 0);
-    body_until(out, run, &groups, detail, collapse, fit::Cap::NONE);
+    let levels = fit::Levels::same(detail);
+    body_until(out, run, &groups, levels, collapse, fit::Cap::NONE);
 }
 
 /// [`body_with`], giving up (and returning `false`) as soon as `out` is
@@ -269,7 +270,7 @@ fn body_until(
     out: &mut String,
     run: &Run,
     groups: &[Group<'_>],
-    detail: Detail,
+    levels: fit::Levels,
     collapse: bool,
     cap: fit::Cap,
 ) -> bool {
@@ -282,7 +283,7 @@ fn body_until(
     }
     for group in groups {
         let from = out.len();
-        failure(out, group, detail, collapse);
+        failure(out, group, levels.of(run, group), collapse);
         if !fits(out, from) {
             return false;
         }
