@@ -83,26 +83,26 @@ pub fn invalid(
     }
 }
 
-/// Run pytest in the project and return the results. Test failures are a
-/// normal result, not an error. The Markdown answer starts with 'Test
-/// SUCCESS|FAILURE|NO TESTS (<secs>s) — <n> run, <n> failed, ...' and has
-/// one '### FAILED: <node_id>' (or '### ERROR at setup: <node_id>') section
-/// per problem with the message, 'at file:line' frames and the failing
-/// source line; collection errors and skip reasons follow; passing tests are
-/// only counted. The JSON answer has exit_code, summary, tests (node_id,
-/// outcome, duration, message, traceback), json_report, text_output and
+/// Run pytest in the project and return the results; failing tests are a
+/// normal result, not an error. The Markdown answer starts 'Test
+/// SUCCESS|FAILURE|NO TESTS (<secs>s) — <n> run, <n> failed, ...', then
+/// (when pytest's cache knows the last run) 'Since the last run: <n> fixed,
+/// <n> new failures, <n> still failing'; then one '### FAILED: <node_id>'
+/// (or '### ERROR at setup: ...') section per root cause, naming the other
+/// tests that failed the same way, new failures first and marked '(new)':
+/// message, 'at file:line' frames, the failing line. Collection errors and
+/// skip reasons follow; passes are only counted. The JSON answer has
+/// exit_code, summary, changes, tests, json_report, text_output and
 /// collection_errors. A timeout or crash is an error that still lists the
-/// tests that finished and names the test that was running. Node ids in
-/// answers can be passed back in node_ids.
+/// finished tests and names the running one. Any node id in an answer can
+/// be passed back in node_ids.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct ExecuteTestsRequest {
-    /// Tests to run, as pytest node ids relative to the project root: a test
-    /// ('tests/test_user.py::test_login'), a class
-    /// ('tests/test_user.py::TestAuth'), a file or a directory
-    /// ('tests/unit'). Must stay inside the project root. Omit to run the
-    /// whole suite.
+    /// Tests to run: pytest node ids relative to the project root, a test
+    /// ('tests/test_user.py::test_login'), class, file or directory
+    /// ('tests/unit'), inside the root. Omit to run the whole suite.
     pub node_ids: Vec<String>,
     /// Pytest marker expression (pytest -m), e.g. 'not slow and
     /// integration'.
@@ -110,8 +110,8 @@ pub struct ExecuteTestsRequest {
     /// Keyword expression on test names (pytest -k), e.g. 'login and not
     /// admin'.
     pub keywords: Option<String>,
-    /// pytest verbosity, -2 (quietest) to 2 (most verbose); changes pytest's
-    /// own output (text_output in JSON). Default 0.
+    /// pytest verbosity, -2 to 2 (default 0); changes only pytest's own
+    /// output (text_output in JSON).
     #[schemars(range(min = -2, max = 2))]
     pub verbosity: Option<i64>,
     /// Stop at the first failure (pytest -x). Do not combine with maxfail.
@@ -126,14 +126,12 @@ pub struct ExecuteTestsRequest {
     pub workers: Option<Value>,
     /// Include captured stdout/stderr/log of failing tests. Default true.
     pub show_capture: Option<bool>,
-    /// Time limit in seconds for the whole run; default is the server's (300
-    /// unless configured). The run and every process it started are killed
-    /// when it expires.
+    /// Time limit in seconds (default: the server's, 300 unless
+    /// configured); the run and every process it started are then killed.
     #[schemars(range(min = 1, max = MAX_TIMEOUT_SECS))]
     pub timeout: Option<i64>,
-    /// Largest answer in tokens (default 8000): output, then traceback
-    /// detail, then per-group detail are dropped to fit; the answer says
-    /// what it left out.
+    /// Largest answer in tokens (default 8000): detail is dropped to fit,
+    /// and the answer says what it left out.
     #[schemars(range(min = MIN_TOKENS, max = MAX_TOKENS))]
     pub max_tokens: Option<i64>,
     // Described by `AnswerFormat`, the same for both tools.
@@ -142,30 +140,26 @@ pub struct ExecuteTestsRequest {
 }
 
 /// List the tests pytest would run, without running them (pytest
-/// --collect-only). The Markdown answer groups tests by file ('###
-/// tests/test_x.py' then '- L<line> <name>' per test); the JSON answer has
-/// tests (node_id, module, class, function, file, line), count and
-/// collection_errors (file, error_type, message, line, traceback). Files
-/// that fail to import are reported as collection errors, not as a failure
-/// of the tool.
+/// --collect-only). Markdown: by file ('### tests/test_x.py', then '-
+/// L<line> <name>' per test); JSON: tests (node_id, module, class,
+/// function, file, line), count and collection_errors. Files that fail to
+/// import are collection errors, not a failure of the tool.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct DiscoverTestsRequest {
-    /// Directory or file to look in, relative to the project root (default:
-    /// the whole project). Must stay inside the root.
+    /// Directory or file to look in, relative to (and inside) the project
+    /// root; default: the whole project.
     pub path: Option<String>,
-    /// Test file name glob replacing pytest's python_files, e.g. 'test_*.py'
-    /// or '*_spec.py' (default: the project's setting, normally 'test_*.py'
-    /// and '*_test.py').
+    /// Test file name glob replacing pytest's python_files, e.g. '*_spec.py'
+    /// (default: the project's setting).
     pub pattern: Option<String>,
     /// Time limit in seconds, from the command line (`--timeout`) only: the
     /// tool takes the server's.
     #[serde(skip)]
     pub timeout: Option<i64>,
-    /// Largest answer in tokens (default 8000): when the functions do not
-    /// fit, one line per file, then fewer files; the answer says what it
-    /// left out.
+    /// Largest answer in tokens (default 8000): one line per file, then
+    /// fewer files, to fit; the answer says what it left out.
     #[schemars(range(min = MIN_TOKENS, max = MAX_TOKENS))]
     pub max_tokens: Option<i64>,
     // Described by `AnswerFormat`, the same for both tools.
@@ -173,9 +167,8 @@ pub struct DiscoverTestsRequest {
     pub format: Option<String>,
 }
 
-/// 'markdown' (default): token-lean text, errors as tool errors (isError).
-/// 'json': the full object, errors as JSON-RPC errors (-32000, -32602) with
-/// details in data.
+/// 'markdown' (default): token-lean text, errors as tool errors. 'json':
+/// the full object, errors as JSON-RPC errors (details in data).
 //
 // Only the schema of a tool's `format` (this doc comment is its
 // description): the field is read as a string and `params` checks its

@@ -66,7 +66,12 @@ pub struct RunResult {
     // every agent about 60 tokens a turn (README lists them).
     #[schemars(with = "BTreeMap<String, usize>")]
     pub summary: Summary,
-    /// Failures and errors of one shape, largest first.
+    /// Since the last run (pytest's cache): fixed, new_failures,
+    /// still_failing, gone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<BTreeMap<String, usize>>")]
+    pub changes: Option<ChangeCounts>,
+    /// Failures and errors of one shape, new ones first, largest first.
     pub failures: Vec<FailureGroup>,
     pub collection_errors: Vec<FileError>,
     /// What ended a run that gave no result.
@@ -101,6 +106,15 @@ pub struct Summary {
     pub flaky: usize,
 }
 
+/// How many tests changed since the last run (`model::changes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ChangeCounts {
+    pub fixed: usize,
+    pub new_failures: usize,
+    pub still_failing: usize,
+    pub gone: usize,
+}
+
 /// Failing tests that share a root cause (`model::groups`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
@@ -121,6 +135,9 @@ pub struct FailureGroup {
     /// Tests of the group that `node_ids` do not name.
     #[serde(skip_serializing_if = "is_zero")]
     pub more: usize,
+    /// Tests of the group that did not fail last run.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub new: usize,
     /// How many tests each of `node_ids` stands for.
     #[serde(skip)]
     #[schemars(skip)]
@@ -291,6 +308,12 @@ fn of_run(run: &Run, status: Status, exit_code: Option<i32>, duration: f64) -> R
             xpassed: c.xpassed,
             flaky: c.flaky,
         },
+        changes: run.changes.as_ref().map(|c| ChangeCounts {
+            fixed: c.fixed.len(),
+            new_failures: c.new_failures.len(),
+            still_failing: c.still_failing.len(),
+            gone: c.gone.len(),
+        }),
         failures: failure_groups(run),
         collection_errors: file_errors(&run.collection_errors),
         error: None,
@@ -303,6 +326,11 @@ fn of_run(run: &Run, status: Status, exit_code: Option<i32>, duration: f64) -> R
 /// The run's failure groups (`model::groups`), [`IDS_NAMED`] ids each.
 fn failure_groups(run: &Run) -> Vec<FailureGroup> {
     let groups = groups::failure_groups(run);
+    let new = run
+        .changes
+        .as_ref()
+        .map(|c| c.new_set())
+        .unwrap_or_default();
     let params = if groups.iter().any(|g| g.tests.len() > 1) {
         Parametrizations::of(run)
     } else {
@@ -336,6 +364,7 @@ fn failure_groups(run: &Run) -> Vec<FailureGroup> {
                 at,
                 node_ids,
                 more: g.tests.len().saturating_sub(covers.iter().sum()),
+                new: groups::new_in(run, &new, &g.tests),
                 covers,
             }
         })
