@@ -1,0 +1,111 @@
+//! Golden files of what changed since the last run (`model::changes`), as
+//! `execute_tests` and `run` answer: the Markdown (`expected.md`), the JSON
+//! (`expected.json`) and the structured result (`expected.structured.json`).
+//!
+//! Each folder `golden/changes/<scenario>/` holds `inputs` (result files,
+//! as in tests/golden.rs), `last_run.json` (what pytest's cache recorded
+//! of the run before, as the event-log plugin reports it: `failed`, and
+//! `missing` for the ids this run would have collected and did not) and an
+//! optional `max_tokens`. The goldens of runs without a cache are
+//! tests/golden.rs's, unchanged by this feature.
+//!
+//! To accept new output after reviewing it:
+//! `UPDATE_GOLDEN=1 cargo test --test changes_golden`.
+
+use std::path::{Path, PathBuf};
+
+use pytest_mcp::budget::{Budget, DEFAULT_MCP_TOKENS};
+use pytest_mcp::frontend::report::{self, Input};
+use pytest_mcp::frontend::respond;
+use pytest_mcp::model::Run;
+use pytest_mcp::model::changes::{self, LastRun};
+use pytest_mcp::model::rerun::RerunHint;
+use pytest_mcp::render::structured;
+use pytest_mcp::request::Format;
+use similar::TextDiff;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scenarios() -> Vec<PathBuf> {
+    let dir = root().join("golden/changes");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.join("inputs").is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+/// The scenario's run as the runner makes it: every test, compared with
+/// the last run, ending with the tool's rerun line.
+fn run_of(scenario: &Path) -> Run {
+    let list = std::fs::read_to_string(scenario.join("inputs")).expect("inputs");
+    let inputs: Vec<Input> = list
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|rel| Input {
+            name: rel.to_string(),
+            contents: std::fs::read(root().join(rel)).map_err(|e| e.to_string()),
+        })
+        .collect();
+    let mut run = report::build_run(&inputs, Format::Json).expect("readable inputs");
+    let last: LastRun = serde_json::from_str(
+        &std::fs::read_to_string(scenario.join("last_run.json")).expect("last_run.json"),
+    )
+    .expect("a last run record");
+    run.changes = Some(changes::since(&run, &last));
+    run.rerun_hint = Some(RerunHint::Tool);
+    run
+}
+
+fn budget_of(scenario: &Path) -> Budget {
+    let tokens = std::fs::read_to_string(scenario.join("max_tokens"))
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(DEFAULT_MCP_TOKENS);
+    Budget::tokens(tokens)
+}
+
+fn check(path: &Path, actual: &str) -> Option<String> {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(path, actual).expect("write golden file");
+        return None;
+    }
+    let expected = std::fs::read_to_string(path).unwrap_or_default();
+    (expected != actual).then(|| {
+        format!(
+            "{}\n{}",
+            path.display(),
+            TextDiff::from_lines(&expected, actual)
+                .unified_diff()
+                .header("expected", "actual")
+        )
+    })
+}
+
+#[test]
+fn changes_golden_files() {
+    let scenarios = scenarios();
+    assert!(scenarios.len() >= 2, "{scenarios:?}");
+    let mut failures = Vec::new();
+    for scenario in &scenarios {
+        let run = run_of(scenario);
+        let budget = budget_of(scenario);
+        let md = respond::run(&run, Format::Markdown, &budget, false).into_text();
+        let json = respond::run(&run, Format::Json, &budget, true).into_text();
+        let value = structured::run(&run, &budget);
+        let structured = serde_json::to_string_pretty(&value).expect("JSON") + "\n";
+        failures.extend(check(&scenario.join("expected.md"), &md));
+        failures.extend(check(&scenario.join("expected.json"), &json));
+        failures.extend(check(&scenario.join("expected.structured.json"), &structured));
+    }
+    assert!(
+        failures.is_empty(),
+        "{} golden file(s) differ (review, then UPDATE_GOLDEN=1 cargo test --test changes_golden):\n\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
