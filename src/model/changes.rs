@@ -78,7 +78,11 @@ pub fn since(run: &Run, last: &LastRun) -> Changes {
             _ => {}
         }
     }
-    let broken_files: HashSet<&str> = run.collection_errors.iter().map(|e| e.file.as_str()).collect();
+    let broken_files: HashSet<&str> = run
+        .collection_errors
+        .iter()
+        .map(|e| e.file.as_str())
+        .collect();
     for file in &broken_files {
         seen.insert(file);
     }
@@ -124,11 +128,7 @@ impl Changes {
         let mut s = format!(
             "{} fixed, {}, {} still failing",
             self.fixed.len(),
-            plural(
-                self.new_failures.len(),
-                "new failure",
-                "new failures"
-            ),
+            plural(self.new_failures.len(), "new failure", "new failures"),
             self.still_failing.len()
         );
         if !self.gone.is_empty() {

@@ -29,7 +29,10 @@ fn fixed_new_and_still_failing_over_this_runs_tests() {
     ]);
     // `other.py::x` failed last time and is not in this selection: it says
     // nothing. `t.py::e` is skipped now: neither fixed nor failing.
-    let c = since(&now, &last(&["t.py::a", "t.py::c", "t.py::e", "other.py::x"], &[]));
+    let c = since(
+        &now,
+        &last(&["t.py::a", "t.py::c", "t.py::e", "other.py::x"], &[]),
+    );
     assert_eq!(c.fixed, ["t.py::a"]);
     assert_eq!(c.new_failures, ["t.py::b"]);
     assert_eq!(c.still_failing, ["t.py::c"]);
@@ -43,7 +46,10 @@ fn a_renamed_test_is_gone_not_fixed() {
     let c = since(&now, &last(&["t.py::old_name"], &["t.py::old_name"]));
     assert_eq!(c.gone, ["t.py::old_name"]);
     assert!(c.fixed.is_empty() && c.new_failures.is_empty());
-    assert_eq!(c.phrase(), "0 fixed, 0 new failures, 0 still failing, 1 gone");
+    assert_eq!(
+        c.phrase(),
+        "0 fixed, 0 new failures, 0 still failing, 1 gone"
+    );
 }
 
 #[test]
@@ -57,10 +63,7 @@ fn a_rerun_listed_twice_counts_once_and_as_failing() {
 #[test]
 fn files_that_did_not_collect() {
     let mut now = run(&[("ok.py::a", Outcome::Passed)]);
-    now.collection_errors = vec![
-        broken("broken.py"),
-        broken("still.py"),
-    ];
+    now.collection_errors = vec![broken("broken.py"), broken("still.py")];
     let c = since(&now, &last(&["ok.py", "still.py"], &[]));
     assert_eq!(c.fixed, ["ok.py"]);
     assert_eq!(c.new_failures, ["broken.py"]);

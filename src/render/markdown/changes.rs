@@ -32,7 +32,11 @@ pub(super) fn block(run: &Run, changes: &Changes) -> String {
     }
     if !changes.gone.is_empty() {
         out.push_str("Gone (no longer collected): ");
-        let items: Vec<(String, usize)> = changes.gone.iter().map(|id| (one_line(id).into_owned(), 1)).collect();
+        let items: Vec<(String, usize)> = changes
+            .gone
+            .iter()
+            .map(|id| (one_line(id).into_owned(), 1))
+            .collect();
         list(&mut out, &items);
     }
     out
@@ -73,8 +77,15 @@ fn compact(run: &Run, ids: &[String]) -> Vec<(String, usize)> {
 /// `a, b (all 3 cases), +4 more` and a newline: at most [`LISTED`] items
 /// (one more when it is the last).
 fn list(out: &mut String, items: &[(String, usize)]) {
-    let shown = if items.len() <= LISTED + 1 { items.len() } else { LISTED };
-    let names: Vec<&str> = items[..shown].iter().map(|(name, _)| name.as_str()).collect();
+    let shown = if items.len() <= LISTED + 1 {
+        items.len()
+    } else {
+        LISTED
+    };
+    let names: Vec<&str> = items[..shown]
+        .iter()
+        .map(|(name, _)| name.as_str())
+        .collect();
     out.push_str(&names.join(", "));
     let rest: usize = items[shown..].iter().map(|(_, n)| n).sum();
     if rest > 0 {

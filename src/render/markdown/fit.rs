@@ -160,8 +160,7 @@ impl Levels {
     /// before, the ones seen before are cut to [`Detail::FewerIds`] first.
     fn steps(run: &Run, groups: &[Group<'_>]) -> Vec<Levels> {
         let shrinking = [Detail::NoOutput, Detail::CrashLines, Detail::FewerIds];
-        let split =
-            groups.iter().any(|g| g.new > 0) && groups.iter().any(|g| g.seen_before(run));
+        let split = groups.iter().any(|g| g.new > 0) && groups.iter().any(|g| g.seen_before(run));
         if !split {
             return shrinking.into_iter().map(Levels::same).collect();
         }
