@@ -46,6 +46,7 @@
 mod compare;
 mod context;
 mod inputs;
+mod loop_tokens;
 mod overhead;
 mod proc;
 mod run_cost;
@@ -75,7 +76,7 @@ pub struct Env {
 }
 
 const SECTIONS: &[&str] = &[
-    "overhead", "runcost", "report", "tokens", "server", "context", "compare",
+    "overhead", "runcost", "report", "tokens", "loop", "server", "context", "compare",
 ];
 
 fn main() {
@@ -162,6 +163,7 @@ fn main() {
             "runcost" => run_cost::run(&env),
             "report" => throughput::run(&env),
             "tokens" => token_cost::run(&env),
+            "loop" => loop_tokens::run(&env),
             "server" => server::run(&env),
             "context" => context::run(&env),
             "compare" => compare::run(&env),
