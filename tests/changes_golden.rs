@@ -100,7 +100,10 @@ fn changes_golden_files() {
         let structured = serde_json::to_string_pretty(&value).expect("JSON") + "\n";
         failures.extend(check(&scenario.join("expected.md"), &md));
         failures.extend(check(&scenario.join("expected.json"), &json));
-        failures.extend(check(&scenario.join("expected.structured.json"), &structured));
+        failures.extend(check(
+            &scenario.join("expected.structured.json"),
+            &structured,
+        ));
     }
     assert!(
         failures.is_empty(),
