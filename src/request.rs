@@ -121,6 +121,9 @@ pub struct ExecuteTestsRequest {
     pub maxfail: Option<i64>,
     /// Only the tests that failed last time (pytest --lf).
     pub last_failed: Option<bool>,
+    /// Only the tests whose code changed since they last ran, and last
+    /// run's failures (pytest-testmon; its first run runs all and records).
+    pub affected: Option<bool>,
     // Described by `WorkersSchema`; `params` checks the value.
     #[schemars(with = "Option<WorkersSchema>")]
     pub workers: Option<Value>,
@@ -428,7 +431,7 @@ mod tests {
             .expect_err("unknown");
         assert_eq!(
             err.to_string(),
-            "Invalid params: extra_args is not a known parameter (known: node_ids, markers, keywords, verbosity, failfast, maxfail, last_failed, workers, show_capture, timeout, max_tokens, format) (received [\"-p\"])"
+            "Invalid params: extra_args is not a known parameter (known: node_ids, markers, keywords, verbosity, failfast, maxfail, last_failed, affected, workers, show_capture, timeout, max_tokens, format) (received [\"-p\"])"
         );
         // The command line's discovery time limit is no tool parameter.
         let err = DiscoverTestsRequest::from_json(&json!({"timeout": 5})).expect_err("unknown");
@@ -456,7 +459,7 @@ mod tests {
     fn a_full_request_reads_every_field() {
         let read = ExecuteTestsRequest::from_json(&json!({
             "node_ids": ["t.py"], "markers": "m", "keywords": "k", "verbosity": -2,
-            "failfast": false, "maxfail": 3, "last_failed": true, "workers": "many",
+            "failfast": false, "maxfail": 3, "last_failed": true, "affected": true, "workers": "many",
             "show_capture": false, "timeout": 9, "format": "yaml"
         }))
         .expect("read");
@@ -470,6 +473,7 @@ mod tests {
                 failfast: Some(false),
                 maxfail: Some(3),
                 last_failed: Some(true),
+                affected: Some(true),
                 workers: Some(json!("many")),
                 show_capture: Some(false),
                 timeout: Some(9),

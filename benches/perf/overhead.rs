@@ -81,6 +81,7 @@ pub fn run(env: &Env) {
         verbosity: 0,
         stop: Stop::Never,
         last_failed: false,
+        affected: false,
         show_capture: true,
         workers: None,
         timeout: std::time::Duration::from_secs(600),

@@ -7,6 +7,7 @@
 //! contract between the two halves is what lets a JUnit file from Surefire and
 //! a pytest JSON report come out of the same Markdown renderer.
 
+pub mod affected;
 pub mod baseline;
 pub mod changes;
 pub mod crash;
@@ -59,6 +60,8 @@ pub struct Run {
     /// What changed since the last run, when we ran pytest and its cache
     /// recorded that run (`None` otherwise: nothing is said).
     pub changes: Option<changes::Changes>,
+    /// What pytest-testmon selected, for a run with `affected`.
+    pub affected: Option<affected::Affected>,
 }
 
 /// Passing tests counted, not listed (see [`Run::unlisted`]).

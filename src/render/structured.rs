@@ -71,6 +71,10 @@ pub struct RunResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<BTreeMap<String, usize>>")]
     pub changes: Option<ChangeCounts>,
+    /// With affected: tests selected and left_out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<BTreeMap<String, usize>>")]
+    pub affected: Option<AffectedCounts>,
     /// Failures and errors of one shape, new ones first, largest first.
     pub failures: Vec<FailureGroup>,
     pub collection_errors: Vec<FileError>,
@@ -113,6 +117,13 @@ pub struct ChangeCounts {
     pub new_failures: usize,
     pub still_failing: usize,
     pub gone: usize,
+}
+
+/// What pytest-testmon selected (`model::affected`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct AffectedCounts {
+    pub selected: usize,
+    pub left_out: usize,
 }
 
 /// Failing tests that share a root cause (`model::groups`).
@@ -313,6 +324,10 @@ fn of_run(run: &Run, status: Status, exit_code: Option<i32>, duration: f64) -> R
             new_failures: c.new_failures.len(),
             still_failing: c.still_failing.len(),
             gone: c.gone.len(),
+        }),
+        affected: run.affected.map(|a| AffectedCounts {
+            selected: c.total,
+            left_out: a.left_out,
         }),
         failures: failure_groups(run),
         collection_errors: file_errors(&run.collection_errors),

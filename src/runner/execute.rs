@@ -69,7 +69,7 @@ pub fn run_tests(
         cancel,
         on_progress,
     )
-    .map_err(|e| match refused_workers(settings, params, &e) {
+    .map_err(|e| match refused(settings, params, &e) {
         Some(refusal) => RunError::Refused(refusal),
         None => RunError::Failed(e),
     })?;
@@ -85,37 +85,102 @@ pub fn run_tests(
         .last_run
         .as_ref()
         .map(|last| changes::since(&run, last));
+    run.affected = done.events.affected;
     Ok(run)
 }
 
-/// `workers` that pytest did not accept: its usage error names
-/// `--numprocesses` when pytest-xdist is not installed, or is installed and
-/// not loaded. Which of the two is asked of the interpreter then, on this
-/// path only (a run with workers costs no extra Python start).
-fn refused_workers(
-    settings: &Settings,
-    params: &RunParams,
-    e: &ExecError,
-) -> Option<ValidationError> {
-    let workers = params.workers?;
-    let refused = e.kind == ErrorKind::UsageError
-        && e.stderr
-            .lines()
-            .any(|l| l.contains("unrecognized arguments") && l.contains(command::NUMPROCESSES));
-    if !refused {
+/// A parameter pytest could not honour for want of a plugin: `workers`
+/// (pytest-xdist) or `affected` (pytest-testmon), refused naming it.
+fn refused(settings: &Settings, params: &RunParams, e: &ExecError) -> Option<ValidationError> {
+    if e.kind != ErrorKind::UsageError {
         return None;
     }
+    let unrecognized = |flag: &str| {
+        e.stderr
+            .lines()
+            .any(|l| l.contains("unrecognized arguments") && l.contains(flag))
+    };
+    if let Some(workers) = params.workers
+        && unrecognized(command::NUMPROCESSES)
+    {
+        let detail = missing_plugin(settings, &XDIST);
+        return Some(invalid("workers", detail, workers.received()));
+    }
+    if !params.affected {
+        return None;
+    }
+    if unrecognized(command::TESTMON_FORCESELECT) {
+        return Some(invalid(
+            "affected",
+            missing_plugin(settings, &TESTMON),
+            true,
+        ));
+    }
+    // pytest-testmon loaded with its selection off: our plugin stopped the
+    // run saying why (`pytest_mcp_events._affected`).
+    let reason = e.stderr.lines().find_map(|l| {
+        l.split_once(AFFECTED_OFF)
+            .map(|(_, reason)| reason.trim().to_string())
+    })?;
+    Some(invalid(
+        "affected",
+        format!(
+            "needs pytest-testmon's selection, which is off in this project ({reason}): remove `--no-testmon` from its pytest configuration or PYTEST_ADDOPTS, or leave affected out"
+        ),
+        true,
+    ))
+}
+
+/// What our plugin's message says before the reason pytest-testmon's
+/// selection is off.
+const AFFECTED_OFF: &str = "pytest-mcp: affected needs pytest-testmon's selection:";
+
+/// A pytest plugin a parameter needs.
+struct Plugin {
+    field: &'static str,
+    /// Its name on the package index.
+    package: &'static str,
+    /// The module that says it is installed.
+    module: &'static str,
+    /// Its name after `-p no:` (its entry point's).
+    entry_point: &'static str,
+}
+
+const XDIST: Plugin = Plugin {
+    field: "workers",
+    package: "pytest-xdist",
+    module: "xdist",
+    entry_point: "xdist",
+};
+
+const TESTMON: Plugin = Plugin {
+    field: "affected",
+    package: "pytest-testmon",
+    module: "testmon",
+    entry_point: "pytest-testmon",
+};
+
+/// Why pytest did not know the plugin's option: it is not installed, or
+/// installed and not loaded. Which of the two is asked of the interpreter
+/// then, on this path only (a run with the plugin costs no extra Python
+/// start).
+fn missing_plugin(settings: &Settings, plugin: &Plugin) -> String {
     let python = command::find_python(settings.python.as_deref(), &settings.root);
     let shown = python.path.display();
-    let detail = match command::importable(&python, &settings.root, "xdist") {
+    let Plugin {
+        field,
+        package,
+        module,
+        entry_point,
+    } = plugin;
+    match command::importable(&python, &settings.root, module) {
         Some(true) => format!(
-            "needs pytest-xdist, which is installed for {shown} but not loaded: the project turns it off (`-p no:xdist` in its pytest configuration or PYTEST_ADDOPTS) or PYTEST_DISABLE_PLUGIN_AUTOLOAD is set; remove that, or leave workers out"
+            "needs {package}, which is installed for {shown} but not loaded: the project turns it off (`-p no:{entry_point}` in its pytest configuration or PYTEST_ADDOPTS) or PYTEST_DISABLE_PLUGIN_AUTOLOAD is set; remove that, or leave {field} out"
         ),
         _ => format!(
-            "needs pytest-xdist, which is not installed for {shown}: install it (`{shown} -m pip install pytest-xdist`), or leave workers out"
+            "needs {package}, which is not installed for {shown}: install it (`{shown} -m pip install {package}`), or leave {field} out"
         ),
-    };
-    Some(invalid("workers", detail, workers.received()))
+    }
 }
 
 /// Collects the tests under `params.path` without running them.

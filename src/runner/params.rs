@@ -127,6 +127,8 @@ pub struct RunParams {
     pub stop: Stop,
     /// Only the failures pytest's cache recorded (`--lf`).
     pub last_failed: bool,
+    /// Only the tests pytest-testmon selects (`--testmon-forceselect`).
+    pub affected: bool,
     /// Whether captured output is shown for failures.
     pub show_capture: bool,
     /// Run under pytest-xdist; `None`: as the project's configuration says.
@@ -221,6 +223,7 @@ impl ExecuteTestsRequest {
             verbosity,
             stop,
             last_failed: self.last_failed.unwrap_or(false),
+            affected: self.affected.unwrap_or(false),
             show_capture: self.show_capture.unwrap_or(true),
             workers: workers(self.workers)?,
             timeout: timeout(self.timeout, default_timeout)?,
@@ -450,6 +453,11 @@ mod tests {
             .expect("valid");
         assert!(p.last_failed);
         assert!(!run(json!({})).expect("valid").last_failed);
+        // affected combines with them.
+        let p =
+            run(json!({"affected": true, "last_failed": true, "keywords": "a"})).expect("valid");
+        assert!(p.affected && p.last_failed);
+        assert!(!run(json!({})).expect("valid").affected);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use super::phases;
+use crate::model::affected::{Affected, AllRan};
 use crate::model::changes::LastRun;
 use crate::model::discovery::Item;
 use crate::model::outcome::Running;
@@ -49,11 +50,26 @@ enum Event {
     /// pytest's record of the last run's failures, read before this run
     /// rewrites it (`pytest_mcp_events._last_run`).
     Lastrun(LastRun),
+    /// pytest-testmon's selection, for a run with `affected`
+    /// (`pytest_mcp_events._affected`; when it is off the run stops with a
+    /// usage error instead).
+    Affected(AffectedEvent),
     /// Under pytest-xdist: the run stopped after this many failures (`-x`,
     /// `--maxfail`), which xdist ends as interrupted.
     Maxfail {
         failures: usize,
     },
+}
+
+/// pytest-testmon's selection, or why it is off.
+#[derive(Debug, Deserialize)]
+struct AffectedEvent {
+    #[serde(default)]
+    new_db: bool,
+    #[serde(default)]
+    packages_changed: bool,
+    #[serde(default)]
+    left_out: usize,
 }
 
 /// What pytest's cache of failures did (`pytest_mcp_events._last_failed`).
@@ -108,6 +124,8 @@ pub struct EventLog {
     /// What pytest's cache recorded of the run before, when it has a
     /// record this run can be compared with.
     pub last_run: Option<LastRun>,
+    /// pytest-testmon's selection, for a run with `affected`.
+    pub affected: Option<Affected>,
     /// Under pytest-xdist: the failures after which `-x`/`--maxfail`
     /// stopped the run (xdist exits 2 then, as if interrupted).
     pub stopped_at_maxfail: Option<usize>,
@@ -144,6 +162,18 @@ impl EventLog {
                 }
                 Event::Lastfailed(cache) => log.failure_cache = Some(cache.state()),
                 Event::Lastrun(last) => log.last_run = Some(last),
+                Event::Affected(a) => {
+                    log.affected = Some(Affected {
+                        left_out: a.left_out,
+                        all_ran: if a.new_db {
+                            Some(AllRan::FirstRun)
+                        } else if a.packages_changed {
+                            Some(AllRan::PackagesChanged)
+                        } else {
+                            None
+                        },
+                    })
+                }
                 Event::Maxfail { failures } => log.stopped_at_maxfail = Some(failures),
             }
         }
@@ -473,6 +503,25 @@ mod tests {
                 selected: 1,
                 cache_exists: true
             }))
+        );
+    }
+
+    #[test]
+    fn what_pytest_testmon_selected() {
+        let log = EventLog::parse(
+            r#"{"event": "affected", "new_db": false, "packages_changed": false, "left_out": 10}"#,
+        );
+        assert_eq!(
+            log.affected,
+            Some(Affected {
+                left_out: 10,
+                all_ran: None
+            })
+        );
+        let first = EventLog::parse(r#"{"event": "affected", "new_db": true, "left_out": 0}"#);
+        assert_eq!(
+            first.affected.and_then(|a| a.all_ran),
+            Some(AllRan::FirstRun)
         );
     }
 }

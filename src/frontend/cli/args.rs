@@ -217,6 +217,11 @@ pub struct RunArgs {
     /// did, run nothing.
     #[arg(long, visible_alias = "lf")]
     pub last_failed: bool,
+    /// Run only the tests whose code changed since they last ran, and the
+    /// ones failing before (pytest-testmon, which must be installed in the
+    /// project; its first run runs everything and records).
+    #[arg(long)]
+    pub affected: bool,
     /// Leave captured stdout/stderr/log out of failure reports.
     #[arg(long)]
     pub no_capture_output: bool,

@@ -168,6 +168,7 @@ fn run_pytest(args: &RunArgs) -> u8 {
         failfast: args.failfast.then_some(true),
         maxfail: args.maxfail,
         last_failed: args.last_failed.then_some(true),
+        affected: args.affected.then_some(true),
         show_capture: Some(!args.no_capture_output),
         // A number is a number, as a tool's client would send it; the
         // rules are `params`'.

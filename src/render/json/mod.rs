@@ -14,6 +14,7 @@ use serde::ser::{SerializeSeq, Serializer};
 use serde_json::Value;
 
 use crate::budget::Truncation;
+use crate::model::affected::{Affected, AllRan};
 use crate::model::changes::Changes;
 use crate::model::{CollectionError, Run, TestResult, Xfail};
 
@@ -31,6 +32,9 @@ struct Answer<'a> {
     /// Only when pytest's cache recorded the last run: what changed since.
     #[serde(skip_serializing_if = "Option::is_none")]
     changes: Option<ChangesEntry<'a>>,
+    /// Only for a run with `affected`: what pytest-testmon selected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    affected: Option<AffectedEntry>,
     /// Only in an answer shortened to fit a budget: what it left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     truncated: Option<&'a Truncation>,
@@ -64,6 +68,26 @@ struct ChangesEntry<'a> {
     new_failures: IdsEntry<'a>,
     still_failing: IdsEntry<'a>,
     gone: IdsEntry<'a>,
+}
+
+/// pytest-testmon's selection (`model::affected`): the tests that ran,
+/// those left out, and why every test ran when all did.
+#[derive(Serialize)]
+struct AffectedEntry {
+    selected: usize,
+    left_out: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    all_ran: Option<&'static str>,
+}
+
+impl AffectedEntry {
+    fn of(a: &Affected, selected: usize) -> Self {
+        AffectedEntry {
+            selected,
+            left_out: a.left_out,
+            all_ran: a.all_ran.map(AllRan::as_str),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -162,6 +186,7 @@ fn answer(run: &Run) -> Answer<'_> {
             .changes
             .as_ref()
             .map(|c| ChangesEntry::of(c, usize::MAX)),
+        affected: run.affected.as_ref().map(|a| AffectedEntry::of(a, c.total)),
         truncated: None,
         failure_groups: None,
         tests: Tests::All(&run.tests),

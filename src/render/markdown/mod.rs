@@ -149,6 +149,10 @@ fn header(run: &Run) -> String {
     if let Some(since) = &run.changes {
         out.push_str(&changes::block(run, since));
     }
+    if let Some(affected) = &run.affected {
+        out.push_str(&affected.phrase(c.total));
+        out.push('\n');
+    }
     out
 }
 

@@ -293,6 +293,10 @@ pub fn build(
 /// a path.
 pub const NUMPROCESSES: &str = "--numprocesses";
 
+/// pytest-testmon's option that selects the affected tests, whatever else
+/// narrows the run; a pytest without the plugin refuses it by this name.
+pub const TESTMON_FORCESELECT: &str = "--testmon-forceselect";
+
 /// pytest's options for a run: verbosity, when to stop, capture, workers,
 /// `-m`, `-k`.
 fn run_options(p: &RunParams) -> Vec<OsString> {
@@ -317,6 +321,11 @@ fn run_options(p: &RunParams) -> Vec<OsString> {
         // Nothing recorded: nothing runs (pytest's default reruns all).
         arg("--last-failed");
         arg("--last-failed-no-failures=none");
+    }
+    if p.affected {
+        // Selects under -k, -m, --lf and test ids too, which plain
+        // --testmon turns its selection off for.
+        arg(TESTMON_FORCESELECT);
     }
     if !p.show_capture {
         arg("--show-capture=no");
@@ -369,8 +378,14 @@ fn environment(caps: Capabilities, ws: &Workspace, mode: &Mode<'_>) -> Vec<(OsSt
             env.push(("PYTEST_MCP_ITEMS".into(), "1".into()));
             env.push(("PYTHONDONTWRITEBYTECODE".into(), "1".into()));
         }
-        Mode::Run(p) if p.last_failed => env.push(("PYTEST_MCP_LAST_FAILED".into(), "1".into())),
-        Mode::Run(_) => {}
+        Mode::Run(p) => {
+            if p.last_failed {
+                env.push(("PYTEST_MCP_LAST_FAILED".into(), "1".into()));
+            }
+            if p.affected {
+                env.push(("PYTEST_MCP_AFFECTED".into(), "1".into()));
+            }
+        }
     }
     if caps.json_report {
         env.push((

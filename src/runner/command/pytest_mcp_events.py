@@ -36,7 +36,8 @@ Before a run changes pytest's cache, the process that collects (pytest
 alone, or the first xdist worker) writes a "lastrun" line: the ids the cache
 recorded as failing last time, and which of them this run would have
 collected and did not (renamed or deleted), so that pytest-mcp can say what
-changed since the last run.
+changed since the last run. With PYTEST_MCP_AFFECTED it writes an
+"affected" line: what pytest-testmon selected (see _affected).
 
 With PYTEST_MCP_JSON_REPORT set, pytest-mcp runs pytest-json-report with
 `--json-report-file=none --json-report-omit collectors keywords traceback`
@@ -56,6 +57,7 @@ _PATH = os.environ.get("PYTEST_MCP_EVENTS")
 _ITEMS = bool(os.environ.get("PYTEST_MCP_ITEMS"))
 _JSON_REPORT = os.environ.get("PYTEST_MCP_JSON_REPORT")
 _LAST_FAILED = bool(os.environ.get("PYTEST_MCP_LAST_FAILED"))
+_AFFECTED = bool(os.environ.get("PYTEST_MCP_AFFECTED"))
 _MAX_TEXT = 20000
 _fd = None
 # json.dumps(text, ensure_ascii=False) for a str, without building an encoder.
@@ -112,12 +114,37 @@ def _text(value):
     return text
 
 
+# Last: pytest-testmon has configured itself by then (for _affected).
+@pytest.hookimpl(trylast=True)
 def pytest_configure(config):
     global _worker, _config
     _config = config
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None:
         _worker = str(workerinput.get("workerid", "?"))
+    if _AFFECTED and _worker is None and not _ITEMS:
+        _affected(config)
+
+
+def _affected(config):
+    """With PYTEST_MCP_AFFECTED (pytest-mcp passes --testmon-forceselect):
+    the "affected" record, pytest-testmon's selection. It runs the tests
+    whose recorded code changed and the ones that failed last time, and
+    leaves the others out, most without collecting their files: those
+    within this run's paths are counted here, from its own list. When its
+    selection is off (`--no-testmon` in the project's options, ...), the
+    run stops at once with a usage error and the reason, which pytest-mcp
+    turns into a refusal of `affected`."""
+    tm_conf = getattr(config, "testmon_config", None)
+    select = config.pluginmanager.get_plugin("TestmonSelect")
+    data = getattr(config, "testmon_data", None)
+    if tm_conf is None or not tm_conf.select or select is None or data is None:
+        reason = str(getattr(tm_conf, "message", "") or "pytest-testmon is not loaded")
+        pytest.exit("pytest-mcp: affected needs pytest-testmon's selection: " + reason, returncode=4)
+    scope = _scope(config)
+    left_out = sum(1 for nodeid in select.deselected_tests if _in_scope(nodeid, scope))
+    _write(_line({"event": "affected", "new_db": bool(data.new_db),
+                  "packages_changed": bool(data.system_packages_change), "left_out": left_out}))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -308,7 +335,12 @@ def pytest_collection_modifyitems(session, config, items):
             record = None
         if record is not None:
             _write(_line(record))
+    order = {item.nodeid: i for i, item in enumerate(items)} if _AFFECTED else None
     yield
+    if order is not None:
+        # pytest-testmon runs the quickest first; the answer lists tests in
+        # collection order, as every other run's.
+        items.sort(key=lambda item: order.get(item.nodeid, len(order)))
 
 
 @pytest.hookimpl(tryfirst=True)
