@@ -5,8 +5,9 @@
 //! Each folder `golden/changes/<scenario>/` holds `inputs` (result files,
 //! as in tests/golden.rs), `last_run.json` (what pytest's cache recorded
 //! of the run before, as the event-log plugin reports it: `failed`, and
-//! `missing` for the ids this run would have collected and did not) and an
-//! optional `max_tokens`. The goldens of runs without a cache are
+//! `missing` for the ids this run would have collected and did not), an
+//! optional `affected.json` (a run with `affected`: what pytest-testmon
+//! selected) and an optional `max_tokens`. The goldens of runs without a cache are
 //! tests/golden.rs's, unchanged by this feature.
 //!
 //! To accept new output after reviewing it:
@@ -18,6 +19,7 @@ use pytest_mcp::budget::{Budget, DEFAULT_MCP_TOKENS};
 use pytest_mcp::frontend::report::{self, Input};
 use pytest_mcp::frontend::respond;
 use pytest_mcp::model::Run;
+use pytest_mcp::model::affected::{Affected, AllRan};
 use pytest_mcp::model::changes::{self, LastRun};
 use pytest_mcp::model::rerun::RerunHint;
 use pytest_mcp::render::structured;
@@ -57,8 +59,27 @@ fn run_of(scenario: &Path) -> Run {
     )
     .expect("a last run record");
     run.changes = Some(changes::since(&run, &last));
+    run.affected = affected_of(scenario);
     run.rerun_hint = Some(RerunHint::Tool);
     run
+}
+
+/// The scenario's optional `affected.json`: what pytest-testmon selected,
+/// as the event-log plugin reports it (`left_out`, and `all_ran`:
+/// `first_run` or `packages_changed`).
+fn affected_of(scenario: &Path) -> Option<Affected> {
+    let text = std::fs::read_to_string(scenario.join("affected.json")).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).expect("affected.json");
+    let all_ran = match value["all_ran"].as_str() {
+        None => None,
+        Some("first_run") => Some(AllRan::FirstRun),
+        Some("packages_changed") => Some(AllRan::PackagesChanged),
+        Some(other) => panic!("affected.json: all_ran {other:?}"),
+    };
+    Some(Affected {
+        left_out: value["left_out"].as_u64().expect("left_out") as usize,
+        all_ran,
+    })
 }
 
 fn budget_of(scenario: &Path) -> Budget {
