@@ -315,3 +315,95 @@ fn last_failed_reruns_exactly_the_failures_and_errors() {
     assert_eq!((c.total, c.failed, c.errors, c.passed), (1051, 1001, 50, 0));
     assert_eq!(problems(&again), problems(first));
 }
+
+/// The first id of each failure group an answer's text names: Markdown
+/// headings (`### FAILED: <id>`) and the one-line list under
+/// `### FAILURES (...)`; JSON's `failure_groups`, or, in a whole answer,
+/// every failing test (all groups).
+fn text_groups(format: Format, text: &str) -> Vec<String> {
+    let first_id = |line: &str| {
+        line.split_whitespace()
+            .find(|w| w.contains("::"))
+            .map(str::to_string)
+    };
+    if format == Format::Json {
+        let v: Value = serde_json::from_str(text).expect("JSON");
+        return match v["failure_groups"].as_array() {
+            Some(groups) => groups
+                .iter()
+                .filter_map(|g| g["ids"][0].as_str().map(str::to_string))
+                .collect(),
+            None => v["tests"]
+                .as_array()
+                .expect("tests")
+                .iter()
+                .filter(|t| t["outcome"] != "passed")
+                .filter_map(|t| t["node_id"].as_str().map(str::to_string))
+                .collect(),
+        };
+    }
+    let mut in_list = false;
+    let mut ids = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("### ") {
+            in_list = line.starts_with("### FAILURES");
+            ids.extend(first_id(line));
+        } else if in_list && line.starts_with("- ") {
+            ids.extend(first_id(line));
+        }
+    }
+    ids
+}
+
+/// Whether a structured result's group names `id`: the id itself, or the
+/// parametrized function it is a case of.
+fn names(structured: &Value, id: &str) -> bool {
+    let groups = structured["failures"].as_array().expect("failures");
+    groups.iter().any(|g| {
+        g["node_ids"].as_array().is_some_and(|ids| {
+            ids.iter().filter_map(Value::as_str).any(|named| {
+                named == id || id.strip_prefix(named).is_some_and(|r| r.starts_with('['))
+            })
+        })
+    })
+}
+
+/// Claude Code shows a model only `structuredContent`: at every budget it
+/// names each failure group the text names, in its own `failures` (one id
+/// each at the least), within the budget, in both formats.
+#[test]
+fn the_structured_result_names_every_group_the_text_names() {
+    for max in [200, 400, 1_000, 8_000] {
+        for format in [Format::Markdown, Format::Json] {
+            let t = respond::tool_run(run(), format, &Budget::tokens(max));
+            let respond::Answer::Text { text, .. } = &t.answer else {
+                panic!("not a result: {:?}", t.answer);
+            };
+            let structured = t.structured.expect("a structured result");
+            let compact = serde_json::to_string(&structured).expect("JSON");
+            let groups = text_groups(format, text);
+            println!(
+                "max_tokens {max}, {format:?}: text {} tokens, {} groups; structured {} tokens, {} groups",
+                tokens(text),
+                groups.len(),
+                tokens(&compact),
+                structured["failures"].as_array().map_or(0, Vec::len)
+            );
+            assert!(
+                max < 8_000 || groups.len() == GROUPS.len(),
+                "{format:?} at {max}: every group\n{text}"
+            );
+            assert!(
+                max > 200 || format == Format::Json || groups.len() >= 3,
+                "the text at 200 tokens names 3 groups\n{text}"
+            );
+            for id in &groups {
+                assert!(
+                    names(&structured, id),
+                    "{format:?} at {max}: the text names {id}, the structured result does not\n{text}\n{structured:#}"
+                );
+            }
+            assert!(tokens(&compact) <= max, "{format:?} at {max}: {compact}");
+        }
+    }
+}

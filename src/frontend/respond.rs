@@ -374,7 +374,7 @@ const FULL_RESULT_TOKENS: usize = 24;
 fn tool_answer<R: Structured>(
     format: Format,
     budget: &Budget,
-    structured: impl FnOnce(&Budget) -> R,
+    structured: impl Fn(&Budget) -> R,
     text: impl Fn(&Budget) -> Fitted,
     answer: impl FnOnce(Fitted) -> Answer,
     full: impl FnOnce() -> String,
@@ -383,14 +383,23 @@ fn tool_answer<R: Structured>(
     // Room for the server to add `full_result` (the kept result's URI).
     let room = budget.beside("", FULL_RESULT_TOKENS);
     let (mut r, fitted, carried_shortened) = if format == Format::Markdown {
-        let (n, d) = STRUCTURED_SHARE;
-        let (r, carried) =
-            render::structured::with_markdown(structured(&room.part(n, d)), &room, &text);
         // The text has the whole budget to itself: a client that shows the
-        // text shows only that. Whole, the two are the same.
-        match carried.truncation {
-            None => (r, carried, false),
-            Some(_) => (r, text(budget), true),
+        // text shows only that.
+        let whole_text = text(budget);
+        let (n, d) = STRUCTURED_SHARE;
+        let fields = structured(&room.part(n, d));
+        if fields.omits_more_than(whole_text.truncation.as_ref()) {
+            // A budget too small for both: the structured result's own
+            // fields name what the text names, with all the room, and
+            // carry no Markdown (it would be a stub).
+            (structured(&room), whole_text, false)
+        } else {
+            let (r, carried) = render::structured::with_markdown(fields, &room, &text);
+            // Whole, the carried Markdown and the text are the same.
+            match carried.truncation {
+                None => (r, carried, false),
+                Some(_) => (r, whole_text, true),
+            }
         }
     } else {
         (structured(&room), text(budget), false)

@@ -101,7 +101,8 @@ fn unreadable_inputs_name_the_first_and_list_all() {
 
 /// In Markdown, the structured result carries the answer (a client may
 /// show a model only the structured result), within the budget with
-/// room for the kept result's URI; the text keeps the whole budget, the
+/// room for the kept result's URI, unless the budget is too small for
+/// both: then its own fields name the groups; the text keeps the whole budget, the
 /// same Markdown when it is whole. In JSON, no Markdown is carried.
 #[test]
 fn a_markdown_answer_is_carried_by_its_structured_result_within_the_budget() {
@@ -116,8 +117,19 @@ fn a_markdown_answer_is_carried_by_its_structured_result_within_the_budget() {
             panic!("{:?}", tool.answer)
         };
         let structured = tool.structured.expect("structured");
-        let carried = structured["markdown"].as_str().expect("markdown");
-        assert!(carried.starts_with("Test FAILURE") && carried.len() <= text.len());
+        match structured["markdown"].as_str() {
+            Some(carried) => {
+                assert!(carried.starts_with("Test FAILURE") && carried.len() <= text.len())
+            }
+            // Too small a budget for both: the groups the text names are
+            // in the structured result's own fields.
+            None => assert!(
+                structured["failures"]
+                    .as_array()
+                    .is_some_and(|g| g.len() >= 3),
+                "{max}: {structured}"
+            ),
+        }
         let n = count_tokens(&structured.to_string());
         assert!(n + FULL_RESULT_TOKENS <= max, "{n} tokens at {max}");
         let m = count_tokens(text);

@@ -9,9 +9,10 @@
 //! counts the rest (`more`). A value is bounded by a [`Budget`] (the
 //! answer's, or a share of it when it carries the Markdown answer, see
 //! [`with_markdown`]): when its compact JSON does not fit, one id is named
-//! per group, then the smallest groups (discovery: the last test
-//! functions) and the last collection errors are left out, and `truncated`
-//! says what went; the counts always stay exact.
+//! per group, messages are shortened then left out, then the smallest
+//! groups (discovery: the last test functions) and the last collection
+//! errors are left out, and `truncated` says what went; the counts always
+//! stay exact.
 
 use std::collections::BTreeMap;
 
@@ -27,6 +28,9 @@ use crate::text::first_line;
 
 /// Longest message kept in a group or a collection error, in characters.
 const MAX_MESSAGE_CHARS: usize = 300;
+/// Characters of a group's message kept when the whole message does not
+/// fit the budget: the exception and the start of what it says.
+const SHORT_MESSAGE_CHARS: usize = 80;
 /// Ids a group names: enough to run one or a few; `more` counts the rest,
 /// and `last_failed` or the group's function id reruns them all. When the
 /// value does not fit its budget, one.
@@ -134,7 +138,9 @@ pub struct FailureGroup {
     pub kind: String,
     /// Tests in the group.
     pub count: usize,
-    /// The first line of the first test's message.
+    /// The first line of the first test's message (absent when a small
+    /// budget left messages out).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
     /// Where it crashed: `path:line`, or a stack frame.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -409,7 +415,13 @@ fn file_errors(errors: &[CollectionError]) -> Vec<FileError> {
 
 /// `text` cut to [`MAX_MESSAGE_CHARS`] characters, with `…` when cut.
 fn short(text: &str) -> String {
-    match text.char_indices().nth(MAX_MESSAGE_CHARS) {
+    cut_chars(text, MAX_MESSAGE_CHARS)
+}
+
+/// `text` cut to `max` characters, with `…` when cut (nothing at 0).
+fn cut_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some(_) if max == 0 => String::new(),
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text.to_string(),
     }
@@ -462,8 +474,9 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-/// `result` within `budget`: fewer ids per group, then fewer groups (the
-/// smallest go first), until its compact JSON fits; when not even the
+/// `result` within `budget`: fewer ids per group, then shorter messages,
+/// then none, then fewer groups (the last go first: the smallest of those
+/// seen before), until its compact JSON fits; when not even the
 /// counts and the collection errors fit, fewer collection errors and no
 /// group.
 fn fit_run(mut r: RunResult, budget: &Budget) -> RunResult {
@@ -477,6 +490,59 @@ fn fit_run(mut r: RunResult, budget: &Budget) -> RunResult {
         t.tests_omitted = unnamed(&r.failures);
         r.truncated = Some(t.clone());
         if fits(budget, &r) {
+            return r;
+        }
+    }
+    // Every group kept with one line, as the text keeps them: messages
+    // shortened, then left out from the last groups up, before any group.
+    if r.failures
+        .iter()
+        .any(|g| g.message.chars().count() > SHORT_MESSAGE_CHARS)
+    {
+        for g in &mut r.failures {
+            g.message = cut_chars(&g.message, SHORT_MESSAGE_CHARS);
+        }
+        t.dropped.push("long messages".into());
+        r.truncated = Some(t.clone());
+        if fits(budget, &r) {
+            return r;
+        }
+    }
+    if r.failures
+        .iter()
+        .any(|g| !g.message.is_empty() || g.at.is_some())
+    {
+        // Messages left out include the long ones shortened before.
+        t.dropped.retain(|d| d != "long messages");
+        t.dropped.push("messages".into());
+        r.truncated = Some(t.clone());
+        let lines: Vec<(String, Option<String>)> = r
+            .failures
+            .iter()
+            .map(|g| (g.message.clone(), g.at.clone()))
+            .collect();
+        // The first `k` groups with their message and place, not the rest.
+        let keep = |r: &mut RunResult, k: usize| {
+            for (i, (g, (message, at))) in r.failures.iter_mut().zip(&lines).enumerate() {
+                (g.message, g.at) = if i < k {
+                    (message.clone(), at.clone())
+                } else {
+                    (String::new(), None)
+                };
+            }
+        };
+        let k = largest_fitting(lines.len(), |k| {
+            keep(&mut r, k);
+            fits(budget, &r)
+        });
+        keep(&mut r, k);
+        if fits(budget, &r) {
+            if k > 0 {
+                t.dropped.pop();
+                t.dropped
+                    .push(format!("messages beyond the first {k} groups"));
+                r.truncated = Some(t);
+            }
             return r;
         }
     }
@@ -515,6 +581,10 @@ pub trait Structured: Serialize {
     fn errors(&mut self) -> &mut Vec<FileError>;
     fn truncated(&mut self) -> &mut Option<Truncation>;
     fn markdown(&mut self) -> &mut Option<String>;
+    /// Whether it leaves out items (failure groups) that `text`, the
+    /// answer's text fitted to the same budget, names: then it needs more
+    /// of the budget for its own fields than a share.
+    fn omits_more_than(&self, text: Option<&Truncation>) -> bool;
 }
 
 /// Tries at fitting the Markdown beside a structured result before giving
@@ -565,6 +635,10 @@ impl Structured for RunResult {
     fn markdown(&mut self) -> &mut Option<String> {
         &mut self.markdown
     }
+    fn omits_more_than(&self, text: Option<&Truncation>) -> bool {
+        let omitted = |t: Option<&Truncation>| t.map_or(0, |t| t.groups_omitted);
+        omitted(self.truncated.as_ref()) > omitted(text)
+    }
 }
 
 impl Structured for DiscoveryResult {
@@ -580,6 +654,12 @@ impl Structured for DiscoveryResult {
     }
     fn markdown(&mut self) -> &mut Option<String> {
         &mut self.markdown
+    }
+    fn omits_more_than(&self, text: Option<&Truncation>) -> bool {
+        // Test functions left out, counted by their cases, as the text
+        // counts the tests it does not list.
+        let omitted = |t: Option<&Truncation>| t.map_or(0, |t| t.tests_omitted);
+        omitted(self.truncated.as_ref()) > omitted(text)
     }
 }
 

@@ -148,7 +148,8 @@ fn a_few_ids_are_named_and_one_to_fit_the_budget() {
     assert_eq!(t.max_tokens, Some(limit));
 }
 
-/// Many groups: the smallest go, each still counted.
+/// Many groups: their messages go, then the smallest groups, each still
+/// counted.
 #[test]
 fn the_smallest_groups_go_when_fewer_ids_are_not_enough() {
     let run = crate::model::testing::distinct_failures(300);
@@ -158,7 +159,9 @@ fn the_smallest_groups_go_when_fewer_ids_are_not_enough() {
         let used = tokens_of(&r);
         assert!(used <= limit, "{used} > {limit}");
         let t = r.truncated.clone().expect("truncated");
-        assert_eq!(t.dropped, ["failure groups"]);
+        // Messages go before groups: each group kept names its test.
+        assert_eq!(t.dropped, ["messages", "failure groups"]);
+        assert!(r.failures.iter().all(|g| g.message.is_empty()));
         assert_eq!(t.groups_omitted, 300 - r.failures.len());
         assert_eq!(t.tests_omitted, t.groups_omitted);
         // The largest number of groups that fits: one more would not.
@@ -204,7 +207,10 @@ fn a_tiny_budget_keeps_the_counts() {
     assert_eq!(r.summary.failed, 50);
     let t = r.truncated.expect("truncated");
     // Every case of test_total failed: one id named them all.
-    assert_eq!(t.dropped, ["failure groups", "collection errors"]);
+    assert_eq!(
+        t.dropped,
+        ["messages", "failure groups", "collection errors"]
+    );
     assert_eq!((t.groups_omitted, t.tests_omitted), (1, 50));
 }
 
