@@ -370,7 +370,9 @@ const FULL_RESULT_TOKENS: usize = 24;
 /// Markdown, the structured result's own fields take at most
 /// [`STRUCTURED_SHARE`] of `budget` and it carries the Markdown, fitted to
 /// the rest: the same as the text when that is whole, else shortened a
-/// little more than the text.
+/// little more than the text. When neither its fields nor the Markdown it
+/// carries then name every failure group the text names (a small budget),
+/// its fields take the whole budget and it carries no Markdown.
 fn tool_answer<R: Structured>(
     format: Format,
     budget: &Budget,
@@ -387,14 +389,18 @@ fn tool_answer<R: Structured>(
         // text shows only that.
         let whole_text = text(budget);
         let (n, d) = STRUCTURED_SHARE;
-        let fields = structured(&room.part(n, d));
-        if fields.omits_more_than(whole_text.truncation.as_ref()) {
-            // A budget too small for both: the structured result's own
-            // fields name what the text names, with all the room, and
-            // carry no Markdown (it would be a stub).
-            (structured(&room), whole_text, false)
+        let text_omits = R::omitted(whole_text.truncation.as_ref());
+        let (mut r, carried) =
+            render::structured::with_markdown(structured(&room.part(n, d)), &room, &text);
+        let fields_omit = R::omitted(r.truncated().as_ref());
+        let carried_omits = R::omitted(carried.truncation.as_ref());
+        if fields_omit > text_omits && carried_omits > text_omits {
+            // A budget too small for both to name what the text names: the
+            // structured result's own fields do, with all the room, and
+            // carry no Markdown (it would be a stub); the complete result
+            // is kept.
+            (structured(&room), whole_text, true)
         } else {
-            let (r, carried) = render::structured::with_markdown(fields, &room, &text);
             // Whole, the carried Markdown and the text are the same.
             match carried.truncation {
                 None => (r, carried, false),

@@ -581,10 +581,10 @@ pub trait Structured: Serialize {
     fn errors(&mut self) -> &mut Vec<FileError>;
     fn truncated(&mut self) -> &mut Option<Truncation>;
     fn markdown(&mut self) -> &mut Option<String>;
-    /// Whether it leaves out items (failure groups) that `text`, the
-    /// answer's text fitted to the same budget, names: then it needs more
-    /// of the budget for its own fields than a share.
-    fn omits_more_than(&self, text: Option<&Truncation>) -> bool;
+    /// What a shortened rendering of this kind left out, counted as its
+    /// text counts it: failure groups (a run), tests (a discovery). The
+    /// structured result should leave out no more than the answer's text.
+    fn omitted(t: Option<&Truncation>) -> usize;
 }
 
 /// Tries at fitting the Markdown beside a structured result before giving
@@ -635,9 +635,8 @@ impl Structured for RunResult {
     fn markdown(&mut self) -> &mut Option<String> {
         &mut self.markdown
     }
-    fn omits_more_than(&self, text: Option<&Truncation>) -> bool {
-        let omitted = |t: Option<&Truncation>| t.map_or(0, |t| t.groups_omitted);
-        omitted(self.truncated.as_ref()) > omitted(text)
+    fn omitted(t: Option<&Truncation>) -> usize {
+        t.map_or(0, |t| t.groups_omitted)
     }
 }
 
@@ -655,11 +654,10 @@ impl Structured for DiscoveryResult {
     fn markdown(&mut self) -> &mut Option<String> {
         &mut self.markdown
     }
-    fn omits_more_than(&self, text: Option<&Truncation>) -> bool {
+    fn omitted(t: Option<&Truncation>) -> usize {
         // Test functions left out, counted by their cases, as the text
         // counts the tests it does not list.
-        let omitted = |t: Option<&Truncation>| t.map_or(0, |t| t.tests_omitted);
-        omitted(self.truncated.as_ref()) > omitted(text)
+        t.map_or(0, |t| t.tests_omitted)
     }
 }
 

@@ -199,8 +199,11 @@ async def test_a_shortened_answer_links_its_complete_result(make_project, connec
     assert group["count"] == 1100 and len(group["node_ids"]) == 5 and group["more"] == 1095, group
     s = result.structured_content
     assert s["summary"]["failed"] == 1100 and s["summary"]["passed"] == 100, s["summary"]
-    truncated = s["truncated"]
-    assert truncated["max_tokens"] == 300 and truncated["tests_omitted"] > 0, truncated
+    # 300 tokens hold the text or the structured fields, not both: the
+    # fields name the group (as the text does) and carry no Markdown.
+    (group,) = s["failures"]
+    assert group["count"] == 1100 and group["node_ids"][0] == "tests/test_many.py::test_case[1]", group
+    assert "markdown" not in s, s
     assert link.uri == s["full_result"] == "pytest-mcp://runs/1", (link, s.get("full_result"))
     assert link.mime_type == "application/json", link
     assert [r.uri for r in listed.resources] == [link.uri], listed
@@ -246,13 +249,13 @@ async def test_a_shortened_markdown_or_json_answer_links_its_complete_result(pro
         failed = sum(t["outcome"] == "failed" for t in whole["tests"])
         assert failed == s["summary"]["failed"], (failed, s["summary"])
         assert s["truncated"]["max_tokens"] == 300 and s["full_result"] == links_of(result)[0].uri, s
-    # Within 300 tokens, the Markdown's structured result leaves its groups
-    # to the Markdown it carries; the JSON's keeps the largest.
+    # Within 300 tokens the text lists all 5 groups, one line each; the
+    # Markdown the structured result could carry beside its fields would
+    # list 2, so its fields name the 5 instead, and it carries none. The
+    # JSON's keeps the largest first.
     md = markdown.structured_content
-    # It is shortened a little more than the text, which has the budget to itself.
-    carried = md["markdown"]
-    assert carried.startswith("Test FAILURE (") and "::test_total" in carried, md
-    assert "Shortened to fit 300 tokens" in carried and len(carried) <= len(markdown_of(markdown)), md
+    assert [g["count"] for g in md["failures"]] == [400, 350, 250, 50, 1], md
+    assert "markdown" not in md, md
     assert as_json.structured_content["failures"][0]["count"] == 400, as_json.structured_content
     assert wholes[0]["json_report"] is None and wholes[1]["json_report"]["tests"], sorted(wholes[1])
     figure(
