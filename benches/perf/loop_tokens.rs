@@ -88,6 +88,9 @@ pub fn run(env: &Env) {
     );
     println!("|---|---|---|---|---|---|");
     let mut totals = [0usize; 3];
+    // Tests run, from the status line (`— N run`) of pytest-mcp's answers;
+    // pytest -q runs the whole suite, as `run` does.
+    let mut ran = [0usize; 2];
     let mut first_lines = Vec::new();
     for step in STEPS {
         let mut counts = [0usize; 3];
@@ -97,6 +100,9 @@ pub fn run(env: &Env) {
             }
             let text = answer(env, dir, i);
             counts[i] = tokens::count_tokens(&text);
+            if i > 0 {
+                ran[i - 1] += tests_run(&text);
+            }
             if i == 2 {
                 first_lines.push((step.what, head(&text)));
             }
@@ -117,6 +123,12 @@ pub fn run(env: &Env) {
         "| **the whole loop** | **{q}** | **{run}** | **{:.0}%** | **{affected}** | **{:.0}%** |\n",
         100.0 * run as f64 / q as f64,
         100.0 * affected as f64 / q as f64
+    );
+    println!(
+        "Tests run over the loop: {} by pytest -q and pytest-mcp run, {} by pytest-mcp run --affected ({:.0}%).\n",
+        ran[0],
+        ran[1],
+        100.0 * ran[1] as f64 / ran[0] as f64
     );
     println!("What `pytest-mcp run --affected` said first at each step:\n");
     println!("```text");
@@ -145,6 +157,16 @@ fn answer(env: &Env, dir: &Path, i: usize) -> String {
         c.arg("--affected");
     }
     stdout_of(&mut c)
+}
+
+/// The tests an answer's status line says ran (`Test ... — 14 run, ...`).
+fn tests_run(text: &str) -> usize {
+    let status = text.lines().next().unwrap_or_default();
+    status
+        .split_once(" — ")
+        .and_then(|(_, counts)| counts.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
 }
 
 /// The status line and the lines before the first section.

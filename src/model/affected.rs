@@ -40,18 +40,19 @@ pub struct Affected {
 }
 
 impl Affected {
-    /// The Markdown's line, for a run of `ran` tests.
+    /// The Markdown's line, for a run of `ran` tests: short, it is in
+    /// every answer of the loop (what ran is the tests that ran changed
+    /// code and the ones failing before, as the tool's description says).
     pub fn phrase(&self, ran: usize) -> String {
-        let tests = crate::text::plural(ran, "test", "tests");
         match self.all_ran {
             Some(AllRan::FirstRun) => format!(
-                "Affected only (pytest-testmon): its first run here, so all {tests} ran while it records the code each runs; the next run with affected runs only what the changes touch."
+                "Affected only (pytest-testmon): first run, so all {ran} ran while it records the code each test runs."
             ),
             Some(AllRan::PackagesChanged) => format!(
-                "Affected only (pytest-testmon): the installed packages changed, so all {tests} ran."
+                "Affected only (pytest-testmon): the installed packages changed, so all {ran} ran."
             ),
             None => format!(
-                "Affected only (pytest-testmon): {tests} ran (touched by the changes, or failing before), {} left out as unaffected.",
+                "Affected only (pytest-testmon): {ran} ran, {} unaffected left out.",
                 self.left_out
             ),
         }
@@ -70,7 +71,7 @@ mod tests {
         };
         assert_eq!(
             narrowed.phrase(4),
-            "Affected only (pytest-testmon): 4 tests ran (touched by the changes, or failing before), 10 left out as unaffected."
+            "Affected only (pytest-testmon): 4 ran, 10 unaffected left out."
         );
         let first = Affected {
             left_out: 0,
@@ -79,12 +80,12 @@ mod tests {
         assert!(
             first
                 .phrase(14)
-                .contains("all 14 tests ran while it records")
+                .contains("first run, so all 14 ran while it records")
         );
         let packages = Affected {
             left_out: 0,
             all_ran: Some(AllRan::PackagesChanged),
         };
-        assert!(packages.phrase(1).contains("all 1 test ran"));
+        assert!(packages.phrase(1).contains("so all 1 ran"));
     }
 }
