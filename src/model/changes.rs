@@ -137,6 +137,14 @@ impl Changes {
         s
     }
 
+    /// Nothing failed last time or now (within this run's selection).
+    pub fn is_empty(&self) -> bool {
+        self.new_failures.is_empty()
+            && self.fixed.is_empty()
+            && self.still_failing.is_empty()
+            && self.gone.is_empty()
+    }
+
     /// The new failures' ids, to look up.
     pub fn new_set(&self) -> HashSet<&str> {
         self.new_failures.iter().map(String::as_str).collect()

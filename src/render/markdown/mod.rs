@@ -146,7 +146,8 @@ fn header(run: &Run) -> String {
         run.duration_secs(),
         phrase_of(&c)
     );
-    if let Some(since) = &run.changes {
+    // A run passing as the last did: the status line says it all.
+    if let Some(since) = run.changes.as_ref().filter(|c| !c.is_empty()) {
         out.push_str(&changes::block(run, since));
     }
     if let Some(affected) = &run.affected {

@@ -155,3 +155,26 @@ fn a_group_names_its_tests_compressed() {
     );
     assert_eq!(md.matches("### FAILED").count(), 1, "{md}");
 }
+
+/// A run passing as the last one did says nothing of changes; one that
+/// fixed a test says so.
+#[test]
+fn a_run_passing_as_the_last_did_has_no_changes_line() {
+    use crate::model::changes::Changes;
+    let mut run = Run {
+        tests: vec![TestResult::new("t.py::test_a", Outcome::Passed)],
+        changes: Some(Changes::default()),
+        ..Run::default()
+    };
+    let md = super::render(&run);
+    assert!(!md.contains("Since the last run"), "{md}");
+    run.changes = Some(Changes {
+        fixed: vec!["t.py::test_a".into()],
+        ..Changes::default()
+    });
+    let md = super::render(&run);
+    assert!(
+        md.contains("Since the last run: 1 fixed, 0 new failures, 0 still failing"),
+        "{md}"
+    );
+}
