@@ -417,6 +417,15 @@ fn the_structured_result_names_every_group_the_text_names() {
                 );
             }
             assert!(tokens(&compact) <= max, "{format:?} at {max}: {compact}");
+            if format == Format::Markdown && structured.get("markdown").is_none() {
+                let dropped = &structured["truncated"]["dropped"];
+                assert!(
+                    dropped
+                        .as_array()
+                        .is_some_and(|d| d.contains(&"markdown".into())),
+                    "it says it left the Markdown out: {dropped}"
+                );
+            }
         }
     }
 }

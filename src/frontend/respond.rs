@@ -360,8 +360,14 @@ impl ToolAnswer {
 /// Markdown too (`render::structured::with_markdown`), which gets the rest.
 const STRUCTURED_SHARE: (usize, usize) = (1, 4);
 
-/// What `"full_result":"pytest-mcp://runs/<n>"` takes, with room to spare.
-const FULL_RESULT_TOKENS: usize = 24;
+/// Tries at fitting a structured result that says it left out the
+/// Markdown (each takes off what the last was over by).
+const MARKDOWN_TRIES: usize = 3;
+
+/// What `,"full_result":"pytest-mcp://runs/<n>"` takes: 13 o200k tokens
+/// for run 1, 15 for run 999,999 (a server keeps the last few), 16 to be
+/// safe.
+const FULL_RESULT_TOKENS: usize = 16;
 
 /// A tool's answer: its text (made by `text` for a budget, then `answer`)
 /// and its structured result (made by `structured`), each within `budget`
@@ -397,9 +403,28 @@ fn tool_answer<R: Structured>(
         if fields_omit > text_omits && carried_omits > text_omits {
             // A budget too small for both to name what the text names: the
             // structured result's own fields do, with all the room, and
-            // carry no Markdown (it would be a stub); the complete result
-            // is kept.
-            (structured(&room), whole_text, true)
+            // carry no Markdown (it would be a stub), which `truncated`
+            // says; the complete result is kept.
+            let without_markdown = |b: &Budget| {
+                let mut r = structured(b);
+                r.truncated()
+                    .get_or_insert_with(|| Truncation::new(&room))
+                    .dropped
+                    .push("markdown".into());
+                r
+            };
+            // Fitted to the room less what saying so took over it.
+            let mut slack = 0;
+            let mut r = without_markdown(&room);
+            for _ in 0..MARKDOWN_TRIES {
+                let json = serde_json::to_string(&r).unwrap_or_default();
+                if room.fits(&json) {
+                    break;
+                }
+                slack += room.excess(&json).max(1);
+                r = without_markdown(&room.beside("", slack));
+            }
+            (r, whole_text, true)
         } else {
             // Whole, the carried Markdown and the text are the same.
             match carried.truncation {

@@ -178,3 +178,14 @@ fn a_tool_answer_keeps_the_whole_result_only_when_it_was_shortened() {
     );
     assert!(refused.structured.is_none() && refused.full.is_none());
 }
+
+/// The room kept for the server's `full_result` holds it, up to run
+/// 999,999.
+#[test]
+fn the_room_for_full_result_holds_it() {
+    use crate::budget::count_tokens;
+    for n in [1, 42, 999_999] {
+        let added = format!(r#","full_result":"pytest-mcp://runs/{n}""#);
+        assert!(count_tokens(&added) <= FULL_RESULT_TOKENS, "{added}");
+    }
+}
