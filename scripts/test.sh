@@ -6,7 +6,10 @@
 # (tests/mcp_load.rs, the 5,000-case test of tests/discovery.rs: ignored by
 # a plain `cargo test`, run here with --ignored), then the Python wheel
 # (scripts/wheel-check.sh: built, installed into a fresh venv, the installed
-# command's --version and an MCP handshake per README client configuration).
+# command's --version and an MCP handshake per README client configuration),
+# the packaged crate built (tests/release.rs, ignored) and the sdist
+# (scripts/sdist-check.sh: built, installed with pip into a fresh venv,
+# --version and an MCP handshake).
 # Ends with one line totalling cargo's test results.
 # Usage: bash scripts/test.sh
 set -euo pipefail
@@ -19,8 +22,9 @@ trap 'rm -f "$log"' EXIT
 cargo clippy --all-targets -- -D warnings
 cargo fmt --check
 cargo test --all-targets 2>&1 | tee "$log"
-cargo test --test mcp_load --test discovery -- --ignored 2>&1 | tee -a "$log"
+cargo test --test mcp_load --test discovery --test release -- --ignored 2>&1 | tee -a "$log"
 bash scripts/wheel-check.sh 2>&1 | tee -a "$log"
+bash scripts/sdist-check.sh 2>&1 | tee -a "$log"
 # Sum the "test result: ok. N passed; M failed" lines of every test binary.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
      END { printf "%d passed, %d failed\n", p, f }' "$log"

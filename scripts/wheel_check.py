@@ -63,6 +63,7 @@ def check_metadata(venv: Path, project: dict) -> None:
         "License-Expression": [project["license"]],
         "Summary": [project["description"]],
         "Requires-Python": [project["requires-python"]],
+        "License-File": project["license-files"],
     }
     for key, value in expected.items():
         if meta.get(key) != value:

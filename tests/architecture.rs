@@ -84,6 +84,133 @@ fn the_checks_catch_a_renderer_using_the_runner() {
     }
 }
 
+/// Inside each folder the files depend one way: a file's references to its
+/// siblings (`super::x`, `crate::<folder>::x`; the folder's `mod.rs` aside,
+/// which declares them) form no cycle.
+#[test]
+fn the_files_of_each_folder_form_no_cycle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let folders = sibling_graphs(&read_tree(&src));
+    // Not vacuous: the Markdown renderer's files use one another.
+    let markdown = folders
+        .get(&vec!["render".to_string(), "markdown".to_string()])
+        .expect("render/markdown is a folder");
+    assert!(
+        markdown.values().any(|used| !used.is_empty()),
+        "{markdown:?}"
+    );
+    let cycles: Vec<String> = folders
+        .iter()
+        .filter_map(|(folder, graph)| {
+            find_cycle(graph).map(|c| format!("{}: {}", folder.join("/"), c.join(" -> ")))
+        })
+        .collect();
+    assert_eq!(cycles, Vec::<String>::new());
+}
+
+/// The check finds a circle between two files of a folder, through
+/// `super::` or `crate::` paths, grouped or not.
+#[test]
+fn a_circle_inside_a_folder_is_found() {
+    let one_way = [
+        ("model/mod.rs", "pub mod crash;\npub mod groups;\n"),
+        ("model/crash.rs", "pub fn line() {}\n"),
+        ("model/groups.rs", "use super::crash::line;\n"),
+    ];
+    let graphs = sibling_graphs(&files(&one_way));
+    assert_eq!(find_cycle(&graphs[&vec!["model".to_string()]]), None);
+    for back in [
+        "use super::groups::shape;",
+        "use super::{groups, outcome};",
+        "fn f() { crate::model::groups::shape(); }",
+    ] {
+        let mut tree = files(&one_way);
+        tree.push((PathBuf::from("model/crash.rs"), back.to_string()));
+        let graphs = sibling_graphs(&tree);
+        assert!(
+            find_cycle(&graphs[&vec!["model".to_string()]]).is_some(),
+            "{back} went unnoticed"
+        );
+    }
+}
+
+/// Per folder (module path), the graph of its files' uses of one another.
+fn sibling_graphs(tree: &[(PathBuf, String)]) -> BTreeMap<Vec<String>, Graph> {
+    let code: Vec<(Vec<String>, bool, String)> = tree
+        .iter()
+        .map(|(file, text)| {
+            let is_mod = file.file_name().is_some_and(|n| n == "mod.rs");
+            (
+                module_path(file),
+                is_mod,
+                without_comments_and_strings(text),
+            )
+        })
+        .collect();
+    let mut test_files: BTreeSet<Vec<String>> = BTreeSet::new();
+    for (path, _, text) in &code {
+        for name in test_modules(text) {
+            let mut p = path.clone();
+            p.push(name);
+            test_files.insert(p);
+        }
+    }
+    let mut folders: BTreeMap<Vec<String>, Graph> = BTreeMap::new();
+    for (path, is_mod, _) in &code {
+        if !is_mod && path.len() >= 2 && !test_files.contains(path) {
+            let folder = path[..path.len() - 1].to_vec();
+            let name = path[path.len() - 1].clone();
+            folders.entry(folder).or_default().entry(name).or_default();
+        }
+    }
+    for (path, is_mod, text) in &code {
+        if *is_mod || path.len() < 2 || test_files.contains(path) {
+            continue;
+        }
+        let folder = path[..path.len() - 1].to_vec();
+        let name = &path[path.len() - 1];
+        let Some(graph) = folders.get_mut(&folder) else {
+            continue;
+        };
+        let siblings: BTreeSet<String> = graph.keys().cloned().collect();
+        let text = without_test_items(text);
+        let mut prefixes = vec!["super::".to_string()];
+        prefixes.push(format!("crate::{}::", folder.join("::")));
+        let mut used = BTreeSet::new();
+        for prefix in &prefixes {
+            used.extend(names_after(&text, prefix));
+        }
+        let edges = graph.entry(name.clone()).or_default();
+        for other in used {
+            if other != *name && siblings.contains(&other) {
+                edges.insert(other);
+            }
+        }
+    }
+    folders
+}
+
+/// The first names after each `prefix` (not itself part of a longer
+/// path): `prefix::x` gives `x`, `prefix::{x, y::z}` gives `x` and `y`.
+fn names_after(code: &str, prefix: &str) -> BTreeSet<String> {
+    let bytes = code.as_bytes();
+    let mut found = BTreeSet::new();
+    for (at, _) in code.match_indices(prefix) {
+        let before = at.checked_sub(1).map(|b| bytes[b] as char);
+        if before.is_some_and(|c| is_ident(c) || c == ':') {
+            continue;
+        }
+        let rest = code[at + prefix.len()..].trim_start();
+        match rest.strip_prefix('{') {
+            Some(group) => found.extend(group_heads(group)),
+            None => {
+                found.insert(rest.chars().take_while(|&c| is_ident(c)).collect());
+            }
+        }
+    }
+    found
+}
+
 fn files(list: &[(&str, &str)]) -> Vec<(PathBuf, String)> {
     list.iter()
         .map(|(p, s)| (PathBuf::from(p), s.to_string()))

@@ -14,6 +14,7 @@ mod mcp_suite;
 fn the_server_works_with_the_mcp_python_sdk() {
     mcp_suite::run_python_suite(
         "the MCP tests (tests/mcp)",
+        "mcp",
         &["tests/mcp", "--ignore=tests/mcp/test_load.py", "-n", "2"],
     );
 }

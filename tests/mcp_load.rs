@@ -19,6 +19,7 @@ mod mcp_suite;
 fn the_server_holds_up_under_load() {
     mcp_suite::run_python_suite(
         "the MCP load tests (tests/mcp/test_load.py)",
+        "mcp_load",
         &["tests/mcp/test_load.py"],
     );
 }

@@ -3,7 +3,6 @@
 //! test's `def`.
 
 use super::TestResult;
-use super::groups::is_framework_frame;
 use crate::pytest_text::{self, frame_line, is_project_path};
 
 /// A file and a 1-based line in it (none when unknown).
@@ -129,6 +128,37 @@ fn frame_path(frame: &str) -> Option<CrashLine<'_>> {
 /// with `/` and the other (an absolute path and a relative one).
 fn same_file(a: &str, b: &str) -> bool {
     pytest_text::paths_match(a, b) || pytest_text::paths_match(b, a)
+}
+
+/// Frames of test frameworks, runtimes and dependencies in Java, JS, .NET
+/// and Python stack traces: rarely what a reader needs to fix a test.
+pub fn is_framework_frame(line: &str) -> bool {
+    let Some(frame) = line.strip_prefix("at ") else {
+        return false;
+    };
+    const PREFIXES: &[&str] = &[
+        "java.",
+        "javax.",
+        "jdk.",
+        "sun.",
+        "org.junit.",
+        "junit.",
+        "org.testng.",
+        "org.apache.maven.",
+        "org.hamcrest.",
+        "org.gradle.",
+        "kotlin.",
+        "scala.",
+        "System.",
+        "NUnit.",
+        "Xunit.",
+        "new Promise",
+        "process.",
+        "processTicksAndRejections",
+        "internal/",
+        "node:",
+    ];
+    PREFIXES.iter().any(|p| frame.starts_with(p)) || frame.contains("node_modules")
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
+use super::crash::{self, is_framework_frame};
 use super::{Outcome, Phase, Run, TestResult, Unlisted};
 use crate::pytest_text;
 use crate::text::first_line;
@@ -124,7 +125,7 @@ pub fn shape(t: &TestResult) -> Option<Shape<'_>> {
 /// of another framework's trace that is not the framework's; else the
 /// test's own `file:line`.
 fn crash_place(t: &TestResult) -> Option<(&str, Option<u32>)> {
-    let tracebacks = || super::crash::tracebacks(t);
+    let tracebacks = || crash::tracebacks(t);
     for tb in tracebacks() {
         let mut deepest = None;
         // A frame line has a colon; most lines of a traceback have none.
@@ -150,37 +151,6 @@ fn crash_place(t: &TestResult) -> Option<(&str, Option<u32>)> {
     }
     let loc = t.location.as_ref()?;
     Some((&loc.file, Some(loc.line?)))
-}
-
-/// Frames of test frameworks, runtimes and dependencies in Java, JS, .NET
-/// and Python stack traces: rarely what a reader needs to fix a test.
-pub fn is_framework_frame(line: &str) -> bool {
-    let Some(frame) = line.strip_prefix("at ") else {
-        return false;
-    };
-    const PREFIXES: &[&str] = &[
-        "java.",
-        "javax.",
-        "jdk.",
-        "sun.",
-        "org.junit.",
-        "junit.",
-        "org.testng.",
-        "org.apache.maven.",
-        "org.hamcrest.",
-        "org.gradle.",
-        "kotlin.",
-        "scala.",
-        "System.",
-        "NUnit.",
-        "Xunit.",
-        "new Promise",
-        "process.",
-        "processTicksAndRejections",
-        "internal/",
-        "node:",
-    ];
-    PREFIXES.iter().any(|p| frame.starts_with(p)) || frame.contains("node_modules")
 }
 
 /// Where temporary directories live: a path starting with one of these is

@@ -29,7 +29,8 @@
 use std::fmt::Write as _;
 
 use crate::model::crash::crash_line;
-use crate::model::groups::{IdItem, Parametrizations, failure_groups, is_framework_frame};
+use crate::model::crash::is_framework_frame;
+use crate::model::groups::{IdItem, Parametrizations, failure_groups};
 use crate::model::{CollectionError, Outcome, Phase, Run, TestResult};
 use crate::pytest_text::frame_line;
 use crate::render::markdown::{counts_phrase, status_word};

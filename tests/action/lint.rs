@@ -57,7 +57,12 @@ fn actionlint(files: &[PathBuf]) {
             command.arg("-shellcheck=")
         }
     };
-    let out = command.args(files).output().expect("run actionlint");
+    // From the repository: a workflow's `uses: ./` is action.yml there.
+    let out = command
+        .current_dir(repo())
+        .args(files)
+        .output()
+        .expect("run actionlint");
     assert!(
         out.status.success(),
         "actionlint:\n{}{}",
@@ -148,4 +153,23 @@ fn actionlint_refuses_a_broken_script() {
     std::fs::write(&file, workflow).unwrap();
     let result = std::panic::catch_unwind(|| actionlint(std::slice::from_ref(&file)));
     assert!(result.is_err(), "actionlint accepted a broken workflow");
+}
+
+/// This repository's own workflows (`.github/workflows`: CI and the
+/// release), linted where they are, so that `uses: ./` finds action.yml.
+#[test]
+fn actionlint_passes_on_this_repositorys_workflows() {
+    let dir = repo().join(".github/workflows");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yml"))
+        .collect();
+    files.sort();
+    let names: Vec<String> = files
+        .iter()
+        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    assert_eq!(names, ["ci.yml", "release.yml"]);
+    actionlint(&files);
 }

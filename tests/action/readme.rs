@@ -1,4 +1,5 @@
-//! The README's "GitHub Action" section against action.yml: its workflows
+//! The action's reference (docs/github-action.md, which the README links)
+//! against action.yml: its workflows
 //! (every ```yaml block with `jobs`) use the action at this version's tag
 //! with exactly its inputs, read only its outputs, comment and compare with
 //! the base branch, and show the fork pattern; its tables list exactly the
@@ -11,15 +12,10 @@ use yaml_rust2::Yaml;
 
 use super::{VERSION, action, expressions, keys, load, repo, text};
 
-/// The README's "GitHub Action" section.
+/// The action's reference, docs/github-action.md (the README links it).
 fn readme_section() -> String {
-    let readme = fs::read_to_string(repo().join("README.md")).unwrap();
-    let start = readme
-        .find("\n## GitHub Action\n")
-        .expect("README has a '## GitHub Action' section");
-    let rest = &readme[start + 1..];
-    let end = rest[3..].find("\n## ").map_or(rest.len(), |e| e + 3);
-    rest[..end].to_string()
+    fs::read_to_string(repo().join("docs/github-action.md"))
+        .expect("docs/github-action.md, the action's reference")
 }
 
 /// Every ```yaml block of the README's "GitHub Action" section that is a

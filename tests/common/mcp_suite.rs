@@ -68,13 +68,23 @@ fn read_all(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Str
 /// `python -m pytest <args> -p no:cacheprovider -q` in the repository, with
 /// the binary and the interpreter in the environment; panics with pytest's
 /// output unless every test passed. `what` names the suite in messages.
-pub fn run_python_suite(what: &str, args: &[&str]) {
+/// With `PYTEST_MCP_JUNIT_DIR` set, pytest also writes its JUnit XML there
+/// as `<name>.xml` (CI reports it with this repository's own action).
+pub fn run_python_suite(what: &str, name: &str, args: &[&str]) {
     let python = python();
     require_sdk(&python);
     let started = Instant::now();
+    let junit: Vec<String> = std::env::var_os("PYTEST_MCP_JUNIT_DIR")
+        .filter(|d| !d.is_empty())
+        .map(|dir| {
+            let path = Path::new(&dir).join(format!("{name}.xml"));
+            vec![format!("--junitxml={}", path.display())]
+        })
+        .unwrap_or_default();
     let mut child = Command::new(&python)
         .args(["-m", "pytest"])
         .args(args)
+        .args(&junit)
         .args(["-p", "no:cacheprovider", "-q"])
         .current_dir(repo())
         .env("PYTEST_MCP_BIN", BIN)

@@ -8,13 +8,12 @@ use std::fmt::Write as _;
 use std::ops::Range;
 
 use super::lines::{LineSet, lines_of};
-use super::sections::message_of;
 use super::{FOREIGN_TRACE_LINES, MAX_FRAMES, MAX_MESSAGE_LINES};
-pub(super) use crate::model::groups::is_framework_frame;
+pub(super) use crate::model::crash::is_framework_frame;
 use crate::model::{Location, Phase, TestResult};
 use crate::pytest_text::{self, FrameLine, is_project_path};
-use crate::text::dedent;
 use crate::text::one_line;
+use crate::text::{dedent, first_line};
 
 /// The parts of a failure section that are the same at every level of
 /// detail: reading a traceback is most of the cost of rendering a failure.
@@ -272,4 +271,11 @@ pub(super) fn line_in_trace(tb: &str, file: &str) -> Option<u32> {
         let digits: &str = &rest[..rest.bytes().take_while(u8::is_ascii_digit).count()];
         digits.parse().ok()
     })
+}
+
+/// The message the section of `t` opens with.
+pub(super) fn message_of(t: &TestResult) -> Cow<'_, str> {
+    t.joined_message()
+        .or_else(|| t.traceback().map(|tb| Cow::Borrowed(first_line(tb))))
+        .unwrap_or(Cow::Borrowed("(no message)"))
 }

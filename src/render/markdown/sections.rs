@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
-use super::detail::{Section, is_framework_frame, is_pytest_hint};
+use super::detail::{Section, is_framework_frame, is_pytest_hint, message_of};
 use super::grouping::Group;
 use super::lines::{LineSet, clip, indent_line, line_breaks};
 use super::{Detail, MAX_MESSAGE_LINES, MAX_SKIP_REASONS, OUTPUT_HEAD, OUTPUT_TAIL};
@@ -171,13 +171,6 @@ pub(super) fn collapse_long(out: &mut String, start: usize) {
         let _ = writeln!(out, "{l}");
     }
     let _ = write!(out, "{fence}\n\n</details>\n");
-}
-
-/// The message the section of `t` opens with.
-pub(super) fn message_of(t: &TestResult) -> Cow<'_, str> {
-    t.joined_message()
-        .or_else(|| t.traceback().map(|tb| Cow::Borrowed(first_line(tb))))
-        .unwrap_or(Cow::Borrowed("(no message)"))
 }
 
 /// Everything of a failure section under its heading.

@@ -207,3 +207,18 @@ pub(super) fn plain_decimal(t: &str) -> Option<f64> {
     }
     Some(mantissa as f64 / POW10[frac])
 }
+
+/// The canonical word for a `status` attribute that says a test did not
+/// run (`status="disabled"` from GoogleTest-style and Boost.Test-style
+/// writers, `notrun` from older GoogleTest, `ignored`, `skipped`), or
+/// `None` for every other value (`run`, `passed`, `success`, `pass`,
+/// `failed`, `errored`, ...): those leave the outcome to the status
+/// elements. Matched without regard to case or surrounding spaces.
+pub(super) fn skip_word(status: &str) -> Option<&'static str> {
+    const WORDS: &[&str] = &["disabled", "notrun", "not_run", "ignored", "skipped"];
+    let status = status.trim();
+    WORDS
+        .iter()
+        .find(|w| w.eq_ignore_ascii_case(status))
+        .copied()
+}

@@ -7,8 +7,7 @@ use std::borrow::Cow;
 
 use quick_xml::events::BytesStart;
 
-use super::attrs::{CaseAttrs, attr, parse_time};
-use super::foreign::skip_word;
+use super::attrs::{CaseAttrs, attr, parse_time, skip_word};
 use crate::model::{Attempt, Location, Outcome, Phase, TestResult, Xfail};
 use crate::text::trim_block;
 

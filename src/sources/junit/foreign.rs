@@ -1,7 +1,6 @@
 //! The dialect of every framework but pytest: what one `<testcase>` is, its
-//! id (a named case's, an unnamed case's), a "did not run" `status`
-//! attribute, and when a case is a rerun of the one before it rather than a
-//! test of its own.
+//! id (a named case's, an unnamed case's), and when a case is a rerun of
+//! the one before it rather than a test of its own.
 //!
 //! pytest's own JUnit is not read with these rules: pytest writes a second
 //! `<testcase>` of one test for an error in teardown, which the reader folds
@@ -11,21 +10,6 @@ use super::Parser;
 use super::case::{CaseBuilder, Verdict};
 use crate::model::{Attempt, Location, Outcome, TestResult};
 use crate::sources::phases::add_durations;
-
-/// The canonical word for a `status` attribute that says a test did not
-/// run (`status="disabled"` from GoogleTest-style and Boost.Test-style
-/// writers, `notrun` from older GoogleTest, `ignored`, `skipped`), or
-/// `None` for every other value (`run`, `passed`, `success`, `pass`,
-/// `failed`, `errored`, ...): those leave the outcome to the status
-/// elements. Matched without regard to case or surrounding spaces.
-pub(super) fn skip_word(status: &str) -> Option<&'static str> {
-    const WORDS: &[&str] = &["disabled", "notrun", "not_run", "ignored", "skipped"];
-    let status = status.trim();
-    WORDS
-        .iter()
-        .find(|w| w.eq_ignore_ascii_case(status))
-        .copied()
-}
 
 /// The id of a case without a `name` (or with an empty one): `#<n>`, its
 /// 1-based position among the `<testcase>` elements of its innermost

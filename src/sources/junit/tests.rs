@@ -1,8 +1,9 @@
 //! Unit tests of the JUnit reader's parts; the reader as a whole is tested
 //! through its output (`tests/junit_rules.rs`, `tests/corpus.rs`, goldens).
 
+use super::attrs::skip_word;
 use super::attrs::{parse_time, plain_decimal, scan_attributes};
-use super::foreign::{skip_word, unnamed_id};
+use super::foreign::unnamed_id;
 use super::pytest::error_phase;
 use crate::model::Phase;
 

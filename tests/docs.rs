@@ -1,0 +1,179 @@
+//! The README is a front page (under 300 lines) and the reference is in
+//! `docs/`: every link between them and the other Markdown files of the
+//! repository resolves, to a file that exists and, with a `#fragment`, to
+//! a heading of it as GitHub makes its anchors. Links to other sites are
+//! not fetched (no network in a test).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The Markdown files a reader follows links through.
+fn documents() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = [
+        "README.md",
+        "ARCHITECTURE.md",
+        "BENCHMARKS.md",
+        "SECURITY.md",
+        "CHANGELOG.md",
+        "RELEASING.md",
+    ]
+    .iter()
+    .map(|f| repo().join(f))
+    .collect();
+    let docs = std::fs::read_dir(repo().join("docs")).expect("docs/");
+    let mut pages: Vec<PathBuf> = docs
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    pages.sort();
+    assert!(pages.len() >= 5, "the reference is a few files: {pages:?}");
+    files.extend(pages);
+    files
+}
+
+/// The text outside code blocks and code spans, line by line.
+fn prose(text: &str) -> Vec<String> {
+    let mut fence = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fence = !fence;
+            continue;
+        }
+        if fence {
+            continue;
+        }
+        // Drop `code spans`: what is between backticks is not a link.
+        let mut kept = String::new();
+        for (i, part) in line.split('`').enumerate() {
+            if i % 2 == 0 {
+                kept.push_str(part);
+            }
+        }
+        out.push(kept);
+    }
+    out
+}
+
+/// GitHub's anchor of a heading: lower case, punctuation but `-` and `_`
+/// dropped, spaces as `-`.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of a Markdown file's headings (code spans kept in them, as
+/// GitHub keeps their text).
+fn anchors(file: &Path) -> BTreeSet<String> {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let mut fence = false;
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fence = !fence;
+            continue;
+        }
+        if !fence && line.starts_with('#') {
+            let heading = line.trim_start_matches('#');
+            if heading.starts_with(' ') {
+                out.insert(slug(heading));
+            }
+        }
+    }
+    out
+}
+
+/// Every `[text](target)` link target of `line`.
+fn targets(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = line;
+    while let Some(start) = rest.find("](") {
+        let after = &rest[start + 2..];
+        match after.find(')') {
+            Some(end) => {
+                out.push(after[..end].to_string());
+                rest = &after[end..];
+            }
+            None => break,
+        }
+    }
+    out
+}
+
+#[test]
+fn the_readme_is_a_front_page() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
+    let lines = readme.lines().count();
+    assert!(lines < 300, "README.md has {lines} lines");
+    for section in [
+        "## Install",
+        "## Quick start",
+        "## A short tour",
+        "## Documentation",
+    ] {
+        assert!(readme.contains(&format!("\n{section}\n")), "{section}");
+    }
+    // The quick start's two commands, which .ci/run runs on a fresh clone.
+    assert!(readme.contains("bash scripts/demo.sh "), "the demo command");
+    assert!(readme.contains("bash scripts/test.sh "), "the test command");
+    let ci = std::fs::read_to_string(repo().join(".ci/run")).expect(".ci/run");
+    assert!(ci.contains("bash scripts/demo.sh\n") && ci.contains("bash scripts/test.sh\n"));
+}
+
+#[test]
+fn every_link_in_the_readme_and_the_docs_resolves() {
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for file in documents() {
+        let text = std::fs::read_to_string(&file).expect("read");
+        let dir = file.parent().expect("a directory").to_path_buf();
+        for line in prose(&text) {
+            for target in targets(&line) {
+                if target.contains("://") || target.starts_with("mailto:") {
+                    continue;
+                }
+                checked += 1;
+                let (path, fragment) = target.split_once('#').unwrap_or((&target, ""));
+                let goal = if path.is_empty() {
+                    file.clone()
+                } else {
+                    dir.join(path)
+                };
+                let shown = file.strip_prefix(repo()).unwrap_or(&file).display();
+                if !goal.exists() {
+                    broken.push(format!("{shown}: {target}: no such file"));
+                } else if !fragment.is_empty() && !anchors(&goal).contains(fragment) {
+                    broken.push(format!("{shown}: {target}: no such heading"));
+                }
+            }
+        }
+    }
+    assert!(checked > 30, "only {checked} links found");
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+/// The checker can fail: a missing file and a missing heading are found.
+#[test]
+fn the_link_checker_finds_what_is_broken() {
+    assert_eq!(targets("see [a](b.md#c) and [d](#e)"), ["b.md#c", "#e"]);
+    assert_eq!(
+        slug(" The PR comment and the job summary (gfm)"),
+        "the-pr-comment-and-the-job-summary-gfm"
+    );
+    assert_eq!(
+        slug(" Using `run` and `discover`"),
+        "using-run-and-discover"
+    );
+    assert!(anchors(&repo().join("README.md")).contains("install"));
+    assert!(!anchors(&repo().join("README.md")).contains("no-such-heading"));
+    assert_eq!(prose("a `[x](y)` b"), ["a  b"]);
+}
