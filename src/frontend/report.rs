@@ -149,29 +149,13 @@ impl RenderOnly {
 }
 
 fn build_run_with(inputs: &[Input], options: ReadOptions) -> Result<Run, Vec<InputError>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut runs = Vec::with_capacity(inputs.len());
     let mut errors = Vec::new();
-    for input in inputs {
-        let bytes = match &input.contents {
-            Ok(bytes) => bytes,
-            Err(e) => {
-                errors.push(InputError {
-                    file: input.name.clone(),
-                    line: 0,
-                    column: 0,
-                    detail: e.clone(),
-                });
-                continue;
-            }
-        };
-        match sources::read(bytes, &input.name, options) {
+    for read in read_all(inputs, options, threads) {
+        match read {
             Ok(run) => runs.push(run),
-            Err(e) => errors.push(InputError {
-                file: input.name.clone(),
-                line: e.line,
-                column: e.column,
-                detail: e.message,
-            }),
+            Err(e) => errors.push(e),
         }
     }
     if errors.is_empty() {
@@ -179,6 +163,77 @@ fn build_run_with(inputs: &[Input], options: ReadOptions) -> Result<Run, Vec<Inp
     } else {
         Err(errors)
     }
+}
+
+/// Reads every input on up to `threads` threads (shards of a large suite:
+/// one file per CI job), each taking the next unread file; the results
+/// come back in the inputs' order, so what is merged from them is the same,
+/// byte for byte, as a read one file after the other.
+fn read_all(
+    inputs: &[Input],
+    options: ReadOptions,
+    threads: usize,
+) -> Vec<Result<Run, InputError>> {
+    let threads = threads.min(inputs.len());
+    if threads <= 1 {
+        return inputs
+            .iter()
+            .map(|input| read_one(input, options))
+            .collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut slots: Vec<Option<Result<Run, InputError>>> = inputs.iter().map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(input) = inputs.get(i) else { break };
+                        done.push((i, read_one(input, options)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        for worker in workers {
+            // A reader that panicked leaves its files' slots empty.
+            for (i, read) in worker.join().unwrap_or_default() {
+                slots[i] = Some(read);
+            }
+        }
+    });
+    slots
+        .into_iter()
+        .zip(inputs)
+        .map(|(slot, input)| {
+            slot.unwrap_or_else(|| {
+                Err(InputError {
+                    file: input.name.clone(),
+                    line: 0,
+                    column: 0,
+                    detail: "reading this file failed unexpectedly (a bug in pytest-mcp)".into(),
+                })
+            })
+        })
+        .collect()
+}
+
+/// One input read, or why it could not be.
+fn read_one(input: &Input, options: ReadOptions) -> Result<Run, InputError> {
+    let bytes = input.contents.as_ref().map_err(|e| InputError {
+        file: input.name.clone(),
+        line: 0,
+        column: 0,
+        detail: e.clone(),
+    })?;
+    sources::read(bytes, &input.name, options).map_err(|e| InputError {
+        file: input.name.clone(),
+        line: e.line,
+        column: e.column,
+        detail: e.message,
+    })
 }
 
 /// Renders a run in the requested format (JSON indented for people).
@@ -375,6 +430,71 @@ fn halve_lists_to_fit(value: &mut serde_json::Value, max: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every pytest fixture's result files as shards of one run, and a
+    /// broken file: read on 1 thread and on 4, the merged run renders the
+    /// same in every format, and the errors come in the same order.
+    #[test]
+    fn shards_read_in_parallel_merge_as_read_one_by_one() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pytest");
+        let mut dirs: Vec<_> = std::fs::read_dir(&root)
+            .expect("tests/fixtures/pytest")
+            .map(|e| e.expect("entry").path())
+            .collect();
+        dirs.sort();
+        let mut inputs = Vec::new();
+        for dir in &dirs {
+            for file in ["report.json", "junit-xunit1.xml"] {
+                let path = dir.join(file);
+                if let Ok(bytes) = std::fs::read(&path) {
+                    inputs.push(Input {
+                        name: path.display().to_string(),
+                        contents: Ok(bytes),
+                    });
+                }
+            }
+        }
+        assert!(inputs.len() > 10, "{} files", inputs.len());
+        let options = ReadOptions::default();
+        let merged = |threads| {
+            let runs: Vec<Run> = read_all(&inputs, options, threads)
+                .into_iter()
+                .map(|r| r.expect("readable"))
+                .collect();
+            merge(runs)
+        };
+        let (serial, parallel) = (merged(1), merged(4));
+        for format in [
+            Format::Markdown,
+            Format::Json,
+            Format::Html,
+            Format::Junit,
+            Format::Github,
+            Format::Gfm,
+        ] {
+            assert!(
+                render(&serial, format) == render(&parallel, format),
+                "{format:?} differs"
+            );
+        }
+        let mut broken = vec![input("a.xml")];
+        broken.push(Input {
+            name: "bad.xml".into(),
+            contents: Ok(b"<testsuite><oops".to_vec()),
+        });
+        broken.push(Input {
+            name: "gone.xml".into(),
+            contents: Err("cannot read the file".into()),
+        });
+        let errors = |threads| -> Vec<String> {
+            read_all(&broken, options, threads)
+                .into_iter()
+                .filter_map(|r| r.err().map(|e| e.to_string()))
+                .collect()
+        };
+        assert_eq!(errors(1), errors(3));
+        assert_eq!(errors(3).len(), 2);
+    }
 
     const PASSING: &str = r#"<testsuite name="s" tests="2"><testcase classname="t" name="a" time="0.1"/><testcase classname="t" name="b" time="0.2"/></testsuite>"#;
 
