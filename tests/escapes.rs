@@ -441,7 +441,7 @@ fn a_json_report_with_colours_comes_out_clean_in_every_format() {
         contents: Ok(json_report().into_bytes()),
     }];
     let run = report::build_run(&inputs, Format::Json).expect("read");
-    let raw = run.json_report.as_ref().expect("kept for JSON");
+    let raw = run.json_report.as_ref().expect("kept for JSON").to_value();
     assert_eq!(
         raw["tests"][0]["call"]["crash"]["message"],
         coloured_message()

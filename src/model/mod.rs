@@ -14,6 +14,7 @@ pub mod crash;
 pub mod discovery;
 pub mod groups;
 pub mod outcome;
+pub mod raw_report;
 pub mod rerun;
 #[cfg(test)]
 pub(crate) mod testing;
@@ -46,9 +47,9 @@ pub struct Run {
     pub warnings: Vec<Warning>,
     /// The sources this run was built from, in the order they were merged.
     pub sources: Vec<SourceInfo>,
-    /// The complete pytest-json-report document, kept verbatim for the
+    /// The complete pytest-json-report document, kept as its text for the
     /// ADR-006 `json_report` key. Only filled when a renderer needs it.
-    pub json_report: Option<serde_json::Value>,
+    pub json_report: Option<raw_report::RawReports>,
     /// pytest's own console output, when the run was executed by us.
     pub text_output: Option<String>,
     /// Remarks for the reader ("xpassed tests cannot be told apart in JUnit").

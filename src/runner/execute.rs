@@ -17,6 +17,7 @@ use crate::model::Run;
 use crate::model::changes;
 use crate::model::discovery::Discovery;
 use crate::model::outcome::{ErrorKind, ExecError, Running, Signal};
+use crate::model::raw_report::RawReports;
 use crate::request::{Format, ValidationError, invalid};
 use crate::runner::command::{self, Capabilities, Mode, Python, Workspace};
 use crate::runner::params::{DiscoverParams, Root, RunParams};
@@ -274,7 +275,7 @@ fn gather(
             Ok(bytes) => match json_report::parse(&bytes, "report.json", format == Format::Json) {
                 Ok(mut run) => {
                     if let Some(raw) = run.json_report.as_mut() {
-                        let dropped = bound_strings(raw, MAX_REPORT_STRING);
+                        let dropped = bound_report(raw, MAX_REPORT_STRING);
                         if dropped > 0 {
                             notes.push(format!(
                                 "json_report: {dropped} bytes of long strings (captured output) were cut to the first and last {} KiB each",
@@ -513,6 +514,23 @@ fn first_error_line(finished: &Finished) -> Option<String> {
 
 /// Cuts every string in `value` longer than `max` bytes to its first and
 /// last `max / 2` bytes with a marker. Returns the bytes dropped.
+/// [`bound_strings`] on a kept pytest-json-report document, parsed only
+/// when one of its strings may be too long.
+fn bound_report(raw: &mut RawReports, max: usize) -> u64 {
+    if raw.longest_string_bound() <= max {
+        return 0;
+    }
+    let mut value = raw.to_value();
+    let dropped = bound_strings(&mut value, max);
+    if dropped > 0 {
+        // A value serializes to JSON (its keys are strings).
+        if let Ok(text) = serde_json::to_string(&value) {
+            *raw = RawReports::parsed(text);
+        }
+    }
+    dropped
+}
+
 pub fn bound_strings(value: &mut Value, max: usize) -> u64 {
     match value {
         Value::String(s) if s.len() > max => {

@@ -11,6 +11,7 @@
 use serde::Deserialize;
 
 use super::{ParseError, ReadOptions, Settle, SharedFile, phases};
+use crate::model::raw_report::RawReports;
 use crate::model::{
     Attempt, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult, Warning, Xfail,
 };
@@ -169,12 +170,9 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
     Ok(run)
 }
 
-/// The document read into the typed view, with the whole of it as a JSON
-/// value when `keep_raw` asks for it.
-fn read_document(
-    input: &[u8],
-    keep_raw: bool,
-) -> Result<(Report, Option<serde_json::Value>), ParseError> {
+/// The document read into the typed view, with its text when `keep_raw`
+/// asks for it (ADR-006's `json_report`, kept as text: [`RawReports`]).
+fn read_document(input: &[u8], keep_raw: bool) -> Result<(Report, Option<RawReports>), ParseError> {
     // A byte-order mark is not JSON; `sniff` looks past it too.
     let input = super::without_bom(input);
     let text = std::str::from_utf8(input).map_err(|e| {
@@ -182,35 +180,20 @@ fn read_document(
         ParseError::at(&valid, valid.len(), "the JSON is not valid UTF-8")
     })?;
     let text = replace_lone_surrogates(text);
-    let text: &str = &text;
-    // With the raw document wanted, parse once into a value and read the
-    // typed view from it; otherwise straight into the typed view (faster).
-    if keep_raw {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| json_error(&e))?;
-        let report = Report::deserialize(&value).map_err(|_| {
-            // Read the text again for an error with line and column; only
-            // on this error path.
-            match serde_json::from_str::<Report>(text) {
-                Err(e) => json_error(&e),
-                Ok(_) => ParseError::whole("not a pytest-json-report document"),
-            }
-        })?;
-        return Ok((report, Some(value)));
-    }
-    match serde_json::from_str::<Report>(text) {
-        Ok(report) => Ok((report, None)),
+    let report = match serde_json::from_str::<Report>(&text) {
+        Ok(report) => report,
         // serde's derive refuses a key given twice in one object; a JSON
         // value (and Python's json) keeps the last one. Read such a file
-        // through a value, as with the raw document kept, so the answer
-        // does not depend on the output format; only on this error path.
-        Err(e) => {
-            let report = serde_json::from_str::<serde_json::Value>(text)
-                .ok()
-                .and_then(|value| Report::deserialize(&value).ok())
-                .ok_or_else(|| json_error(&e))?;
-            Ok((report, None))
-        }
-    }
+        // through a value so that it is read at all; only on this error
+        // path.
+        Err(e) => serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|value| Report::deserialize(&value).ok())
+            .ok_or_else(|| json_error(&e))?,
+    };
+    // Either way the text was read as JSON: it is kept as it is.
+    let raw = keep_raw.then(|| RawReports::parsed(text.into_owned()));
+    Ok((report, raw))
 }
 
 /// Puts the tests in the run; returns how many entries were earlier

@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 
+use crate::model::raw_report::RawReports;
 use crate::model::{CollectionError, Run, SourceKind, TestResult};
 
 /// Merges runs into one. The order of `runs` is the order of the inputs; JSON
@@ -82,12 +83,8 @@ pub fn merge(mut runs: Vec<Run>) -> Run {
     }
     merged.exit_code = exit_code;
     merged.duration = json_duration.or(other_duration);
-    merged.json_report = match raw_reports.len() {
-        0 => None,
-        1 => raw_reports.pop(),
-        // Several JSON reports (shards): keep them all rather than pick one.
-        _ => Some(serde_json::Value::Array(raw_reports)),
-    };
+    // Several JSON reports (shards): keep them all rather than pick one.
+    merged.json_report = RawReports::join(raw_reports);
     merged
 }
 

@@ -16,6 +16,7 @@ use serde_json::Value;
 use crate::budget::Truncation;
 use crate::model::affected::{Affected, AllRan};
 use crate::model::changes::Changes;
+use crate::model::raw_report::RawReports;
 use crate::model::{CollectionError, Run, TestResult, Xfail};
 
 mod fit;
@@ -42,7 +43,7 @@ struct Answer<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     failure_groups: Option<&'a [fit::GroupEntry<'a>]>,
     tests: Tests<'a>,
-    json_report: Option<&'a Value>,
+    json_report: Option<&'a RawReports>,
     text_output: Option<&'a str>,
     collection_errors: Vec<ErrorEntry<'a>>,
 }

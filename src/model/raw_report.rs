@@ -1,0 +1,175 @@
+//! pytest-json-report's documents as they arrived, for ADR-006's
+//! `json_report` key.
+//!
+//! Kept as text, not as a `serde_json::Value`: a tree of a 41.5 MB report
+//! took 13 times the file in memory (issue 24), and nothing in pytest-mcp
+//! reads it, it is only written back out. It is written by transcoding
+//! (`serde_transcode`): the text is read token by token straight into the
+//! serializer writing the answer, so the answer is what serializing the
+//! parsed document gave (the answer's indentation, serde_json's number
+//! formatting and escapes) without ever building the tree.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde::ser::{Error as _, SerializeSeq, Serializer};
+
+/// One or more pytest-json-report documents (several when shards were
+/// merged: written as an array of them), each the JSON text the reader
+/// parsed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RawReports {
+    /// Each is a whole JSON value: the readers put only text they parsed.
+    docs: Vec<String>,
+}
+
+impl RawReports {
+    /// A document the caller has parsed as JSON. Text that is not JSON is
+    /// not a panic later: serializing it fails with serde_json's error.
+    pub fn parsed(text: String) -> RawReports {
+        RawReports { docs: vec![text] }
+    }
+
+    /// Several sources' documents in order, as one (an array of them when
+    /// there are several).
+    pub fn join(all: impl IntoIterator<Item = RawReports>) -> Option<RawReports> {
+        let docs: Vec<String> = all.into_iter().flat_map(|r| r.docs).collect();
+        (!docs.is_empty()).then_some(RawReports { docs })
+    }
+
+    /// The documents as a JSON value (what the answer holds under
+    /// `json_report`): for callers that change it, and tests.
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// An upper bound on the length in bytes of the longest string in the
+    /// documents: the longest string literal as written (an escape is
+    /// longer than the character it stands for). Finds, without a parse,
+    /// whether any string can be too long.
+    pub fn longest_string_bound(&self) -> usize {
+        self.docs
+            .iter()
+            .map(|d| longest_literal(d))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Bytes of JSON text held.
+    pub fn len(&self) -> usize {
+        self.docs.iter().map(String::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl fmt::Debug for RawReports {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sizes: Vec<usize> = self.docs.iter().map(String::len).collect();
+        write!(f, "RawReports(bytes {sizes:?})")
+    }
+}
+
+impl Serialize for RawReports {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.docs[..] {
+            [one] => Transcoded(one).serialize(serializer),
+            docs => {
+                let mut seq = serializer.serialize_seq(Some(docs.len()))?;
+                for doc in docs {
+                    seq.serialize_element(&Transcoded(doc))?;
+                }
+                seq.end()
+            }
+        }
+    }
+}
+
+/// The length of the longest string literal in JSON text, between its
+/// quotes.
+fn longest_literal(text: &str) -> usize {
+    let (mut longest, mut start, mut escaped) = (0, None, false);
+    for (i, b) in text.bytes().enumerate() {
+        match (start, b) {
+            (Some(_), _) if escaped => escaped = false,
+            (Some(_), b'\\') => escaped = true,
+            (Some(s), b'"') => {
+                longest = longest.max(i - s - 1);
+                start = None;
+            }
+            (None, b'"') => start = Some(i),
+            _ => {}
+        }
+    }
+    longest
+}
+
+/// One document, serialized as the value its text holds.
+struct Transcoded<'a>(&'a str);
+
+impl Serialize for Transcoded<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut reader = serde_json::Deserializer::from_str(self.0);
+        let value = serde_transcode::transcode(&mut reader, serializer)?;
+        reader.end().map_err(S::Error::custom)?;
+        Ok(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const DOC: &str = r#"{"created": 1.5e9, "b": [1, -2, 3.25, true, null], "s": "\u001b[31m\u00e9\ud83d\ude00", "a": {"z": 1, "y": 18446744073709551615}}"#;
+
+    /// Written as the parsed value was: key order, numbers, escapes.
+    #[test]
+    fn writes_what_the_parsed_document_wrote() {
+        let value: serde_json::Value = serde_json::from_str(DOC).unwrap();
+        let raw = RawReports::parsed(DOC.to_string());
+        assert_eq!(
+            serde_json::to_string_pretty(&raw).unwrap(),
+            serde_json::to_string_pretty(&value).unwrap()
+        );
+        assert_eq!(
+            serde_json::to_string(&raw).unwrap(),
+            serde_json::to_string(&value).unwrap()
+        );
+        assert_eq!(raw.to_value(), value);
+    }
+
+    #[test]
+    fn the_longest_literal_bounds_every_string() {
+        let raw = RawReports::parsed(r#"{"k": "a\"bc", "longer key": ""}"#.into());
+        assert_eq!(raw.longest_string_bound(), 10);
+        assert_eq!(RawReports::parsed(DOC.into()).longest_string_bound(), 28);
+        assert_eq!(
+            RawReports::parsed("[1, 2]".into()).longest_string_bound(),
+            0
+        );
+    }
+
+    #[test]
+    fn several_documents_are_an_array_in_order() {
+        let joined = RawReports::join([
+            RawReports::parsed("{\"a\": 1}".into()),
+            RawReports::parsed("[2]".into()),
+        ])
+        .unwrap();
+        assert_eq!(joined.to_value(), json!([{"a": 1}, [2]]));
+        assert_eq!(RawReports::join([]), None);
+    }
+
+    /// Not JSON after all is an error from the serializer, not a panic.
+    #[test]
+    fn text_that_is_not_json_fails_to_serialize() {
+        for bad in ["{\"a\": ", "{} {}", "nope"] {
+            let raw = RawReports::parsed(bad.to_string());
+            assert!(serde_json::to_string(&raw).is_err(), "{bad}");
+            assert_eq!(raw.to_value(), serde_json::Value::Null);
+        }
+    }
+}
