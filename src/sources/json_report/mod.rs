@@ -8,7 +8,12 @@
 //! setup or teardown beats a failure in the call (ARCHITECTURE.md), and the call's
 //! failure is kept too.
 
-use serde::Deserialize;
+mod document;
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use document::{Collector, Header, JsonTest, Stage, TestSink};
 
 use super::{ParseError, ReadOptions, Settle, SharedFile, phases};
 use crate::model::raw_report::RawReports;
@@ -16,109 +21,6 @@ use crate::model::{
     Attempt, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult, Warning, Xfail,
 };
 use crate::pytest_text;
-
-#[derive(Debug, Deserialize)]
-struct Report {
-    #[serde(default)]
-    duration: Option<f64>,
-    #[serde(default)]
-    exitcode: Option<i32>,
-    #[serde(default)]
-    root: Option<String>,
-    #[serde(default)]
-    tests: Option<Vec<JsonTest>>,
-    #[serde(default)]
-    collectors: Vec<Collector>,
-    #[serde(default)]
-    warnings: Vec<JsonWarning>,
-    #[serde(default)]
-    summary: Option<serde::de::IgnoredAny>,
-}
-
-#[derive(Debug, Deserialize)]
-struct JsonTest {
-    nodeid: String,
-    #[serde(default)]
-    lineno: Option<u32>,
-    outcome: String,
-    #[serde(default)]
-    setup: Option<Stage>,
-    #[serde(default)]
-    call: Option<Stage>,
-    #[serde(default)]
-    teardown: Option<Stage>,
-    /// pytest-xdist's report for the test a crashed worker was running
-    /// (`when` "???"): read as the call.
-    #[serde(default, rename = "???")]
-    crashed: Option<Stage>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Stage {
-    #[serde(default)]
-    duration: Option<f64>,
-    #[serde(default)]
-    outcome: Option<String>,
-    #[serde(default)]
-    crash: Option<Crash>,
-    // Under pytest-xdist it starts with the worker's line: dropped.
-    #[serde(default, deserialize_with = "longrepr_text")]
-    longrepr: Option<String>,
-    #[serde(default)]
-    stdout: Option<String>,
-    #[serde(default)]
-    stderr: Option<String>,
-    #[serde(default)]
-    log: Option<Vec<LogRecord>>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Crash {
-    #[serde(default)]
-    message: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct LogRecord {
-    #[serde(default)]
-    levelname: Option<String>,
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    msg: Option<serde_json::Value>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Collector {
-    #[serde(default)]
-    nodeid: String,
-    #[serde(default)]
-    outcome: Option<String>,
-    #[serde(default)]
-    longrepr: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct JsonWarning {
-    #[serde(default)]
-    message: Option<String>,
-    #[serde(default)]
-    category: Option<String>,
-    #[serde(default)]
-    filename: Option<String>,
-    #[serde(default)]
-    lineno: Option<u32>,
-}
-
-/// A phase's `longrepr` without pytest-xdist's worker line
-/// ([`pytest_text::without_worker_line`]).
-fn longrepr_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    let text = Option::<String>::deserialize(d)?;
-    Ok(text.map(|t| match pytest_text::without_worker_line(&t) {
-        kept if kept.len() == t.len() => t,
-        kept => kept.to_string(),
-    }))
-}
 
 /// Reads a pytest-json-report document. With `keep_raw` the whole document
 /// is kept in [`Run::json_report`].
@@ -132,24 +34,28 @@ pub fn parse(input: &[u8], name: &str, keep_raw: bool) -> Result<Run, ParseError
 
 /// [`parse`] with every reading option.
 pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run, ParseError> {
-    let (report, raw) = read_document(input, options.keep_json_report)?;
-    let Some(tests) = report.tests else {
-        return Err(ParseError::whole(if report.summary.is_some() {
+    let text = document_text(input)?;
+    let (header, tests) = read_document(&text, options)?;
+    if !header.has_tests {
+        return Err(ParseError::whole(if header.has_summary {
             "this pytest-json-report file has no \"tests\" list (was it written with --json-report-summary?); nothing to report per test"
         } else {
             "not a pytest-json-report file: the JSON object has no \"tests\" list"
         }));
-    };
-    let root = report.root.unwrap_or_default();
-    let mut run = Run {
-        exit_code: report.exitcode,
-        duration: report.duration.filter(|d| d.is_finite() && *d >= 0.0),
-        ..Run::default()
-    };
-    let mut entries = tests.len();
-    let reruns = read_tests(&mut run, tests, options);
-    entries += read_collectors(&mut run, report.collectors);
-    for w in report.warnings {
+    }
+    let Tests {
+        mut run,
+        entries,
+        reruns,
+        settle,
+        ..
+    } = tests;
+    settle.finish(&mut run);
+    run.exit_code = header.exitcode;
+    run.duration = header.duration.filter(|d| d.is_finite() && *d >= 0.0);
+    let entries = entries + read_collectors(&mut run, header.collectors);
+    let root = header.root.unwrap_or_default();
+    for w in header.warnings {
         run.warnings.push(Warning {
             message: w.message.unwrap_or_default(),
             category: w.category,
@@ -159,7 +65,10 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
             }),
         });
     }
-    run.json_report = raw;
+    // The text was read as JSON: it is kept as it is.
+    run.json_report = options
+        .keep_json_report
+        .then(|| RawReports::parsed(text.into_owned()));
     run.sources.push(SourceInfo {
         kind: SourceKind::JsonReport,
         name: name.to_string(),
@@ -170,61 +79,91 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
     Ok(run)
 }
 
-/// The document read into the typed view, with its text when `keep_raw`
-/// asks for it (ADR-006's `json_report`, kept as text: [`RawReports`]).
-fn read_document(input: &[u8], keep_raw: bool) -> Result<(Report, Option<RawReports>), ParseError> {
+/// The input as JSON text: UTF-8, without a byte-order mark, lone
+/// surrogate escapes replaced.
+fn document_text(input: &[u8]) -> Result<Cow<'_, str>, ParseError> {
     // A byte-order mark is not JSON; `sniff` looks past it too.
     let input = super::without_bom(input);
     let text = std::str::from_utf8(input).map_err(|e| {
         let valid = String::from_utf8_lossy(&input[..e.valid_up_to()]);
         ParseError::at(&valid, valid.len(), "the JSON is not valid UTF-8")
     })?;
-    let text = replace_lone_surrogates(text);
-    let report = match serde_json::from_str::<Report>(&text) {
-        Ok(report) => report,
+    Ok(replace_lone_surrogates(text))
+}
+
+/// Reads the document, its tests into a run as they come.
+fn read_document(text: &str, options: ReadOptions) -> Result<(Header, Tests), ParseError> {
+    let mut tests = Tests::new(options);
+    let mut reader = serde_json::Deserializer::from_str(text);
+    let read = document::read(&mut reader, &mut tests).and_then(|header| {
+        reader.end()?;
+        Ok(header)
+    });
+    match read {
+        Ok(header) => Ok((header, tests)),
         // serde's derive refuses a key given twice in one object; a JSON
         // value (and Python's json) keeps the last one. Read such a file
         // through a value so that it is read at all; only on this error
-        // path.
-        Err(e) => serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .and_then(|value| Report::deserialize(&value).ok())
-            .ok_or_else(|| json_error(&e))?,
-    };
-    // Either way the text was read as JSON: it is kept as it is.
-    let raw = keep_raw.then(|| RawReports::parsed(text.into_owned()));
-    Ok((report, raw))
+        // path, and from the start.
+        Err(e) => {
+            let value =
+                serde_json::from_str::<serde_json::Value>(text).map_err(|_| json_error(&e))?;
+            let mut tests = Tests::new(options);
+            let header = document::read(&value, &mut tests).map_err(|_| json_error(&e))?;
+            Ok((header, tests))
+        }
+    }
 }
 
-/// Puts the tests in the run; returns how many entries were earlier
-/// attempts of a test.
-fn read_tests(run: &mut Run, tests: Vec<JsonTest>, options: ReadOptions) -> usize {
-    // pytest-rerunfailures records each failed attempt as an entry with
-    // outcome "rerun" before the test's final entry: they become the
-    // test's earlier attempts.
-    let mut reruns = 0usize;
-    let mut attempts: std::collections::HashMap<String, Vec<Attempt>> =
-        std::collections::HashMap::new();
-    let mut files = SharedFile::default();
-    let mut settle = Settle::new(options);
-    for t in tests {
-        if t.outcome == "rerun" {
-            reruns += 1;
-            let stage = t.call.as_ref().or(t.setup.as_ref()).or(t.teardown.as_ref());
-            attempts.entry(t.nodeid).or_default().push(Attempt {
-                outcome: Outcome::Failed,
-                message: stage.and_then(stage_message),
-            });
-            continue;
+/// The run the tests go into as they are read.
+struct Tests {
+    run: Run,
+    settle: Settle,
+    files: SharedFile,
+    /// pytest-rerunfailures records each failed attempt as an entry with
+    /// outcome "rerun" before the test's final entry: they become the
+    /// test's earlier attempts.
+    attempts: HashMap<String, Vec<Attempt>>,
+    entries: usize,
+    reruns: usize,
+}
+
+impl Tests {
+    fn new(options: ReadOptions) -> Tests {
+        Tests {
+            run: Run::default(),
+            settle: Settle::new(options),
+            files: SharedFile::default(),
+            attempts: HashMap::new(),
+            entries: 0,
+            reruns: 0,
         }
-        let mut test = convert_test(t, &mut files);
-        if let Some(earlier) = attempts.remove(&test.node_id) {
+    }
+}
+
+impl TestSink for Tests {
+    fn test(&mut self, t: JsonTest<'_>) {
+        self.entries += 1;
+        if t.outcome == "rerun" {
+            self.reruns += 1;
+            let stage = t.call.as_ref().or(t.setup.as_ref()).or(t.teardown.as_ref());
+            self.attempts
+                .entry(t.nodeid.into_owned())
+                .or_default()
+                .push(Attempt {
+                    outcome: Outcome::Failed,
+                    message: stage.and_then(stage_message),
+                });
+            return;
+        }
+        let mut test = convert_test(t, &mut self.files);
+        if !self.attempts.is_empty()
+            && let Some(earlier) = self.attempts.remove(&test.node_id)
+        {
             test.set_reruns(earlier);
         }
-        settle.add(run, test);
+        self.settle.add(&mut self.run, test);
     }
-    settle.finish(run);
-    reruns
 }
 
 /// Puts the collectors that failed (collection errors) or were skipped (a
@@ -329,7 +268,7 @@ fn json_error(e: &serde_json::Error) -> ParseError {
 }
 
 /// One test's final entry as a result.
-fn convert_test(t: JsonTest, files: &mut SharedFile) -> TestResult {
+fn convert_test(t: JsonTest<'_>, files: &mut SharedFile) -> TestResult {
     let stages = [
         (Phase::Setup, t.setup.as_ref()),
         (Phase::Call, t.call.as_ref()),
@@ -351,7 +290,7 @@ fn convert_test(t: JsonTest, files: &mut SharedFile) -> TestResult {
         xfail = None;
     }
 
-    let mut test = TestResult::new(t.nodeid.clone(), outcome);
+    let mut test = TestResult::new(t.nodeid.to_string(), outcome);
     test.xfail = xfail;
     test.duration = phases::total_duration(
         stages
@@ -414,7 +353,7 @@ fn outcome_word(word: &str) -> (Outcome, Option<Xfail>) {
 }
 
 /// The output and log records the phases captured, one after the other.
-fn set_captured<'s>(test: &mut TestResult, stages: impl Iterator<Item = &'s Stage>) {
+fn set_captured<'s, 'a: 's>(test: &mut TestResult, stages: impl Iterator<Item = &'s Stage<'a>>) {
     let mut stdout = String::new();
     let mut stderr = String::new();
     let mut log = String::new();
@@ -444,7 +383,7 @@ fn set_captured<'s>(test: &mut TestResult, stages: impl Iterator<Item = &'s Stag
     test.set_log((!log.is_empty()).then_some(log));
 }
 
-fn stage_message(stage: &Stage) -> Option<String> {
+fn stage_message(stage: &Stage<'_>) -> Option<String> {
     stage
         .crash
         .as_ref()

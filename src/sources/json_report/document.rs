@@ -1,0 +1,231 @@
+//! pytest-json-report's document as serde reads it, one test at a time.
+//!
+//! The `tests` list is never held: each entry is handed to a [`TestSink`]
+//! as soon as it is read and dropped after, so a report of 100,000 tests
+//! costs the memory of the run made from it, not of the document as well
+//! (issue 24). Strings that only decide something (a node id, an outcome
+//! word) are borrowed from the text when they hold no escape.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use crate::pytest_text;
+
+/// Everything of the document but its tests.
+#[derive(Debug, Default)]
+pub(super) struct Header {
+    pub duration: Option<f64>,
+    pub exitcode: Option<i32>,
+    pub root: Option<String>,
+    /// Whether there was a `tests` list (not `null`, not missing).
+    pub has_tests: bool,
+    pub has_summary: bool,
+    pub collectors: Vec<Collector>,
+    pub warnings: Vec<JsonWarning>,
+}
+
+/// Takes each test entry as it is read.
+pub(super) trait TestSink {
+    fn test(&mut self, test: JsonTest<'_>);
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct JsonTest<'a> {
+    #[serde(borrow)]
+    pub nodeid: Cow<'a, str>,
+    #[serde(default)]
+    pub lineno: Option<u32>,
+    #[serde(borrow)]
+    pub outcome: Cow<'a, str>,
+    #[serde(default, borrow)]
+    pub setup: Option<Stage<'a>>,
+    #[serde(default, borrow)]
+    pub call: Option<Stage<'a>>,
+    #[serde(default, borrow)]
+    pub teardown: Option<Stage<'a>>,
+    /// pytest-xdist's report for the test a crashed worker was running
+    /// (`when` "???"): read as the call.
+    #[serde(default, rename = "???", borrow)]
+    pub crashed: Option<Stage<'a>>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct Stage<'a> {
+    #[serde(default)]
+    pub duration: Option<f64>,
+    #[serde(default, borrow)]
+    pub outcome: Option<Cow<'a, str>>,
+    #[serde(default)]
+    pub crash: Option<Crash>,
+    // Under pytest-xdist it starts with the worker's line: dropped.
+    #[serde(default, deserialize_with = "longrepr_text")]
+    pub longrepr: Option<String>,
+    #[serde(default)]
+    pub stdout: Option<String>,
+    #[serde(default)]
+    pub stderr: Option<String>,
+    #[serde(default)]
+    pub log: Option<Vec<LogRecord>>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct Crash {
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct LogRecord {
+    #[serde(default)]
+    pub levelname: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub msg: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct Collector {
+    #[serde(default)]
+    pub nodeid: String,
+    #[serde(default)]
+    pub outcome: Option<String>,
+    #[serde(default)]
+    pub longrepr: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct JsonWarning {
+    #[serde(default)]
+    pub message: Option<String>,
+    #[serde(default)]
+    pub category: Option<String>,
+    #[serde(default)]
+    pub filename: Option<String>,
+    #[serde(default)]
+    pub lineno: Option<u32>,
+}
+
+/// A phase's `longrepr` without pytest-xdist's worker line
+/// ([`pytest_text::without_worker_line`]).
+fn longrepr_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let text = Option::<String>::deserialize(d)?;
+    Ok(text.map(|t| match pytest_text::without_worker_line(&t) {
+        kept if kept.len() == t.len() => t,
+        kept => kept.to_string(),
+    }))
+}
+
+/// The keys read; every other one is skipped unread.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum Key {
+    Duration,
+    Exitcode,
+    Root,
+    Tests,
+    Collectors,
+    Warnings,
+    Summary,
+    #[serde(other)]
+    Other,
+}
+
+/// Reads the document, handing each test to `sink`.
+pub(super) fn read<'de, D, S>(d: D, sink: &mut S) -> Result<Header, D::Error>
+where
+    D: de::Deserializer<'de>,
+    S: TestSink,
+{
+    d.deserialize_map(ReportVisitor { sink })
+}
+
+struct ReportVisitor<'s, S> {
+    sink: &'s mut S,
+}
+
+impl<'de, S: TestSink> Visitor<'de> for ReportVisitor<'_, S> {
+    type Value = Header;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a pytest-json-report object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Header, A::Error> {
+        let mut header = Header::default();
+        let mut tests_seen = false;
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Duration => header.duration = map.next_value()?,
+                Key::Exitcode => header.exitcode = map.next_value()?,
+                Key::Root => header.root = map.next_value()?,
+                // Tests already handed on cannot be taken back: a second
+                // list is refused here, and the reader reads the document
+                // again through a value, which keeps the last one.
+                Key::Tests if tests_seen => return Err(de::Error::duplicate_field("tests")),
+                Key::Tests => {
+                    tests_seen = true;
+                    header.has_tests = map.next_value_seed(Tests {
+                        sink: &mut *self.sink,
+                    })?;
+                }
+                Key::Collectors => {
+                    header.collectors = map.next_value::<Option<_>>()?.unwrap_or_default()
+                }
+                Key::Warnings => {
+                    header.warnings = map.next_value::<Option<_>>()?.unwrap_or_default()
+                }
+                Key::Summary => {
+                    header.has_summary = map.next_value::<Option<IgnoredAny>>()?.is_some()
+                }
+                Key::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(header)
+    }
+}
+
+/// The `tests` list (or `null`): `true` when it was a list.
+struct Tests<'s, S> {
+    sink: &'s mut S,
+}
+
+impl<'de, S: TestSink> DeserializeSeed<'de> for Tests<'_, S> {
+    type Value = bool;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de, S: TestSink> Visitor<'de> for Tests<'_, S> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of tests")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_some<D: de::Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_seq(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+        while let Some(test) = seq.next_element::<JsonTest<'de>>()? {
+            self.sink.test(test);
+        }
+        Ok(true)
+    }
+}
