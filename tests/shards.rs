@@ -118,4 +118,31 @@ fn shards_merged_count_what_one_run_counts() {
     let (by_dir, _) = report(&[dir.path().join("shards")]);
     assert_eq!(by_dir["total"], one["total"]);
     assert_eq!(by_dir["failed"], one["failed"]);
+
+    // Read one file at a time or several at once: the same bytes.
+    for format in ["markdown", "json", "gfm", "html", "junit", "github"] {
+        let serial = report_bytes(format, &["--threads", "1"], &shard_files);
+        for threads in [&["--threads", "2"][..], &["-j", "6"], &[]] {
+            let parallel = report_bytes(format, threads, &shard_files);
+            assert!(
+                serial == parallel,
+                "{format} {threads:?}: {} bytes read serially, {} in parallel",
+                serial.len(),
+                parallel.len()
+            );
+        }
+    }
+}
+
+/// `pytest-mcp report --format FORMAT ARGS FILES`' standard output.
+fn report_bytes(format: &str, args: &[&str], files: &[PathBuf]) -> Vec<u8> {
+    let out = Command::new(env!("CARGO_BIN_EXE_pytest-mcp"))
+        .args(["report", "--format", format])
+        .args(args)
+        .args(files)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .expect("pytest-mcp report");
+    assert_eq!(out.status.code(), Some(0), "{format} {args:?}");
+    out.stdout
 }

@@ -5,6 +5,7 @@
 //! Every file that cannot be read is reported, not just the first
 //! ([`InputError`]s, answered by `respond::unreadable`).
 
+use std::borrow::Cow;
 use std::io::Write;
 
 use crate::budget::{Budget, Fitted, Truncation};
@@ -20,6 +21,30 @@ use crate::sources::{self, ReadOptions};
 pub struct Input {
     pub name: String,
     pub contents: Result<Vec<u8>, String>,
+}
+
+/// A result file as the readers take it: a name, and its bytes when a
+/// reader asks for them. The CLI's files are read on the threads that parse
+/// them ([`read_all`]), each freed once parsed: the shards of a large suite
+/// are never all in memory at once, and reading them is parallel too.
+pub trait Load: Sync {
+    /// The file's name as the user gave it.
+    fn name(&self) -> &str;
+    /// Its bytes, or why they could not be had.
+    fn load(&self) -> Result<Cow<'_, [u8]>, String>;
+}
+
+impl Load for Input {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn load(&self) -> Result<Cow<'_, [u8]>, String> {
+        match &self.contents {
+            Ok(bytes) => Ok(Cow::Borrowed(bytes)),
+            Err(e) => Err(e.clone()),
+        }
+    }
 }
 
 /// A file that could not be used, and why.
@@ -44,13 +69,25 @@ impl std::fmt::Display for InputError {
 
 /// Reads and merges every input into one run, every test listed.
 pub fn build_run(inputs: &[Input], format: Format) -> Result<Run, Vec<InputError>> {
-    build_run_with(
-        inputs,
-        ReadOptions {
-            keep_json_report: format == Format::Json,
-            passing_as_counts: false,
-        },
-    )
+    build_run_on(inputs, format, all_cores())
+}
+
+/// [`build_run`], reading up to `threads` files at once.
+pub fn build_run_on(
+    inputs: &[impl Load],
+    format: Format,
+    threads: usize,
+) -> Result<Run, Vec<InputError>> {
+    let options = ReadOptions {
+        keep_json_report: format == Format::Json,
+        passing_as_counts: false,
+    };
+    build_run_with(inputs, options, threads)
+}
+
+/// How many files are read at once by default: one per core.
+pub fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// A run read to be rendered once, in one format, and for nothing else.
@@ -78,13 +115,20 @@ pub struct RenderOnly {
 impl RenderOnly {
     /// Reads and merges `inputs` for a rendering in `format`.
     pub fn read(inputs: &[Input], format: Format) -> Result<RenderOnly, Vec<InputError>> {
-        let run = build_run_with(
-            inputs,
-            ReadOptions {
-                keep_json_report: format == Format::Json,
-                passing_as_counts: format == Format::Markdown && inputs.len() == 1,
-            },
-        )?;
+        Self::read_on(inputs, format, all_cores())
+    }
+
+    /// [`read`](Self::read), reading up to `threads` files at once.
+    pub fn read_on(
+        inputs: &[impl Load],
+        format: Format,
+        threads: usize,
+    ) -> Result<RenderOnly, Vec<InputError>> {
+        let options = ReadOptions {
+            keep_json_report: format == Format::Json,
+            passing_as_counts: format == Format::Markdown && inputs.len() == 1,
+        };
+        let run = build_run_with(inputs, options, threads)?;
         Ok(RenderOnly { run, format })
     }
 
@@ -148,8 +192,11 @@ impl RenderOnly {
     }
 }
 
-fn build_run_with(inputs: &[Input], options: ReadOptions) -> Result<Run, Vec<InputError>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+fn build_run_with(
+    inputs: &[impl Load],
+    options: ReadOptions,
+    threads: usize,
+) -> Result<Run, Vec<InputError>> {
     let mut runs = Vec::with_capacity(inputs.len());
     let mut errors = Vec::new();
     for read in read_all(inputs, options, threads) {
@@ -170,7 +217,7 @@ fn build_run_with(inputs: &[Input], options: ReadOptions) -> Result<Run, Vec<Inp
 /// come back in the inputs' order, so what is merged from them is the same,
 /// byte for byte, as a read one file after the other.
 fn read_all(
-    inputs: &[Input],
+    inputs: &[impl Load],
     options: ReadOptions,
     threads: usize,
 ) -> Vec<Result<Run, InputError>> {
@@ -210,7 +257,7 @@ fn read_all(
         .map(|(slot, input)| {
             slot.unwrap_or_else(|| {
                 Err(InputError {
-                    file: input.name.clone(),
+                    file: input.name().to_string(),
                     line: 0,
                     column: 0,
                     detail: "reading this file failed unexpectedly (a bug in pytest-mcp)".into(),
@@ -221,19 +268,15 @@ fn read_all(
 }
 
 /// One input read, or why it could not be.
-fn read_one(input: &Input, options: ReadOptions) -> Result<Run, InputError> {
-    let bytes = input.contents.as_ref().map_err(|e| InputError {
-        file: input.name.clone(),
-        line: 0,
-        column: 0,
-        detail: e.clone(),
-    })?;
-    sources::read(bytes, &input.name, options).map_err(|e| InputError {
-        file: input.name.clone(),
-        line: e.line,
-        column: e.column,
-        detail: e.message,
-    })
+fn read_one(input: &impl Load, options: ReadOptions) -> Result<Run, InputError> {
+    let error = |line, column, detail| InputError {
+        file: input.name().to_string(),
+        line,
+        column,
+        detail,
+    };
+    let bytes = input.load().map_err(|e| error(0, 0, e))?;
+    sources::read(&bytes, input.name(), options).map_err(|e| error(e.line, e.column, e.message))
 }
 
 /// Renders a run in the requested format (JSON indented for people).

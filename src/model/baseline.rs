@@ -2,7 +2,7 @@
 //! what was fixed, what still fails, which tests appeared or went away, and
 //! how the duration moved. Pure: two runs in, a comparison out.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use serde_json::{Value, json};
 

@@ -3,7 +3,7 @@
 //! ([`message_shape`]). Both renderers read them: Markdown shows one
 //! representative per group, JSON lists the groups.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::collections::hash_map::Entry;
 
 use super::crash::{self, is_framework_frame};
@@ -356,10 +356,36 @@ pub struct Parametrizations<'r> {
 impl<'r> Parametrizations<'r> {
     /// Counts the parametrizations of every function in `run`.
     pub fn of(run: &'r Run) -> Self {
-        let mut counts: HashMap<&str, usize> = HashMap::new();
+        Self::among(run, 0..run.tests.len())
+    }
+
+    /// What [`compress`](Self::compress) needs for `groups`: the
+    /// parametrizations of the functions in groups of more than one test
+    /// (nothing to count when every group has one).
+    pub fn for_groups(run: &'r Run, groups: &[FailureGroup]) -> Self {
+        let shared = groups.iter().filter(|g| g.tests.len() > 1);
+        Self::among(run, shared.flat_map(|g| g.tests.iter().copied()))
+    }
+
+    /// Counts the parametrizations of the functions of `tests` (indices
+    /// into `run.tests`), over the whole run. Only those functions are
+    /// counted: a run of a million tests, each its own function, is walked
+    /// once with a lookup per test, not made into a million-entry map.
+    pub fn among(run: &'r Run, tests: impl IntoIterator<Item = usize>) -> Self {
+        let function = |i: usize| pytest_text::parametrized_function(&run.tests[i].node_id);
+        let mut counts: HashMap<&str, usize> = tests
+            .into_iter()
+            .filter_map(function)
+            .map(|f| (f, 0))
+            .collect();
+        if counts.is_empty() {
+            return Parametrizations { counts };
+        }
         for t in &run.tests {
-            if let Some(f) = pytest_text::parametrized_function(&t.node_id) {
-                *counts.entry(f).or_default() += 1;
+            if let Some(n) =
+                pytest_text::parametrized_function(&t.node_id).and_then(|f| counts.get_mut(f))
+            {
+                *n += 1;
             }
         }
         // Only a function with two parametrizations or more can stand for

@@ -106,6 +106,26 @@ fn longest_literal(text: &str) -> usize {
     longest
 }
 
+/// How deep arrays and objects nest in JSON text.
+pub fn nesting_depth(text: &str) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0, false, false);
+    for b in text.bytes() {
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' if in_string => escaped = true,
+            b'"' => in_string = !in_string,
+            _ if in_string => {}
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 /// One document, serialized as the value its text holds.
 struct Transcoded<'a>(&'a str);
 
@@ -150,6 +170,13 @@ mod tests {
             RawReports::parsed("[1, 2]".into()).longest_string_bound(),
             0
         );
+    }
+
+    #[test]
+    fn nesting_depth_counts_brackets_outside_strings() {
+        assert_eq!(nesting_depth(DOC), 2);
+        assert_eq!(nesting_depth(r#"[[["]]]]]\"[[[["]]]"#), 3);
+        assert_eq!(nesting_depth("1"), 0);
     }
 
     #[test]

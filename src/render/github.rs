@@ -77,12 +77,7 @@ pub fn render(run: &Run, options: &Options) -> String {
     let groups = failure_groups(run);
     let room = MAX_ERRORS.saturating_sub(errors.len());
     if !groups.is_empty() && room > 0 {
-        let shared = groups.iter().any(|g| g.tests.len() > 1);
-        let params = if shared {
-            Parametrizations::of(run)
-        } else {
-            Parametrizations::default()
-        };
+        let params = Parametrizations::for_groups(run, &groups);
         for g in groups.iter().take(room) {
             let ids = params.compress(run, &g.tests);
             failure(

@@ -349,11 +349,7 @@ fn failure_groups(run: &Run) -> Vec<FailureGroup> {
         .as_ref()
         .map(|c| c.new_set())
         .unwrap_or_default();
-    let params = if groups.iter().any(|g| g.tests.len() > 1) {
-        Parametrizations::of(run)
-    } else {
-        Parametrizations::default()
-    };
+    let params = Parametrizations::for_groups(run, &groups);
     groups
         .iter()
         .map(|g| {

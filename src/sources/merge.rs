@@ -8,7 +8,7 @@
 //! both list an id (a rerun on another machine) keep both entries, as does
 //! a file that lists an id twice.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use crate::model::raw_report::RawReports;
 use crate::model::{CollectionError, Run, SourceKind, TestResult};

@@ -1,13 +1,14 @@
 //! `report`: result files named on the command line (a file, a directory,
 //! a glob) read, rendered and written, with `--fail-on`'s exit status.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use super::args::{FailOn, ReportArgs};
 use super::github::{self, STEP_SUMMARY_BYTES};
 use super::{finish, finish_with};
 use crate::budget::Budget;
-use crate::frontend::report::{self, DEFAULT_MAX_CHARS, Input, InputError, RenderOnly};
+use crate::frontend::report::{self, DEFAULT_MAX_CHARS, InputError, Load, RenderOnly};
 use crate::frontend::respond::{self, EXIT_OK};
 use crate::model::{Counts, Run};
 use crate::request::Format;
@@ -34,13 +35,12 @@ enum Read {
 }
 
 pub(super) fn run_report(args: &ReportArgs) -> u8 {
-    let inputs: Vec<Input> = args.files.iter().flat_map(|arg| expand(arg)).collect();
-    let baseline_inputs: Vec<Input> = args.baseline.iter().flat_map(|arg| expand(arg)).collect();
+    let inputs: Vec<FileInput> = args.files.iter().flat_map(|arg| expand(arg)).collect();
+    let baseline_inputs: Vec<FileInput> =
+        args.baseline.iter().flat_map(|arg| expand(arg)).collect();
     let total_inputs = inputs.len() + baseline_inputs.len();
-    let read = read(&inputs, &baseline_inputs, args.format);
-    // The files' bytes are not needed once read: free them before rendering.
-    drop(inputs);
-    drop(baseline_inputs);
+    let threads = args.threads.map_or_else(report::all_cores, usize::from);
+    let read = read(&inputs, &baseline_inputs, args.format, threads);
     let output = args.output.as_ref();
     let read = match read {
         Ok(read) => read,
@@ -126,13 +126,18 @@ fn report_github(args: &ReportArgs, read: &Read) -> u8 {
 
 /// Reads the inputs, and the baseline's when there are any; every file
 /// that cannot be read is reported (the inputs' first).
-fn read(inputs: &[Input], baseline: &[Input], format: Format) -> Result<Read, Vec<InputError>> {
+fn read(
+    inputs: &[FileInput],
+    baseline: &[FileInput],
+    format: Format,
+    threads: usize,
+) -> Result<Read, Vec<InputError>> {
     if baseline.is_empty() {
-        return RenderOnly::read(inputs, format).map(Read::Alone);
+        return RenderOnly::read_on(inputs, format, threads).map(Read::Alone);
     }
     match (
-        report::build_run(inputs, format),
-        report::build_run(baseline, Format::Markdown),
+        report::build_run_on(inputs, format, threads),
+        report::build_run_on(baseline, Format::Markdown, threads),
     ) {
         (Ok(run), Ok(baseline)) => Ok(Read::Compared { run, baseline }),
         (Err(mut a), Err(b)) => {
@@ -147,12 +152,12 @@ fn read(inputs: &[Input], baseline: &[Input], format: Format) -> Result<Read, Ve
 /// under a directory (sorted, recursively); or the files a glob matches
 /// (`'reports/**/*.xml'`, quoted so the shell leaves it to us). A directory
 /// or glob that yields nothing is an input error, not silently nothing.
-fn expand(arg: &Path) -> Vec<Input> {
+fn expand(arg: &Path) -> Vec<FileInput> {
     let name = arg.display().to_string();
     let error = |detail: String| {
-        vec![Input {
+        vec![FileInput {
             name: name.clone(),
-            contents: Err(detail),
+            path: Err(detail),
         }]
     };
     if arg.is_dir() {
@@ -198,9 +203,31 @@ fn collect_results(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn read_input(path: &Path) -> Input {
-    Input {
+/// A result file named on the command line: read when a reader takes it
+/// ([`Load`]), on the thread that parses it.
+pub(super) struct FileInput {
+    name: String,
+    /// The file, or why there is none to read.
+    path: Result<PathBuf, String>,
+}
+
+impl Load for FileInput {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn load(&self) -> Result<Cow<'_, [u8]>, String> {
+        let path = self.path.as_ref().map_err(Clone::clone)?;
+        match std::fs::read(path) {
+            Ok(bytes) => Ok(Cow::Owned(bytes)),
+            Err(e) => Err(format!("cannot read the file: {e}")),
+        }
+    }
+}
+
+fn read_input(path: &Path) -> FileInput {
+    FileInput {
         name: path.display().to_string(),
-        contents: std::fs::read(path).map_err(|e| format!("cannot read the file: {e}")),
+        path: Ok(path.to_path_buf()),
     }
 }

@@ -2,8 +2,8 @@
 //! each), collection errors, fixed tests, flaky tests, the slowest tests,
 //! skips by reason and the closing notes.
 
+use foldhash::{HashMap, HashMapExt};
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::Options;
@@ -39,11 +39,7 @@ pub(super) struct Group<'r> {
 /// with a baseline, those holding a new failure first.
 pub(super) fn groups<'r>(run: &'r Run, new: Option<&[String]>) -> Vec<Group<'r>> {
     let found = crate::model::groups::failure_groups(run);
-    let params = if found.iter().any(|g| g.tests.len() > 1) {
-        Parametrizations::of(run)
-    } else {
-        Parametrizations::default()
-    };
+    let params = Parametrizations::for_groups(run, &found);
     let new: std::collections::HashSet<&str> =
         new.unwrap_or_default().iter().map(String::as_str).collect();
     let mut out: Vec<Group<'r>> = found

@@ -5,7 +5,7 @@
 //! the id without its file, the outcome, the duration. The controls are
 //! hidden until the script shows them.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::fmt::Write as _;
 
 use super::escape::{push, push_id};

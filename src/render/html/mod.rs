@@ -38,7 +38,7 @@ mod list;
 mod markdown_page;
 mod summary;
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::sync::OnceLock;
 
 use base64::Engine as _;

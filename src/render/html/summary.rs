@@ -2,7 +2,7 @@
 //! with its bar of outcomes, the contents, the comparison with a
 //! baseline, the slowest tests and the closing notes.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::fmt::Write as _;
 
 use super::escape::{push, push_id};

@@ -247,11 +247,7 @@ impl<'r> Fit<'_, 'r> {
 /// Every failure group as JSON lists it, and each group's first test.
 fn groups_of(run: &Run) -> (Vec<GroupEntry<'_>>, Vec<usize>) {
     let groups = failure_groups(run);
-    let params = if groups.iter().any(|g| g.tests.len() > 1) {
-        Parametrizations::of(run)
-    } else {
-        Parametrizations::default()
-    };
+    let params = Parametrizations::for_groups(run, &groups);
     let firsts = groups.iter().map(|g| g.tests[0]).collect();
     let new = run.changes.as_ref().map(|c| c.new_set());
     let entries = groups

@@ -56,7 +56,7 @@ fn compact(run: &Run, ids: &[String]) -> Vec<(String, usize)> {
         .filter(|(_, t)| wanted.contains(t.node_id.as_str()) && seen.insert(t.node_id.as_str()))
         .map(|(i, _)| i)
         .collect();
-    let mut items: Vec<(String, usize)> = Parametrizations::of(run)
+    let mut items: Vec<(String, usize)> = Parametrizations::among(run, tests.iter().copied())
         .compress(run, &tests)
         .into_iter()
         .map(|item| match item {

@@ -104,14 +104,7 @@ pub(super) fn failure_groups(run: &Run, keep: usize) -> Vec<Group<'_>> {
         .as_ref()
         .map(|c| c.new_set())
         .unwrap_or_default();
-    let shared = groups.iter().any(|g| g.tests.len() > 1);
-    // Counting every function's parametrizations walks the run: only
-    // worth it when some failure has a twin.
-    let params = if shared {
-        Parametrizations::of(run)
-    } else {
-        Parametrizations::default()
-    };
+    let params = Parametrizations::for_groups(run, &groups);
     groups
         .iter()
         .enumerate()

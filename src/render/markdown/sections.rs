@@ -2,7 +2,9 @@
 //! errors, captured output and the closing notes.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::{HashMap, HashMapExt};
 use std::fmt::Write as _;
 
 use super::detail::{Section, is_framework_frame, is_pytest_hint, message_of};

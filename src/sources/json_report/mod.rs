@@ -65,10 +65,9 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
             }),
         });
     }
-    // The text was read as JSON: it is kept as it is.
-    run.json_report = options
-        .keep_json_report
-        .then(|| RawReports::parsed(text.into_owned()));
+    if options.keep_json_report {
+        run.json_report = Some(kept_text(text)?);
+    }
     run.sources.push(SourceInfo {
         kind: SourceKind::JsonReport,
         name: name.to_string(),
@@ -77,6 +76,21 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
     });
     run.clean_text(crate::text::clean);
     Ok(run)
+}
+
+/// The document's text, kept to be written back out. It was read as JSON,
+/// but keys the reader skips are not nested-depth checked by serde_json:
+/// text that nests deeper than serde_json writes back is refused here, as
+/// reading it into a value refuses it, rather than when the answer is
+/// half written.
+fn kept_text(text: Cow<'_, str>) -> Result<RawReports, ParseError> {
+    // serde_json's limit is 128 levels; below it, no need to look closer.
+    if crate::model::raw_report::nesting_depth(&text) >= 127
+        && let Err(e) = serde_json::from_str::<serde_json::Value>(&text)
+    {
+        return Err(json_error(&e));
+    }
+    Ok(RawReports::parsed(text.into_owned()))
 }
 
 /// The input as JSON text: UTF-8, without a byte-order mark, lone
