@@ -18,6 +18,9 @@
 //! - `report`: `pytest-mcp report` on a 100,000-case JUnit XML and its
 //!   pytest-json-report twin, against a bare quick-xml event scan (the
 //!   limit), the junit-parser crate and Python's junitparser.
+//! - `shards`: `report` over 1 to 10 shard files of 100,000 cases each,
+//!   one file at a time (`--threads 1`) against all cores (the default),
+//!   and the `--baseline` build on all ten when given (issue 24).
 //! - `tokens`: o200k_base tokens of the Markdown, the ADR-006 JSON and
 //!   pytest's own `-q` output for the same runs.
 //! - `server`: a `discover_tests` round trip through `pytest-mcp serve`
@@ -51,6 +54,7 @@ mod overhead;
 mod proc;
 mod run_cost;
 mod server;
+mod shards;
 mod throughput;
 mod token_cost;
 
@@ -76,7 +80,7 @@ pub struct Env {
 }
 
 const SECTIONS: &[&str] = &[
-    "overhead", "runcost", "report", "tokens", "loop", "server", "context", "compare",
+    "overhead", "runcost", "report", "shards", "tokens", "loop", "server", "context", "compare",
 ];
 
 fn main() {
@@ -84,6 +88,11 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("--scan") => return throughput::scan_main(Path::new(&args[1])),
         Some("--junit-parser") => return throughput::junit_parser_main(Path::new(&args[1])),
+        Some("--json-scan") => return throughput::json_scan_main(Path::new(&args[1])),
+        Some("--generate-shards") => {
+            shards::generate_main(Path::new(&args[1]), args[2].parse().expect("a shard count"));
+            return;
+        }
         Some("--generate-reports") => {
             inputs::big_reports(Path::new(&args[1]), args[2].parse().expect("a case count"));
             return;
@@ -162,6 +171,7 @@ fn main() {
             "overhead" => overhead::run(&env),
             "runcost" => run_cost::run(&env),
             "report" => throughput::run(&env),
+            "shards" => shards::run(&env),
             "tokens" => token_cost::run(&env),
             "loop" => loop_tokens::run(&env),
             "server" => server::run(&env),
