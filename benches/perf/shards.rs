@@ -51,7 +51,36 @@ pub fn run(env: &Env) {
     assert!(status.success(), "generating the shards failed");
     let shard = |k: usize| dir.join(format!("shards/shard-{k}.xml"));
     let shard_bytes = std::fs::metadata(shard(0)).expect("a shard").len();
+    let cmds = commands(env);
+    let rounds = env.rounds.max(3);
+    let (samples, _) = alternated(
+        cmds.len(),
+        rounds,
+        &dir.join("shards-out"),
+        |i| cmds[i].name.clone(),
+        |i| {
+            let c = &cmds[i];
+            let mut command = Command::new(&c.bin);
+            command.arg("report");
+            command.args((0..c.files).map(shard));
+            if let Some(n) = c.threads {
+                command.args(["--threads", n]);
+            }
+            command
+        },
+        Stdio::null,
+    );
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "## 2b. Shards merged: `report` (Markdown) over 1 to {SHARDS} files of {CASES} cases ({:.1} MB each), {cores} cores; {rounds} rounds\n",
+        mb(shard_bytes)
+    );
+    print_table(env, &samples);
+}
 
+/// Each number of files read serially then in parallel; the baseline
+/// build on all of them last.
+fn commands(env: &Env) -> Vec<Cmd> {
     let mut cmds = Vec::new();
     for files in 1..=SHARDS {
         for threads in [Some("1"), None] {
@@ -71,35 +100,18 @@ pub fn run(env: &Env) {
             threads: None,
         });
     }
-    let rounds = env.rounds.max(3);
-    let (samples, _) = alternated(
-        cmds.len(),
-        rounds,
-        &dir.join("shards-out"),
-        |i| cmds[i].name.clone(),
-        |i| {
-            let c = &cmds[i];
-            let mut command = Command::new(&c.bin);
-            command.arg("report");
-            command.args((0..c.files).map(shard));
-            if let Some(n) = c.threads {
-                command.args(["--threads", n]);
-            }
-            command
-        },
-        Stdio::null,
-    );
+    cmds
+}
+
+/// The table, and the targets against the baseline build (or, without
+/// one, against this build reading one file at a time).
+fn print_table(env: &Env, samples: &[Vec<crate::proc::Sample>]) {
     let of = |i: usize, f: fn(&crate::proc::Sample) -> f64| {
         median(&samples[i].iter().map(f).collect::<Vec<_>>())
     };
     let wall = |i: usize| of(i, |s| s.wall);
     let cpu = |i: usize| of(i, |s| s.cpu);
     let rss = |i: usize| of(i, |s| s.max_rss as f64);
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!(
-        "## 2b. Shards merged: `report` (Markdown) over 1 to {SHARDS} files of {CASES} cases ({:.1} MB each), {cores} cores; {rounds} rounds\n",
-        mb(shard_bytes)
-    );
     println!(
         "| files | serial wall | serial CPU | serial peak RSS | parallel wall | parallel CPU | parallel peak RSS | wall parallel / serial |"
     );
@@ -121,7 +133,7 @@ pub fn run(env: &Env) {
     // "Today's": the baseline build when given, else this build reading
     // one file at a time.
     let (today, what) = match env.baseline {
-        Some(_) => (cmds.len() - 1, "the baseline build"),
+        Some(_) => (samples.len() - 1, "the baseline build"),
         None => (serial, "--threads 1"),
     };
     if env.baseline.is_some() {

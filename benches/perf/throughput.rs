@@ -91,6 +91,29 @@ pub fn run(env: &Env) {
     let (xml, json) = generate(env);
     let xml_len = std::fs::metadata(&xml).expect("xml").len();
     let json_len = std::fs::metadata(&json).expect("json").len();
+    let cmds = commands(env, (&xml, xml_len), (&json, json_len));
+    let out = dir.join("out");
+    let rounds = env.rounds.max(5);
+    let (samples, outputs) = alternated(
+        cmds.len(),
+        rounds,
+        &out,
+        |i| cmds[i].name.clone(),
+        |i| (cmds[i].build)(),
+        Stdio::inherit,
+    );
+    println!(
+        "## 2. Report throughput: {CASES} test cases, 1% failing; JUnit XML {:.1} MB, JSON report {:.1} MB; {rounds} rounds\n",
+        mb(xml_len),
+        mb(json_len)
+    );
+    print_table(env, &cmds, &samples, &outputs);
+}
+
+/// The scan first, then `report` on each file in each format, then the
+/// references.
+fn commands(env: &Env, (xml, xml_len): (&Path, u64), (json, json_len): (&Path, u64)) -> Vec<Cmd> {
+    let (xml, json) = (xml.to_path_buf(), json.to_path_buf());
     let mut cmds: Vec<Cmd> = Vec::new();
     let me = env.me.clone();
     let x = xml.clone();
@@ -156,22 +179,11 @@ pub fn run(env: &Env) {
             }),
         });
     }
+    cmds
+}
 
-    let out = dir.join("out");
-    let rounds = env.rounds.max(5);
-    let (samples, outputs) = alternated(
-        cmds.len(),
-        rounds,
-        &out,
-        |i| cmds[i].name.clone(),
-        |i| (cmds[i].build)(),
-        Stdio::inherit,
-    );
-    println!(
-        "## 2. Report throughput: {CASES} test cases, 1% failing; JUnit XML {:.1} MB, JSON report {:.1} MB; {rounds} rounds\n",
-        mb(xml_len),
-        mb(json_len)
-    );
+/// The table and the targets.
+fn print_table(env: &Env, cmds: &[Cmd], samples: &[Vec<crate::proc::Sample>], outputs: &[u64]) {
     println!(
         "| command | wall (median) | MB/s | peak RSS | RSS / file | output | vs scan | junitparser / this |"
     );
