@@ -248,7 +248,7 @@ fn print_table(env: &Env, cmds: &[Cmd], samples: &[Vec<crate::proc::Sample>], ou
         ratio(2),
         verdict(ratio(1) < 3.0 && ratio(2) < 3.0)
     );
-    json_targets(&cmds, &wall, &ratio);
+    json_targets(cmds, &wall, &ratio);
 }
 
 /// Issue 24's targets for the JSON report: the rows are found by name,
