@@ -50,18 +50,9 @@ impl RawReports {
     pub fn longest_string_bound(&self) -> usize {
         self.docs
             .iter()
-            .map(|d| longest_literal(d))
+            .map(|d| scan(d).longest_literal)
             .max()
             .unwrap_or(0)
-    }
-
-    /// Bytes of JSON text held.
-    pub fn len(&self) -> usize {
-        self.docs.iter().map(String::len).sum()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 
@@ -87,43 +78,46 @@ impl Serialize for RawReports {
     }
 }
 
-/// The length of the longest string literal in JSON text, between its
-/// quotes.
-fn longest_literal(text: &str) -> usize {
-    let (mut longest, mut start, mut escaped) = (0, None, false);
-    for (i, b) in text.bytes().enumerate() {
-        match (start, b) {
-            (Some(_), _) if escaped => escaped = false,
-            (Some(_), b'\\') => escaped = true,
-            (Some(s), b'"') => {
-                longest = longest.max(i - s - 1);
-                start = None;
-            }
-            (None, b'"') => start = Some(i),
-            _ => {}
-        }
-    }
-    longest
-}
-
 /// How deep arrays and objects nest in JSON text.
 pub fn nesting_depth(text: &str) -> usize {
-    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0, false, false);
-    for b in text.bytes() {
-        match b {
-            _ if escaped => escaped = false,
-            b'\\' if in_string => escaped = true,
-            b'"' => in_string = !in_string,
-            _ if in_string => {}
-            b'[' | b'{' => {
-                depth += 1;
-                deepest = deepest.max(depth);
+    scan(text).depth
+}
+
+/// What one pass over JSON text finds without parsing it.
+struct Scan {
+    /// The longest string literal, between its quotes, as written.
+    longest_literal: usize,
+    /// The deepest nesting of arrays and objects.
+    depth: usize,
+}
+
+/// One pass over the bytes of JSON text, strings (and their escapes)
+/// told apart from the brackets.
+fn scan(text: &str) -> Scan {
+    let mut found = Scan {
+        longest_literal: 0,
+        depth: 0,
+    };
+    let (mut depth, mut string_start, mut escaped) = (0usize, None, false);
+    for (i, b) in text.bytes().enumerate() {
+        match (string_start, b) {
+            (Some(_), _) if escaped => escaped = false,
+            (Some(_), b'\\') => escaped = true,
+            (Some(start), b'"') => {
+                found.longest_literal = found.longest_literal.max(i - start - 1);
+                string_start = None;
             }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
+            (Some(_), _) => {}
+            (None, b'"') => string_start = Some(i),
+            (None, b'[' | b'{') => {
+                depth += 1;
+                found.depth = found.depth.max(depth);
+            }
+            (None, b']' | b'}') => depth = depth.saturating_sub(1),
+            (None, _) => {}
         }
     }
-    deepest
+    found
 }
 
 /// One document, serialized as the value its text holds.
