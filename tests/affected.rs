@@ -25,11 +25,7 @@ fn repo() -> PathBuf {
 
 /// A private copy of the project, with no record of any run.
 fn project() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().join("agent_loop");
-    support::copy_tree(&repo().join("tests/projects/agent_loop"), &root);
-    let root = root.canonicalize().expect("canonical");
-    (dir, root)
+    support::project_copy("agent_loop")
 }
 
 /// The Markdown answer of `run --affected <args>`.

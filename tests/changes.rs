@@ -16,17 +16,9 @@ mod support;
 
 const SINCE: &str = "Since the last run: ";
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// A private copy of the project, without any cache.
 fn project() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().join("agent_loop");
-    support::copy_tree(&repo().join("tests/projects/agent_loop"), &root);
-    let root = root.canonicalize().expect("canonical");
-    (dir, root)
+    support::project_copy("agent_loop")
 }
 
 fn run(root: &Path, args: &[&str]) -> String {

@@ -18,10 +18,6 @@ mod support;
 
 const SHARDS: usize = 3;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// pytest on `files` of the project at `root`, its results under `out`.
 fn pytest(root: &Path, files: &[String], out: &Path) {
     std::fs::create_dir_all(out).expect("results directory");
@@ -77,9 +73,7 @@ fn report(files: &[PathBuf]) -> (Value, BTreeMap<String, String>) {
 
 #[test]
 fn shards_merged_count_what_one_run_counts() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path().join("agent_loop");
-    support::copy_tree(&repo().join("tests/projects/agent_loop"), &root);
+    let (dir, root) = support::project_copy("agent_loop");
     let mut files: Vec<String> = std::fs::read_dir(root.join("tests"))
         .expect("tests/")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())

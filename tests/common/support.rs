@@ -142,6 +142,20 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// A private copy of `tests/projects/<name>` in a temporary directory
+/// (kept alive by the handle), without Python's or pytest's caches; the
+/// copy's canonical path.
+pub fn project_copy(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join(name);
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/projects")
+        .join(name);
+    copy_tree(&source, &root);
+    let root = root.canonicalize().expect("canonical");
+    (dir, root)
+}
+
 /// A command for `program` (the binary, or an interpreter running pytest)
 /// without the caller's pytest settings, which must not change what the
 /// projects do, and with no standard input.
