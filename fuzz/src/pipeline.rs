@@ -46,8 +46,30 @@ const BUDGETS: [usize; 6] = [0, 1, 40, 300, 4_000, report::DEFAULT_MAX_CHARS];
 /// reader said.
 pub fn junit(data: &[u8]) -> Result<Run, ParseError> {
     let direct = sources::junit::parse(data, "fuzz.xml");
+    split_reads_agree(data, &direct);
     after_read(data, "fuzz.xml", &direct);
     direct
+}
+
+/// A large file is read in parts on several threads, cut at `<testcase`s:
+/// cut at each of the first cases, and at two, the read must be exactly the
+/// one-thread read, result or error.
+fn split_reads_agree(data: &[u8], direct: &Result<Run, ParseError>) {
+    let cases: Vec<usize> = data
+        .windows(9)
+        .enumerate()
+        .filter(|(_, w)| w == b"<testcase")
+        .map(|(i, _)| i)
+        .skip(1)
+        .take(4)
+        .collect();
+    let options = ReadOptions::default();
+    let mut cuts: Vec<Vec<usize>> = cases.iter().map(|&c| vec![c]).collect();
+    cuts.push(cases.iter().take(2).copied().collect());
+    for cut in &cuts {
+        let (split, _) = sources::junit::parse_cut(data, "fuzz.xml", options, cut);
+        assert_eq!(&split, direct, "read cut at {cut:?}");
+    }
 }
 
 /// Bytes as pytest-json-report JSON: the reader called directly (with and

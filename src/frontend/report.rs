@@ -81,6 +81,7 @@ pub fn build_run_on(
     let options = ReadOptions {
         keep_json_report: format == Format::Json,
         passing_as_counts: false,
+        threads: 1,
     };
     build_run_with(inputs, options, threads)
 }
@@ -127,6 +128,7 @@ impl RenderOnly {
         let options = ReadOptions {
             keep_json_report: format == Format::Json,
             passing_as_counts: format == Format::Markdown && inputs.len() == 1,
+            threads: 1,
         };
         let run = build_run_with(inputs, options, threads)?;
         Ok(RenderOnly { run, format })
@@ -221,6 +223,12 @@ fn read_all(
     options: ReadOptions,
     threads: usize,
 ) -> Vec<Result<Run, InputError>> {
+    // One file (or fewer files than threads) may be split: a large file is
+    // read on the threads left over.
+    let options = ReadOptions {
+        threads: (threads / inputs.len().max(1)).max(1),
+        ..options
+    };
     let threads = threads.min(inputs.len());
     if threads <= 1 {
         return inputs

@@ -267,6 +267,17 @@ impl Unlisted {
         }
     }
 
+    /// Adds the counts of a later part of the same file, as if its passes
+    /// had been counted here one after the other.
+    pub fn append(&mut self, later: Unlisted) {
+        self.passed += later.passed;
+        for key in later.parametrized {
+            if self.parametrized.last() != Some(&key) {
+                self.parametrized.push(key);
+            }
+        }
+    }
+
     /// Which of `functions` (sorted [`Unlisted::function_key`]s) may have
     /// had a parametrization counted: one pass over the keys, done only
     /// when some group could be named by its function.

@@ -146,6 +146,8 @@ pub struct ReadOptions {
     /// one file: every other rendering, a merge and a baseline comparison
     /// need each test by id.
     pub passing_as_counts: bool,
+    /// Threads one large file may be read on (JUnit XML; 0 or 1: one).
+    pub threads: usize,
 }
 
 /// Where a reader puts each test once nothing can fold into it any more: the
@@ -157,6 +159,10 @@ pub struct ReadOptions {
 pub(crate) struct Settle {
     passing_as_counts: bool,
     tests_duration: f64,
+    /// For a part of a file read on a thread of its own: its tests'
+    /// durations in order, added after those of the parts before it
+    /// ([`Settle::append`]), as floating-point sums depend on the order.
+    deferred: Option<Vec<f64>>,
 }
 
 impl Settle {
@@ -164,6 +170,23 @@ impl Settle {
         Settle {
             passing_as_counts: options.passing_as_counts,
             tests_duration: 0.0,
+            deferred: None,
+        }
+    }
+
+    /// A settle for a later part of a file, whose durations wait for the
+    /// sum of the parts before it.
+    pub(crate) fn deferred(options: ReadOptions) -> Self {
+        Settle {
+            deferred: Some(Vec::new()),
+            ..Settle::new(options)
+        }
+    }
+
+    /// Adds the durations a later part's settle kept, in their order.
+    pub(crate) fn append(&mut self, later: Settle) {
+        for d in later.deferred.into_iter().flatten() {
+            self.tests_duration += d;
         }
     }
 
@@ -171,7 +194,10 @@ impl Settle {
     /// strings can be reused for the next one.
     pub(crate) fn add(&mut self, run: &mut Run, test: TestResult) -> Option<TestResult> {
         if let Some(d) = test.duration {
-            self.tests_duration += d;
+            match &mut self.deferred {
+                Some(durations) => durations.push(d),
+                None => self.tests_duration += d,
+            }
         }
         if self.passing_as_counts && test.is_plain_pass() {
             run.unlisted.passed += 1;

@@ -127,6 +127,9 @@ impl Parser<'_> {
     /// when it is a rerun of it.
     pub(super) fn add_foreign_test(&mut self, test: TestResult) {
         let key = retry_key(&self.nesting.suites, &test.node_id);
+        if self.mid && self.first.is_none() {
+            self.first = Some(super::split::First::Foreign(key.clone()));
+        }
         if self.tests.last_key.as_deref() == Some(key.as_str())
             && let Some(previous) = self.tests.latest.as_mut()
             && is_rerun(previous, &test)

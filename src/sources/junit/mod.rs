@@ -43,6 +43,9 @@ mod attrs;
 mod case;
 mod foreign;
 mod pytest;
+mod split;
+#[cfg(test)]
+mod split_tests;
 #[cfg(test)]
 mod tests;
 
@@ -51,29 +54,61 @@ pub fn parse(input: &[u8], name: &str) -> Result<Run, ParseError> {
     parse_with(input, name, ReadOptions::default())
 }
 
-/// [`parse`] with every reading option.
+/// [`parse`] with every reading option. With `options.threads` above 1, a
+/// file of some megabytes is read on that many threads ([`split`]), with
+/// the same result.
 pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run, ParseError> {
-    // quick-xml wants UTF-8; a report with stray bytes (pytest writes test ids
-    // with raw binary in them) is still worth reading, so decode lossily.
-    // Valid UTF-8 (the usual case) is checked fast and borrowed.
-    let text: Cow<'_, str> = match std::str::from_utf8(input) {
+    let text = decode(input);
+    let parser = match split::read(&text, options) {
+        Some(read) => read?,
+        None => read_serial(&text, options)?,
+    };
+    Ok(into_run(parser, matches!(text, Cow::Owned(_)), name))
+}
+
+/// [`parse_with`] read in parts starting at the first `<testcase` at or
+/// after each of `cuts`, however small the file, and how many of the parts
+/// after the first were taken (none when the read fell back to one
+/// thread). For tests and fuzzing of [`split`]: the run must be
+/// [`parse_with`]'s.
+#[doc(hidden)]
+pub fn parse_cut(
+    input: &[u8],
+    name: &str,
+    options: ReadOptions,
+    cuts: &[usize],
+) -> (Result<Run, ParseError>, usize) {
+    let text = decode(input);
+    let Some(first) = memchr::memmem::find(text.as_bytes(), b"<testcase") else {
+        return (parse_with(input, name, options), 0);
+    };
+    let cuts = split::cuts(&text, cuts.iter().map(|&c| c.max(first + 1)));
+    match split::read_at(&text, options, first, &cuts) {
+        Ok((parser, taken)) => (
+            Ok(into_run(parser, matches!(text, Cow::Owned(_)), name)),
+            taken,
+        ),
+        Err(e) => (Err(e), 0),
+    }
+}
+
+/// The text of a file: quick-xml wants UTF-8, and a report with stray
+/// bytes (pytest writes test ids with raw binary in them) is still worth
+/// reading, so it is decoded lossily. Valid UTF-8 (the usual case) is
+/// checked fast and borrowed.
+fn decode(input: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(input) {
         Ok(text) => Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(input),
-    };
-    let mut parser = Parser::new(&text, options);
-    if !options.passing_as_counts {
-        // One result per `<testcase>` at most: sized once, the vector of a
-        // large report is never copied while it grows. Capped by what the
-        // file's size allows (`<testcase name="x"/>` and a line break), so
-        // that the words `<testcase` in a comment or CDATA cannot reserve
-        // more than a file of real cases would.
-        let cases = memchr::memmem::find_iter(text.as_bytes(), b"<testcase").count();
-        parser.run.tests.reserve_exact(cases.min(text.len() / 21));
     }
-    parser.run()?;
+}
+
+/// The run a parser read, with its source described; `lossy` when the
+/// file was not UTF-8.
+fn into_run(parser: Parser<'_>, lossy: bool, name: &str) -> Run {
     let pytest = parser.document.root_pytest || parser.document.any_pytest;
     let Parser { mut run, tests, .. } = parser;
-    if matches!(text, Cow::Owned(_)) {
+    if lossy {
         run.notes.push(format!(
             "{name}: bytes that are not UTF-8 were replaced with U+FFFD"
         ));
@@ -89,7 +124,44 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
         folded: tests.folded,
     });
     run.clean_text(crate::text::clean_xml_text);
-    Ok(run)
+    run
+}
+
+/// How far [`Parser::read_to`] read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reached {
+    Eof,
+    /// Exactly the offset asked for: the next event starts there.
+    Stop,
+    /// An event went over the offset asked for (it was no event's start).
+    Past,
+}
+
+/// The local part of a qualified element name, as quick-xml takes it.
+fn local_name(qualified: &str) -> &str {
+    qualified
+        .split_once(':')
+        .map_or(qualified, |(_, local)| local)
+}
+
+/// Reads the whole text on this thread.
+fn read_serial(text: &str, options: ReadOptions) -> Result<Parser<'_>, ParseError> {
+    let mut parser = Parser::new(text, options);
+    if !options.passing_as_counts {
+        parser.run.tests.reserve_exact(case_capacity(text));
+    }
+    parser.finish()?;
+    Ok(parser)
+}
+
+/// One result per `<testcase>` at most: sized once, the vector of a large
+/// report is never copied while it grows. Capped by what the file's size
+/// allows (`<testcase name="x"/>` and a line break), so that the words
+/// `<testcase` in a comment or CDATA cannot reserve more than a file of
+/// real cases would.
+fn case_capacity(text: &str) -> usize {
+    let cases = memchr::memmem::find_iter(text.as_bytes(), b"<testcase").count();
+    cases.min(text.len() / 21)
 }
 
 /// Where text content is being collected.
@@ -110,6 +182,16 @@ struct Parser<'a> {
     reader: Reader<&'a [u8]>,
     /// The whole text, for the line and column of an error.
     input: &'a str,
+    /// Where in `input` the reader started: 0, or the start of the part
+    /// that a thread of [`split`] reads.
+    base: u64,
+    /// Set when the reader started inside the document ([`split`]): end
+    /// tags are checked against `nesting.open` here, as quick-xml cannot
+    /// know the elements opened before it started.
+    mid: bool,
+    /// What the first test this parser met needs from the test before it
+    /// (see [`split::First`]); recorded only when `mid`.
+    first: Option<split::First>,
     run: Run,
     document: Document,
     nesting: Nesting,
@@ -119,7 +201,7 @@ struct Parser<'a> {
 }
 
 /// What the root element and the suites say about the whole file.
-#[derive(Default)]
+#[derive(Debug, Default, Clone, PartialEq)]
 struct Document {
     seen_root: bool,
     /// The root is pytest's (`<testsuites name="pytest tests">`).
@@ -134,13 +216,15 @@ struct Document {
 }
 
 /// Where in the document the reader is.
+#[derive(Debug, Clone, PartialEq)]
 struct Nesting {
     /// Names of the open `<testsuite>` elements.
     suites: Vec<String>,
     /// `<testcase>` elements seen so far at each level: outside any suite,
     /// then in each open suite.
     positions: Vec<usize>,
-    /// Open elements, with the byte offset where each started.
+    /// Open elements (their qualified names), with the byte offset where
+    /// each started.
     open: Vec<(String, u64)>,
 }
 
@@ -196,6 +280,9 @@ impl<'a> Parser<'a> {
         Parser {
             reader,
             input,
+            base: 0,
+            mid: false,
+            first: None,
             run: Run::default(),
             document: Document::default(),
             nesting: Nesting {
@@ -225,42 +312,76 @@ impl<'a> Parser<'a> {
         ParseError::at(self.input, offset as usize, message)
     }
 
-    fn run(&mut self) -> Result<(), ParseError> {
+    /// Reads events until the end of the file, or, given `stop`, until the
+    /// reader is at or past that byte offset.
+    fn read_to(&mut self, stop: Option<u64>) -> Result<Reached, ParseError> {
         loop {
             let event = match self.reader.read_event() {
                 Ok(event) => event,
                 Err(e) => {
-                    let pos = self.reader.error_position();
+                    let pos = self.base + self.reader.error_position();
                     return Err(self.error_at(pos, format!("malformed XML: {e}")));
                 }
             };
             match event {
                 Event::Start(e) => {
-                    let start = self.reader.buffer_position();
+                    let start = self.base + self.reader.buffer_position();
                     self.start(&e, start, false)?;
                 }
                 Event::Empty(e) => {
-                    let start = self.reader.buffer_position();
+                    let start = self.base + self.reader.buffer_position();
                     self.start(&e, start, true)?;
                 }
-                Event::End(_) => self.end(),
+                Event::End(e) => {
+                    if self.mid {
+                        self.check_end(e.name().as_ref())?;
+                    }
+                    self.end()
+                }
                 // Text outside the elements we collect (the line breaks
                 // between test cases) is not even decoded.
                 Event::Text(_) | Event::CData(_) if self.reading.sink == Sink::None => {}
                 Event::Text(t) => self.text(&t.xml10_content()),
                 Event::CData(t) => self.text(&t.xml10_content()),
                 Event::GeneralRef(r) => self.reference(&r),
-                Event::Eof => return self.eof(),
+                Event::Eof => return Ok(Reached::Eof),
                 // Declarations, comments, processing instructions and
                 // DOCTYPEs carry nothing for us; a DOCTYPE's entities are
                 // never expanded.
                 Event::Decl(_) | Event::Comment(_) | Event::PI(_) | Event::DocType(_) => {}
             }
+            if let Some(stop) = stop {
+                let at = self.base + self.reader.buffer_position();
+                if at == stop {
+                    return Ok(Reached::Stop);
+                } else if at > stop {
+                    return Ok(Reached::Past);
+                }
+            }
         }
+    }
+
+    /// The check quick-xml makes of an end tag, for a reader that started
+    /// inside the document: it must close the element opened last.
+    fn check_end(&self, name: &str) -> Result<(), ParseError> {
+        match self.nesting.open.last() {
+            Some((open, _)) if open == name => Ok(()),
+            _ => Err(self.error_at(
+                self.base + self.reader.buffer_position(),
+                "an end tag that closes no open element",
+            )),
+        }
+    }
+
+    /// Reads on to the end of the file and settles what is left there.
+    fn finish(&mut self) -> Result<(), ParseError> {
+        self.read_to(None)?;
+        self.eof()
     }
 
     fn eof(&mut self) -> Result<(), ParseError> {
         if let Some((tag, start)) = self.nesting.open.last() {
+            let tag = local_name(tag);
             let at = ParseError::at(self.input, *start as usize, "");
             return Err(self.error_at(
                 self.input.len() as u64,
@@ -298,7 +419,9 @@ impl<'a> Parser<'a> {
         }
         if !empty {
             let start_pos = end_pos.saturating_sub(1);
-            self.nesting.open.push((tag.to_string(), start_pos));
+            let qualified = e.name();
+            let qualified: &str = qualified.as_ref();
+            self.nesting.open.push((qualified.to_string(), start_pos));
         }
         Ok(())
     }
@@ -423,7 +546,7 @@ impl<'a> Parser<'a> {
             }
             return;
         }
-        match tag.as_str() {
+        match local_name(&tag) {
             "testsuite" => {
                 self.nesting.suites.pop();
                 if self.nesting.positions.len() > 1 {

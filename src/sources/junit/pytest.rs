@@ -141,6 +141,9 @@ impl Parser<'_> {
     /// Adds a pytest test, folding it into the one before when it is
     /// pytest's second report of that test.
     pub(super) fn add_pytest_test(&mut self, test: TestResult) {
+        if self.mid && self.first.is_none() {
+            self.first = Some(super::split::First::Pytest(test.node_id.clone()));
+        }
         if let Some(previous) = self.tests.latest.as_mut()
             && previous.node_id == test.node_id
         {
