@@ -527,3 +527,47 @@ fn repeated_ids_and_status_words_are_read_as_what_happened() {
         );
     }
 }
+
+/// A large file is read in parts on several threads (`sources/junit/split.rs`):
+/// every corpus file cut at each of its cases (at most 60 cuts, spread over
+/// the file) and at pairs of them reads exactly as it does on one thread,
+/// result or error, in both reading modes.
+#[test]
+fn every_corpus_file_cut_at_its_cases_reads_as_one_thread_does() {
+    let Some(files) = corpus_files() else { return };
+    let mut taken = 0;
+    for path in &files {
+        let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let cases: Vec<usize> = case_offsets(&bytes);
+        let step = cases.len().div_ceil(60).max(1);
+        let cuts: Vec<usize> = cases.iter().step_by(step).copied().collect();
+        for passing_as_counts in [false, true] {
+            let options = pytest_mcp::sources::ReadOptions {
+                passing_as_counts,
+                ..Default::default()
+            };
+            let one = junit::parse_with(&bytes, "f.xml", options);
+            for (i, &a) in cuts.iter().enumerate() {
+                let pairs = cuts.get(i + 1..i + 3).unwrap_or_default();
+                for cut in std::iter::once(vec![a]).chain(pairs.iter().map(|&b| vec![a, b])) {
+                    let (split, parts) = junit::parse_cut(&bytes, "f.xml", options, &cut);
+                    assert_eq!(split, one, "{}, cut at {cut:?}", path.display());
+                    taken += parts;
+                }
+            }
+        }
+    }
+    // Real files are mostly cut where the guess holds.
+    assert!(taken > 500, "only {taken} parts taken");
+}
+
+/// Offsets of every `<testcase` after the first.
+fn case_offsets(bytes: &[u8]) -> Vec<usize> {
+    bytes
+        .windows(9)
+        .enumerate()
+        .filter(|(_, w)| w == b"<testcase")
+        .map(|(i, _)| i)
+        .skip(1)
+        .collect()
+}

@@ -145,12 +145,7 @@ fn print_table(
     for (i, c) in cmds.iter().enumerate() {
         let ratio = |f: fn(&Sample) -> f64| {
             reference(i).map_or("-".to_string(), |r| {
-                let per_round: Vec<f64> = samples[i]
-                    .iter()
-                    .zip(&samples[r])
-                    .map(|(a, b)| f(a) / f(b))
-                    .collect();
-                format!("{:.3}x", median(&per_round))
+                format!("{:.3}x", per_round(&samples[i], &samples[r], f))
             })
         };
         let instr = counts[i].map_or("-".to_string(), |n| format!("{:.3} G", n as f64 / 1e9));
@@ -171,6 +166,23 @@ fn print_table(
     println!(
         "\n(ratios: the median of per-round ratios; --max-tokens rows against `now` without it; instructions: callgrind, one run each, not the JSON twin's --format json)\n"
     );
+    if let Some(i) = cmds
+        .iter()
+        .position(|c| c.name == "now: report JUnit XML --format markdown")
+        .filter(|&i| i > 0)
+    {
+        let r = per_round(&samples[i], &samples[i - 1], |s| s.wall);
+        println!(
+            "Target (issue 24, against the c713ba2 build as --baseline): JUnit XML markdown wall now / before ≤ 1: {r:.3}x {}\n",
+            crate::overhead::verdict(r <= 1.0)
+        );
+    }
+}
+
+/// The median over rounds of `f(now) / f(before)`.
+fn per_round(now: &[Sample], before: &[Sample], f: fn(&Sample) -> f64) -> f64 {
+    let ratios: Vec<f64> = now.iter().zip(before).map(|(a, b)| f(a) / f(b)).collect();
+    median(&ratios)
 }
 
 /// Instructions of one run under callgrind (`Collected :` on valgrind's
