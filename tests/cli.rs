@@ -273,3 +273,74 @@ fn report_help_says_how_to_give_several_baselines() {
         "{help}"
     );
 }
+
+/// A pytest JUnit report of `cases` cases, one in 50 failing.
+fn large_pytest_junit(cases: usize) -> Vec<u8> {
+    let mut xml = String::from(
+        r#"<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests"><testsuite name="pytest" time="12.5">"#,
+    );
+    for n in 0..cases {
+        let status = if n % 50 == 7 {
+            r#"<failure message="assert 1 == 2">def test(): assert 1 == 2</failure>"#
+        } else {
+            ""
+        };
+        xml.push_str(&format!(
+            "<testcase classname=\"tests.test_m{}\" name=\"test_c[{n}]\" file=\"tests/test_m.py\" line=\"{n}\" time=\"0.0{}\">{status}</testcase>\n",
+            n / 500,
+            n % 9
+        ));
+    }
+    xml.push_str("</testsuite></testsuites>");
+    xml.into_bytes()
+}
+
+/// A file of some megabytes is read in place (mapped) and cut into parts
+/// read on every core: its report is the same, byte for byte, as on one
+/// thread and as the library's over the same bytes held in memory; cut
+/// short, it is refused at the same line and column.
+#[test]
+fn a_large_file_reports_the_same_on_every_core_as_on_one() {
+    use pytest_mcp::frontend::report::{self, DEFAULT_MAX_CHARS, Input, RenderOnly};
+    use pytest_mcp::request::Format;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let xml = large_pytest_junit(30_000);
+    assert!(xml.len() > 3 << 20, "{} bytes", xml.len());
+    let path = dir.path().join("big.xml");
+    std::fs::write(&path, &xml).expect("write");
+    let file = path.to_str().expect("utf-8 path");
+    for format in ["markdown", "json", "html", "junit", "gfm"] {
+        let all = report(&["--format", format, file]);
+        let one = report(&["--format", format, "--threads", "1", file]);
+        assert_eq!(all.status.code(), Some(0), "{}", text(&all.stderr));
+        assert!(
+            all.stdout == one.stdout,
+            "{format}: every core and one differ"
+        );
+    }
+    let input = Input {
+        name: file.to_string(),
+        contents: Ok(xml.clone()),
+    };
+    let budget = report::cli_budget(Format::Markdown, None, DEFAULT_MAX_CHARS);
+    let library = RenderOnly::read(&[input], Format::Markdown)
+        .expect("read")
+        .render_within(&budget)
+        .text;
+    assert_eq!(text(&report(&[file]).stdout), library);
+
+    std::fs::write(&path, &xml[..xml.len() * 2 / 3]).expect("write");
+    let cut = Input {
+        name: file.to_string(),
+        contents: Ok(xml[..xml.len() * 2 / 3].to_vec()),
+    };
+    let e = &report::build_run(&[cut], Format::Markdown).expect_err("truncated")[0];
+    let out = report(&[file]);
+    assert_eq!(out.status.code(), Some(2));
+    let at = format!("line {}, column {}", e.line, e.column);
+    assert!(
+        text(&out.stderr).contains(&at),
+        "{at}: {}",
+        text(&out.stderr)
+    );
+}

@@ -5,7 +5,6 @@
 //! Every file that cannot be read is reported, not just the first
 //! ([`InputError`]s, answered by `respond::unreadable`).
 
-use std::borrow::Cow;
 use std::io::Write;
 
 use crate::budget::{Budget, Fitted, Truncation};
@@ -31,7 +30,28 @@ pub trait Load: Sync {
     /// The file's name as the user gave it.
     fn name(&self) -> &str;
     /// Its bytes, or why they could not be had.
-    fn load(&self) -> Result<Cow<'_, [u8]>, String>;
+    fn load(&self) -> Result<Bytes<'_>, String>;
+}
+
+/// A file's bytes as a reader takes them.
+pub enum Bytes<'a> {
+    Borrowed(&'a [u8]),
+    Owned(Vec<u8>),
+    /// A large file mapped into memory: read in place, not copied first
+    /// (copying 15 MB took as long as parsing half of it).
+    Mapped(memmap2::Mmap),
+}
+
+impl std::ops::Deref for Bytes<'_> {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Borrowed(bytes) => bytes,
+            Bytes::Owned(bytes) => bytes,
+            Bytes::Mapped(map) => map,
+        }
+    }
 }
 
 impl Load for Input {
@@ -39,9 +59,9 @@ impl Load for Input {
         &self.name
     }
 
-    fn load(&self) -> Result<Cow<'_, [u8]>, String> {
+    fn load(&self) -> Result<Bytes<'_>, String> {
         match &self.contents {
-            Ok(bytes) => Ok(Cow::Borrowed(bytes)),
+            Ok(bytes) => Ok(Bytes::Borrowed(bytes)),
             Err(e) => Err(e.clone()),
         }
     }

@@ -1,14 +1,13 @@
 //! `report`: result files named on the command line (a file, a directory,
 //! a glob) read, rendered and written, with `--fail-on`'s exit status.
 
-use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use super::args::{FailOn, ReportArgs};
 use super::github::{self, STEP_SUMMARY_BYTES};
 use super::{finish, finish_with};
 use crate::budget::Budget;
-use crate::frontend::report::{self, DEFAULT_MAX_CHARS, InputError, Load, RenderOnly};
+use crate::frontend::report::{self, Bytes, DEFAULT_MAX_CHARS, InputError, Load, RenderOnly};
 use crate::frontend::respond::{self, EXIT_OK};
 use crate::model::{Counts, Run};
 use crate::request::Format;
@@ -216,13 +215,38 @@ impl Load for FileInput {
         &self.name
     }
 
-    fn load(&self) -> Result<Cow<'_, [u8]>, String> {
+    fn load(&self) -> Result<Bytes<'_>, String> {
         let path = self.path.as_ref().map_err(Clone::clone)?;
+        if let Some(map) = map_large(path) {
+            return Ok(Bytes::Mapped(map));
+        }
         match std::fs::read(path) {
-            Ok(bytes) => Ok(Cow::Owned(bytes)),
+            Ok(bytes) => Ok(Bytes::Owned(bytes)),
             Err(e) => Err(format!("cannot read the file: {e}")),
         }
     }
+}
+
+/// Files from this size on are mapped rather than read: a 15 MB report is
+/// parsed in place, without first copying it and faulting in a buffer for
+/// the copy (most of the time before the parse, ripgrep's reason too).
+const MAP_FROM: u64 = 1 << 20;
+
+/// A large regular file mapped into memory; `None` for a small file or
+/// anything that cannot be mapped, which is then read as usual (and any
+/// error reported by that read).
+fn map_large(path: &Path) -> Option<memmap2::Mmap> {
+    let file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() < MAP_FROM {
+        return None;
+    }
+    // SAFETY: the map is only read, while the file's bytes are parsed and
+    // before they are dropped. Memory-mapping is unsound only if another
+    // process changes the file meanwhile; a result file is finished before
+    // `report` reads it. If one were truncated under us, the process would
+    // stop with SIGBUS, as any tool reading through a map (ripgrep) would.
+    unsafe { memmap2::Mmap::map(&file) }.ok()
 }
 
 fn read_input(path: &Path) -> FileInput {
