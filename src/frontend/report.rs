@@ -258,25 +258,31 @@ fn read_all(
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let mut slots: Vec<Option<Result<Run, InputError>>> = inputs.iter().map(|_| None).collect();
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(input) = inputs.get(i) else { break };
+            done.push((i, read_one(input, options)));
+        }
+        done
+    };
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(input) = inputs.get(i) else { break };
-                        done.push((i, read_one(input, options)));
-                    }
-                    done
-                })
-            })
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
             .collect();
-        for worker in workers {
-            // A reader that panicked leaves its files' slots empty.
-            for (i, read) in worker.join().unwrap_or_default() {
-                slots[i] = Some(read);
-            }
+        // No thread could start: the files are read on this one.
+        let here = if workers.is_empty() {
+            work()
+        } else {
+            Vec::new()
+        };
+        // A reader that panicked leaves its files' slots empty.
+        let joined = workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default());
+        for (i, read) in here.into_iter().chain(joined) {
+            slots[i] = Some(read);
         }
     });
     slots

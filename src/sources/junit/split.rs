@@ -103,13 +103,18 @@ pub(super) fn read_at<'a>(
             .map(|(i, &offset)| {
                 let stop = cuts.get(i + 1).copied();
                 let start = &start;
-                scope.spawn(move || read_part(text, options, first, offset, stop, start))
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, move || {
+                        read_part(text, options, first, offset, stop, start)
+                    })
+                    .ok()
             })
             .collect();
         let reached = main.read_to(Some(cut as u64));
+        // A thread that could not start or panicked gives no part.
         let parts: Vec<_> = threads
             .into_iter()
-            .map(|t| t.join().ok().flatten())
+            .map(|t| t.and_then(|t| t.join().ok().flatten()))
             .collect();
         (reached, parts)
     });
@@ -119,7 +124,8 @@ pub(super) fn read_at<'a>(
         return Ok((main, 0));
     }
     let mut taken = 0;
-    for (part, guess) in parts.into_iter().flatten() {
+    for part in parts {
+        let Some((part, guess)) = part else { break };
         if main.context().as_ref() != Some(&guess) || !main.append(part) {
             break;
         }
