@@ -309,8 +309,9 @@ pub struct ReportArgs {
     /// whatever the tests did.
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = FailOn::Never)]
     pub fail_on: FailOn,
-    /// Read up to N result files at once (shards of a suite); default: one
-    /// per CPU core. The report is the same, byte for byte, whatever N.
+    /// Read on N threads: up to N result files at once (shards of a
+    /// suite), and a large JUnit file in parts; default: one per CPU core.
+    /// The report is the same, byte for byte, whatever N.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 }
