@@ -1,9 +1,12 @@
 //! Token cost: o200k_base tokens of what an agent would read for the same
 //! pytest run: `pytest-mcp run` Markdown, `pytest-mcp run --format json`
 //! (ADR-006, compact, with `json_report` and `text_output`), and pytest's
-//! own `python -m pytest -q` output (stdout). Every failing node id, message
-//! and `file:line` must still be in the Markdown (checked with the same code
-//! as `tests/token_budget.rs`).
+//! own `python -m pytest -q` output (stdout). The targets are on the whole
+//! Markdown answer (no character limit): every failing node id, message
+//! and `file:line` must be in it (checked with the same code as
+//! `tests/token_budget.rs`). The answer `run` prints by default, fitted to
+//! 65,536 characters, is counted beside it: where it is shorter it cannot
+//! carry every id, and must say what it left out.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -34,9 +37,9 @@ pub(crate) fn stdout_of(cmd: &mut Command) -> String {
 /// Writes one scenario's project into the directory.
 type MakeProject = Box<dyn Fn(&Path)>;
 
-pub fn run(env: &Env) {
-    let base = env.inputs.join("tokens");
-    let scenarios: Vec<(&str, bool, MakeProject)> = vec![
+/// The scenarios: name, whether something fails, the project.
+fn scenarios() -> Vec<(&'static str, bool, MakeProject)> {
+    vec![
         (
             "all pass (100 tests)",
             false,
@@ -62,59 +65,96 @@ pub fn run(env: &Env) {
             true,
             Box::new(|d| inputs::pytest_project(d, 20, 100, &|_, t| t % 2 == 0)),
         ),
-    ];
+    ]
+}
+
+/// One scenario's texts and their token counts.
+struct Texts {
+    pytest_q: String,
+    json: String,
+    /// The whole Markdown answer (no character limit).
+    whole: String,
+    /// The Markdown `run` prints by default (fitted to 65,536 characters).
+    fitted: String,
+}
+
+/// Runs pytest -q and pytest-mcp (JSON, whole Markdown, default Markdown)
+/// in the scenario's project. Each pytest-mcp answer is a first run's:
+/// pytest's cache is removed before it, so no answer says what changed
+/// since the one before.
+fn texts(env: &Env, dir: &Path) -> Texts {
+    let pytest_q = stdout_of(
+        Command::new(&env.python)
+            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+            .current_dir(dir),
+    );
+    let pytest_mcp = |args: &[&str]| {
+        let _ = std::fs::remove_dir_all(dir.join(".pytest_cache"));
+        stdout_of(
+            Command::new(&env.bin)
+                .arg("run")
+                .arg("--root")
+                .arg(dir)
+                .arg("--python")
+                .arg(&env.python)
+                .args(args),
+        )
+    };
+    Texts {
+        pytest_q,
+        json: pytest_mcp(&["--format", "json"]),
+        whole: pytest_mcp(&["--format", "markdown", "--max-chars", "1000000000"]),
+        fitted: pytest_mcp(&["--format", "markdown"]),
+    }
+}
+
+/// Whether the whole Markdown carries every failing id, message and place
+/// of the run the JSON answer's embedded JSON report describes.
+fn coverage_of(t: &Texts) -> tokens::Coverage {
+    let value: serde_json::Value =
+        serde_json::from_str(&t.json).expect("run --format json prints JSON");
+    let report = serde_json::to_vec(&value["json_report"]).expect("serialize");
+    let run = build_run(
+        &[Input {
+            name: "report.json".into(),
+            contents: Ok(report),
+        }],
+        Format::Json,
+    )
+    .expect("the embedded JSON report reads back");
+    tokens::check_coverage(&t.json, &run, &t.whole)
+}
+
+/// Tokens of the JSON answer without the two keys that repeat pytest's own
+/// records (what the structure alone costs).
+fn lean_tokens(json: &str) -> usize {
+    let mut lean: serde_json::Value =
+        serde_json::from_str(json).expect("run --format json prints JSON");
+    lean["json_report"] = serde_json::Value::Null;
+    lean["text_output"] = serde_json::Value::Null;
+    tokens::count_tokens(&lean.to_string())
+}
+
+pub fn run(env: &Env) {
+    let base = env.inputs.join("tokens");
     println!("## 3. Token cost (tiktoken o200k_base)\n");
     println!(
-        "| scenario | pytest -q | JSON (ADR-006) | JSON without json_report, text_output | Markdown | MD / JSON | MD / pytest -q | Markdown carries every failing id, message, file:line |"
+        "| scenario | pytest -q | JSON (ADR-006) | JSON without json_report, text_output | Markdown | MD / JSON | MD / pytest -q | Markdown carries every failing id, message, file:line | Markdown at the default 65,536 characters |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     let mut missed = Vec::new();
-    for (i, (name, failures, make)) in scenarios.iter().enumerate() {
+    for (i, (name, failures, make)) in scenarios().iter().enumerate() {
         let dir = base.join(format!("s{i}"));
         make(&dir);
-        let pytest_q = stdout_of(
-            Command::new(&env.python)
-                .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-                .current_dir(&dir),
+        let t = texts(env, &dir);
+        let (q, j, m, f) = (
+            tokens::count_tokens(&t.pytest_q),
+            tokens::count_tokens(t.json.trim_end()),
+            tokens::count_tokens(&t.whole),
+            tokens::count_tokens(&t.fitted),
         );
-        let pytest_mcp = |format: &str| {
-            stdout_of(
-                Command::new(&env.bin)
-                    .arg("run")
-                    .arg("--root")
-                    .arg(&dir)
-                    .arg("--python")
-                    .arg(&env.python)
-                    .args(["--format", format]),
-            )
-        };
-        let markdown = pytest_mcp("markdown");
-        let json = pytest_mcp("json");
-        let (q, j, m) = (
-            tokens::count_tokens(&pytest_q),
-            tokens::count_tokens(json.trim_end()),
-            tokens::count_tokens(&markdown),
-        );
-        // The run the coverage check compares with: the JSON report the
-        // JSON answer carries, read back by the crate.
-        let value: serde_json::Value =
-            serde_json::from_str(&json).expect("run --format json prints JSON");
-        let report = serde_json::to_vec(&value["json_report"]).expect("serialize");
-        let run = build_run(
-            &[Input {
-                name: "report.json".into(),
-                contents: Ok(report),
-            }],
-            Format::Json,
-        )
-        .expect("the embedded JSON report reads back");
-        let coverage = tokens::check_coverage(&json, &run, &markdown);
-        // The same JSON without the two keys that repeat pytest's own
-        // records (what the structure alone costs).
-        let mut lean = value.clone();
-        lean["json_report"] = serde_json::Value::Null;
-        lean["text_output"] = serde_json::Value::Null;
-        let lean = tokens::count_tokens(&lean.to_string());
+        let coverage = coverage_of(&t);
+        let lean = lean_tokens(&t.json);
         let (vj, vq) = (m as f64 / j as f64, m as f64 / q as f64);
         let carried = if coverage.complete() {
             format!(
@@ -128,6 +168,13 @@ pub fn run(env: &Env) {
                 coverage.missing[0]
             )
         };
+        let fitted = if t.fitted == t.whole {
+            format!("{f} (the same)")
+        } else if t.fitted.contains("> Shortened to fit") {
+            format!("{f} (shortened; says what it left out)")
+        } else {
+            format!("{f} (shortened WITHOUT saying so)")
+        };
         let mark = |r: f64, max: f64| {
             if *failures && r > max {
                 " (MISSED)"
@@ -136,7 +183,7 @@ pub fn run(env: &Env) {
             }
         };
         println!(
-            "| {name} | {q} | {j} | {lean} | {m} | {:.0}%{} | {:.0}%{} | {carried} |",
+            "| {name} | {q} | {j} | {lean} | {m} | {:.0}%{} | {:.0}%{} | {carried} | {fitted} |",
             vj * 100.0,
             mark(vj, MAX_VS_JSON),
             vq * 100.0,
@@ -145,9 +192,10 @@ pub fn run(env: &Env) {
         if *failures && (vj > MAX_VS_JSON || vq > MAX_VS_PYTEST || !coverage.complete()) {
             missed.push(*name);
         }
-        std::fs::write(dir.join("pytest-q.txt"), &pytest_q).expect("write");
-        std::fs::write(dir.join("run.md"), &markdown).expect("write");
-        std::fs::write(dir.join("run.json"), &json).expect("write");
+        std::fs::write(dir.join("pytest-q.txt"), &t.pytest_q).expect("write");
+        std::fs::write(dir.join("run.md"), &t.whole).expect("write");
+        std::fs::write(dir.join("run-default.md"), &t.fitted).expect("write");
+        std::fs::write(dir.join("run.json"), &t.json).expect("write");
     }
     println!(
         "\nTargets on the failure scenarios: Markdown ≤ {:.0}% of the JSON and ≤ {:.0}% of pytest -q, complete: {}",
