@@ -285,7 +285,7 @@ fn tool_answer(
 /// Whether an answer says it was shortened to fit its budget: the JSON's
 /// `truncated.max_tokens` (discovery's `truncated` without it only says
 /// how parametrized cases were folded), the Markdown's note.
-fn shortened(text: &str) -> bool {
+pub(crate) fn shortened(text: &str) -> bool {
     match serde_json::from_str::<Value>(text) {
         Ok(v) => !v["truncated"]["max_tokens"].is_null(),
         Err(_) => text.contains("Shortened to fit"),

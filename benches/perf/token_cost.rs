@@ -14,6 +14,7 @@ use std::process::{Command, Stdio};
 use pytest_mcp::frontend::report::{Input, build_run};
 use pytest_mcp::request::Format;
 
+use crate::context::shortened;
 use crate::overhead::verdict;
 use crate::{Env, inputs};
 
@@ -68,7 +69,7 @@ fn scenarios() -> Vec<(&'static str, bool, MakeProject)> {
     ]
 }
 
-/// One scenario's texts and their token counts.
+/// What each reader got in one scenario.
 struct Texts {
     pytest_q: String,
     json: String,
@@ -109,10 +110,9 @@ fn texts(env: &Env, dir: &Path) -> Texts {
 }
 
 /// Whether the whole Markdown carries every failing id, message and place
-/// of the run the JSON answer's embedded JSON report describes.
-fn coverage_of(t: &Texts) -> tokens::Coverage {
-    let value: serde_json::Value =
-        serde_json::from_str(&t.json).expect("run --format json prints JSON");
+/// of the run the JSON answer's embedded JSON report (in `value`, the JSON
+/// answer parsed) describes.
+fn coverage_of(t: &Texts, value: &serde_json::Value) -> tokens::Coverage {
     let report = serde_json::to_vec(&value["json_report"]).expect("serialize");
     let run = build_run(
         &[Input {
@@ -127,9 +127,7 @@ fn coverage_of(t: &Texts) -> tokens::Coverage {
 
 /// Tokens of the JSON answer without the two keys that repeat pytest's own
 /// records (what the structure alone costs).
-fn lean_tokens(json: &str) -> usize {
-    let mut lean: serde_json::Value =
-        serde_json::from_str(json).expect("run --format json prints JSON");
+fn lean_tokens(mut lean: serde_json::Value) -> usize {
     lean["json_report"] = serde_json::Value::Null;
     lean["text_output"] = serde_json::Value::Null;
     tokens::count_tokens(&lean.to_string())
@@ -153,8 +151,10 @@ pub fn run(env: &Env) {
             tokens::count_tokens(&t.whole),
             tokens::count_tokens(&t.fitted),
         );
-        let coverage = coverage_of(&t);
-        let lean = lean_tokens(&t.json);
+        let value: serde_json::Value =
+            serde_json::from_str(&t.json).expect("run --format json prints JSON");
+        let coverage = coverage_of(&t, &value);
+        let lean = lean_tokens(value);
         let (vj, vq) = (m as f64 / j as f64, m as f64 / q as f64);
         let carried = if coverage.complete() {
             format!(
@@ -168,9 +168,10 @@ pub fn run(env: &Env) {
                 coverage.missing[0]
             )
         };
-        let fitted = if t.fitted == t.whole {
+        // The first line holds the run's duration, which differs by run.
+        let fitted = if t.fitted.lines().skip(1).eq(t.whole.lines().skip(1)) {
             format!("{f} (the same)")
-        } else if t.fitted.contains("> Shortened to fit") {
+        } else if shortened(&t.fitted) {
             format!("{f} (shortened; says what it left out)")
         } else {
             format!("{f} (shortened WITHOUT saying so)")
