@@ -236,6 +236,67 @@ impl Truncation {
     }
 }
 
+/// One rung of the ladder an output offers to fit its budget, richest
+/// first: a plan, or a family of plans that grow with a count.
+pub enum Rung<'a, P> {
+    /// One plan.
+    One(P),
+    /// The plans `make(k)` for `k` from `least` (0 or 1) to `most`, where a
+    /// larger `k` never takes less room: the largest that fits. With
+    /// `least` 0, `make(0)` must fit, or the whole rung is passed over.
+    Most {
+        least: usize,
+        most: usize,
+        make: Box<dyn Fn(usize) -> P + 'a>,
+    },
+}
+
+impl<'a, P> Rung<'a, P> {
+    /// [`Rung::Most`] from `least` to `most`.
+    pub fn most(least: usize, most: usize, make: impl Fn(usize) -> P + 'a) -> Rung<'a, P> {
+        Rung::Most {
+            least,
+            most,
+            make: Box::new(make),
+        }
+    }
+}
+
+/// The fitting loop every budgeted output goes through: the answer of the
+/// first rung whose plan `attempt` renders within the budget (`attempt`
+/// gives `None` for a plan that does not fit); for a [`Rung::Most`], the
+/// largest of its plans that does. An output only says what its plans are,
+/// richest first, and how one is rendered with the note on what it left
+/// out; which one is sent is decided here. `None` when no plan fits: the
+/// output then sends its last resort.
+pub fn first_fitting<'a, P, T>(
+    rungs: impl IntoIterator<Item = Rung<'a, P>>,
+    mut attempt: impl FnMut(P) -> Option<T>,
+) -> Option<T> {
+    for rung in rungs {
+        let found = match rung {
+            Rung::One(plan) => attempt(plan),
+            Rung::Most { least, most, make } => {
+                let base = if least == 0 {
+                    match attempt(make(0)) {
+                        Some(found) => Some(found),
+                        None => continue,
+                    }
+                } else {
+                    None
+                };
+                largest_fitting(most, |k| attempt(make(k)))
+                    .map(|(_, found)| found)
+                    .or(base)
+            }
+        };
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
 /// The largest `k` in `1..=n` for which `attempt(k)` gives a rendering
 /// (its `Some`: it fits), with that very rendering, where more items never
 /// take less room; `None` when not even one item fits. The caller gets the
@@ -337,6 +398,30 @@ mod tests {
                 assert!(tried.len() <= 2 * (usize::BITS - n.leading_zeros()) as usize + 1);
             }
         }
+    }
+
+    /// The ladder: the first rung that fits wins; a family gives its
+    /// largest fitting plan; a family from 0 is passed over when even 0
+    /// does not fit; nothing fitting gives `None`.
+    #[test]
+    fn the_first_fitting_rung_wins() {
+        let fits = |limit: usize| move |p: usize| (p <= limit).then_some(p);
+        let ladder = || {
+            vec![
+                Rung::One(100),
+                Rung::most(1, 9, |k| 50 + k),
+                Rung::most(0, 20, |k| 10 + k),
+                Rung::One(3),
+            ]
+        };
+        assert_eq!(first_fitting(ladder(), fits(200)), Some(100));
+        assert_eq!(first_fitting(ladder(), fits(55)), Some(55));
+        assert_eq!(first_fitting(ladder(), fits(50)), Some(30));
+        assert_eq!(first_fitting(ladder(), fits(12)), Some(12));
+        assert_eq!(first_fitting(ladder(), fits(9)), Some(3));
+        assert_eq!(first_fitting(ladder(), fits(2)), None);
+        let from_zero = || vec![Rung::most(0, 5, |k| k * 10)];
+        assert_eq!(first_fitting(from_zero(), fits(5)), Some(0));
     }
 
     /// A part of a budget holds its own limits, and names the request's.

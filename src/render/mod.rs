@@ -17,3 +17,4 @@ pub mod junit;
 pub mod markdown;
 pub mod outcome;
 pub mod structured;
+pub mod view;

@@ -1,0 +1,33 @@
+//! The view of a run: what every output shows, worked out once and in no
+//! format. Failure groups as shown (first test, count, the others' ids,
+//! new or not, label), skip reasons, flaky tests, the slowest tests and
+//! the comparison with a baseline are decided here; Markdown, the GitHub
+//! rendering, JSON, the structured result, HTML and the annotations only
+//! format them (ARCHITECTURE.md, "One view, thin outputs").
+
+mod groups;
+mod lists;
+
+pub use groups::{Group, New, failure_groups, label};
+pub use lists::{SkipReasons, first_failed_attempt, flaky, skip_reasons, slowest};
+
+use crate::model::baseline::{Comparison, compare};
+use crate::model::{Counts, Run};
+
+/// A run compared with a baseline run: made once per answer, whatever the
+/// format.
+#[derive(Debug, Clone)]
+pub struct Compared {
+    pub comparison: Comparison,
+    /// The baseline's counts.
+    pub counts: Counts,
+}
+
+impl Compared {
+    pub fn of(run: &Run, baseline: &Run) -> Compared {
+        Compared {
+            comparison: compare(run, baseline),
+            counts: baseline.counts(),
+        }
+    }
+}
