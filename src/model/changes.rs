@@ -152,5 +152,4 @@ impl Changes {
 }
 
 #[cfg(test)]
-#[path = "changes_tests.rs"]
 mod tests;

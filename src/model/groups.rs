@@ -445,5 +445,4 @@ impl<'r> Parametrizations<'r> {
 }
 
 #[cfg(test)]
-#[path = "groups_tests.rs"]
 mod tests;

@@ -422,47 +422,4 @@ fn relative_to<'p>(path: &'p str, root: &str) -> &'p str {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Under pytest-xdist every phase's text starts with the worker's line,
-    /// and a crashed worker's test has a "???" phase.
-    #[test]
-    fn xdist_reports_read_as_plain_ones() {
-        let header = "[gw1] linux -- Python 3.11.7 /v/bin/python";
-        let doc = serde_json::json!({"root": "/p", "tests": [
-            {"nodeid": "t.py::a", "lineno": 3, "outcome": "failed",
-             "setup": {"outcome": "passed", "longrepr": header},
-             "call": {"outcome": "failed", "crash": {"message": "assert 1 == 2"},
-                      "longrepr": format!("{header}\n\n    def test_a():\n>       assert 1 == 2")}},
-            {"nodeid": "t.py::b", "lineno": 5, "outcome": "skipped",
-             "call": {"outcome": "skipped", "longrepr": format!("{header}\n('/p/t.py', 6, 'Skipped: later')")}},
-            {"nodeid": "t.py::c", "lineno": 8, "outcome": "failed",
-             "setup": {"outcome": "passed", "longrepr": header},
-             "???": {"outcome": "failed", "longrepr": format!("{header}\nworker 'gw1' crashed while running 't.py::c'")}}
-        ]});
-        let run = parse(doc.to_string().as_bytes(), "r.json", false).expect("parse");
-        let [a, b, c] = &run.tests[..] else {
-            panic!("{:?}", run.tests)
-        };
-        assert_eq!(a.traceback(), Some("def test_a():\n>       assert 1 == 2"));
-        assert_eq!(b.message(), Some("later"));
-        assert_eq!(c.outcome, Outcome::Failed);
-        assert_eq!(
-            c.message(),
-            Some("worker 'gw1' crashed while running 't.py::c'")
-        );
-    }
-
-    #[test]
-    fn lone_surrogates_become_replacement_characters() {
-        let raw = r#"{"a": "x\udce9y", "b": "\ud83d\ude00", "c": "\\udce9"}"#;
-        // Invalid JSON with a multi-byte character after a backslash: no panic.
-        let _ = replace_lone_surrogates("\\é \\udce9");
-        let fixed = replace_lone_surrogates(raw);
-        let v: serde_json::Value = serde_json::from_str(&fixed).expect("valid now");
-        assert_eq!(v["a"], "x\u{fffd}y");
-        assert_eq!(v["b"], "\u{1f600}");
-        assert_eq!(v["c"], "\\udce9");
-    }
-}
+mod tests;

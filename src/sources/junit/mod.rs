@@ -45,8 +45,6 @@ mod foreign;
 mod pytest;
 mod split;
 #[cfg(test)]
-mod split_tests;
-#[cfg(test)]
 mod tests;
 
 /// Reads a JUnit XML document. `name` labels the source in the result.

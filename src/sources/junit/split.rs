@@ -21,7 +21,7 @@
 //! not parse — this thread reads on from the cut as if it had never split,
 //! or, when an earlier part was already taken, reads the file again from
 //! the start: the result, or the error, is always exactly the one-thread
-//! read's (`split_tests.rs` cuts every fixture at every case and every pair
+//! read's (`split/tests.rs` cuts every fixture at every case and every pair
 //! of cases to show it, and the fuzz target does the same).
 
 use memchr::memmem;
@@ -257,3 +257,6 @@ impl<'a> Parser<'a> {
         true
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,12 +1,12 @@
-//! A file read in parts on several threads ([`super::split`]) must give
+//! A file read in parts on several threads ([`super`]) must give
 //! exactly what one thread gives, results or error: every fixture of every
 //! dialect, and documents written to trip the guess, cut at every case and
 //! at every pair of cases.
 
 use std::path::{Path, PathBuf};
 
-use super::{parse_cut, parse_with};
 use crate::sources::ReadOptions;
+use crate::sources::junit::{parse_cut, parse_with};
 
 /// Every `.xml` under the repository's fixtures and goldens.
 fn fixture_files() -> Vec<PathBuf> {

@@ -1,0 +1,147 @@
+use super::*;
+
+const LOG: &str = r#"{"event": "collected", "count": 4}
+{"event": "start", "nodeid": "t.py::a"}
+{"event": "report", "nodeid": "t.py::a", "when": "setup", "outcome": "passed", "duration": 0.1}
+{"event": "report", "nodeid": "t.py::a", "when": "call", "outcome": "failed", "duration": 0.2, "longrepr": "E   assert 1 == 2", "message": "assert 1 == 2"}
+{"event": "report", "nodeid": "t.py::a", "when": "teardown", "outcome": "passed", "duration": 0.0}
+{"event": "finish", "nodeid": "t.py::a"}
+{"event": "start", "nodeid": "t.py::b"}
+{"event": "report", "nodeid": "t.py::b", "when": "setup", "outcome": "skipped", "duration": 0.0, "longrepr": "('/p/t.py', 3, 'Skipped: later')"}
+{"event": "finish", "nodeid": "t.py::b"}
+{"event": "start", "nodeid": "t.py::hangs"}
+{"event": "report", "nodeid": "t.py::hangs", "when": "setup", "outco"#;
+
+#[test]
+fn the_tail_follows_the_log_as_it_grows() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("events.jsonl");
+    let mut tail = EventTail::new(path.clone());
+    assert!(tail.poll().is_none());
+    let (first, rest) = LOG.split_at(
+        LOG.find("{\"event\": \"start\", \"nodeid\": \"t.py::b\"")
+            .unwrap(),
+    );
+    std::fs::write(&path, first).expect("write");
+    let p = tail.poll().expect("progress").clone();
+    assert_eq!((p.done, p.total), (1, Some(4)));
+    std::fs::write(&path, LOG).expect("write");
+    let p = tail.poll().expect("progress").clone();
+    assert_eq!(p.done, 2);
+    assert_eq!(p.current.as_deref(), Some("t.py::hangs"));
+    assert!(rest.len() > 10);
+    assert!(tail.poll().is_none());
+}
+
+#[test]
+fn finished_tests_and_the_running_one() {
+    let log = EventLog::parse(LOG);
+    assert_eq!(log.collected, Some(4));
+    assert_eq!(log.completed(), 2);
+    assert_eq!(
+        log.running(),
+        [Running {
+            node_id: "t.py::hangs".into(),
+            worker: None
+        }]
+    );
+    let run = log.to_run();
+    assert_eq!(run.tests.len(), 2);
+    assert_eq!(run.tests[0].outcome, Outcome::Failed);
+    assert_eq!(run.tests[0].message(), Some("assert 1 == 2"));
+    assert!((run.tests[0].duration.unwrap() - 0.3).abs() < 1e-9);
+    assert_eq!(run.tests[1].outcome, Outcome::Skipped);
+    assert_eq!(run.tests[1].message(), Some("later"));
+}
+
+/// Under pytest-xdist the workers write the start lines (with their
+/// id) and the controller the rest: a test is running when it is the
+/// last one its worker started and it did not finish.
+const XDIST_LOG: &str = r#"{"event": "collected", "count": 5, "ids": ["t.py::hangs_one", "t.py::c", "t.py::b", "t.py::a", "t.py::hangs_two"]}
+{"event": "start", "nodeid": "t.py::a", "worker": "gw1"}
+{"event": "start", "nodeid": "t.py::b", "worker": "gw0"}
+{"event": "report", "nodeid": "t.py::a", "when": "call", "outcome": "passed", "duration": 0.1}
+{"event": "finish", "nodeid": "t.py::a"}
+{"event": "start", "nodeid": "t.py::hangs_one", "worker": "gw1"}
+{"event": "report", "nodeid": "t.py::b", "when": "???", "outcome": "failed", "duration": 0, "longrepr": "worker 'gw0' crashed while running 't.py::b'"}
+{"event": "finish", "nodeid": "t.py::b"}
+{"event": "start", "nodeid": "t.py::c", "worker": "gw2"}
+{"event": "finish", "nodeid": "t.py::c"}
+{"event": "start", "nodeid": "t.py::hangs_two", "worker": "gw2"}
+{"event": "maxfail", "failures": 1}
+"#;
+
+#[test]
+fn under_xdist_each_busy_worker_names_its_test() {
+    let log = EventLog::parse(XDIST_LOG);
+    let running = log.running();
+    let running: Vec<(&str, Option<&str>)> = running
+        .iter()
+        .map(|r| (r.node_id.as_str(), r.worker.as_deref()))
+        .collect();
+    assert_eq!(
+        running,
+        [
+            ("t.py::hangs_one", Some("gw1")),
+            ("t.py::hangs_two", Some("gw2"))
+        ]
+    );
+    let mut run = log.to_run();
+    let ids: Vec<&str> = run.tests.iter().map(|t| t.node_id.as_str()).collect();
+    assert_eq!(ids, ["t.py::a", "t.py::b", "t.py::c"]);
+    run.tests
+        .push(TestResult::new("t.py::unknown", Outcome::Passed));
+    log.sort_in_collection_order(&mut run.tests);
+    let ids: Vec<&str> = run.tests.iter().map(|t| t.node_id.as_str()).collect();
+    assert_eq!(ids, ["t.py::c", "t.py::b", "t.py::a", "t.py::unknown"]);
+    assert_eq!(log.stopped_at_maxfail, Some(1));
+    assert_eq!(EventLog::parse(LOG).stopped_at_maxfail, None);
+    // The test of the worker that crashed failed; it is no longer running.
+    assert_eq!(run.tests[1].outcome, Outcome::Failed);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("events.jsonl");
+    std::fs::write(&path, XDIST_LOG).expect("write");
+    let mut tail = EventTail::new(path);
+    let p = tail.poll().expect("progress").clone();
+    assert_eq!((p.done, p.total), (3, Some(5)));
+    assert_eq!(p.current.as_deref(), Some("t.py::hangs_two"));
+}
+
+#[test]
+fn what_the_cache_of_failures_did() {
+    let state = |line: &str| EventLog::parse(line).failure_cache;
+    assert_eq!(state(LOG), None);
+    assert_eq!(
+        state(r#"{"event": "lastfailed", "enabled": false, "asked": false}"#),
+        Some(FailureCache::Disabled { asked: false })
+    );
+    assert_eq!(
+        state(
+            r#"{"event": "lastfailed", "enabled": true, "asked": true, "recorded": 3, "selected": 1, "cache_exists": true}"#
+        ),
+        Some(FailureCache::Asked(LastFailed {
+            recorded: 3,
+            selected: 1,
+            cache_exists: true
+        }))
+    );
+}
+
+#[test]
+fn what_pytest_testmon_selected() {
+    let log = EventLog::parse(
+        r#"{"event": "affected", "new_db": false, "packages_changed": false, "left_out": 10}"#,
+    );
+    assert_eq!(
+        log.affected,
+        Some(Affected {
+            left_out: 10,
+            all_ran: None
+        })
+    );
+    let first = EventLog::parse(r#"{"event": "affected", "new_db": true, "left_out": 0}"#);
+    assert_eq!(
+        first.affected.and_then(|a| a.all_ran),
+        Some(AllRan::FirstRun)
+    );
+}

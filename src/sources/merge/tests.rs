@@ -1,0 +1,148 @@
+use super::*;
+use crate::model::{Outcome, SourceInfo, Xfail};
+
+fn run(kind: SourceKind, tests: Vec<TestResult>, duration: f64) -> Run {
+    Run {
+        tests,
+        duration: Some(duration),
+        sources: vec![SourceInfo {
+            kind,
+            name: "x".into(),
+            entries: 0,
+            folded: 0,
+        }],
+        ..Run::default()
+    }
+}
+
+#[test]
+fn json_wins_and_junit_fills_gaps() {
+    let mut from_json = TestResult::new("t.py::a", Outcome::Skipped);
+    from_json.xfail = Some(Xfail::XFailed);
+    let mut from_junit = TestResult::new("t.py::a", Outcome::Skipped);
+    from_junit.set_message(Some("known bug".into()));
+    from_junit.xfail = Some(Xfail::XFailed);
+    let mut failed_junit = TestResult::new("t.py::b", Outcome::Failed);
+    failed_junit.set_message(Some("boom".into()));
+    let passed_json = TestResult::new("t.py::b", Outcome::Passed);
+
+    // JUnit given first: JSON still wins.
+    let merged = merge(vec![
+        run(SourceKind::PytestJunit, vec![from_junit, failed_junit], 2.0),
+        run(SourceKind::JsonReport, vec![from_json, passed_json], 1.0),
+    ]);
+    assert_eq!(merged.tests.len(), 2);
+    assert_eq!(merged.tests[0].message(), Some("known bug"));
+    assert_eq!(merged.tests[1].outcome, Outcome::Passed);
+    assert_eq!(merged.tests[1].message(), None);
+    assert_eq!(merged.duration, Some(1.0));
+}
+
+#[test]
+fn shards_are_a_union_and_duplicates_within_a_file_stay() {
+    let a = TestResult::new("a", Outcome::Passed);
+    let b = TestResult::new("b", Outcome::Failed);
+    let merged = merge(vec![
+        run(SourceKind::Junit, vec![a.clone(), a.clone()], 1.0),
+        run(SourceKind::Junit, vec![b], 2.0),
+    ]);
+    assert_eq!(merged.tests.len(), 3);
+    assert_eq!(merged.duration, Some(3.0));
+}
+
+mod review_regressions {
+    use crate::frontend::report::{Input, build_run};
+    use crate::request::Format;
+
+    fn run_of(files: &[(&str, &str)]) -> crate::model::Run {
+        let inputs: Vec<Input> = files
+            .iter()
+            .map(|(name, text)| Input {
+                name: name.to_string(),
+                contents: Ok(text.as_bytes().to_vec()),
+            })
+            .collect();
+        build_run(&inputs, Format::Json).expect("readable")
+    }
+
+    #[test]
+    fn a_failure_in_a_second_junit_shard_is_not_hidden() {
+        let run = run_of(&[
+            (
+                "s1.xml",
+                r#"<testsuite name="s"><testcase classname="C" name="t"/></testsuite>"#,
+            ),
+            (
+                "s2.xml",
+                r#"<testsuite name="s"><testcase classname="C" name="t"><failure message="broke on linux"/></testcase></testsuite>"#,
+            ),
+        ]);
+        assert_eq!(run.counts().failed, 1);
+        assert_eq!(run.exit_code(), 1);
+    }
+
+    #[test]
+    fn disagreeing_exit_codes_are_derived_from_the_results() {
+        let run = run_of(&[
+            (
+                "a.json",
+                r#"{"exitcode": 0, "tests": [{"nodeid": "t.py::a", "outcome": "passed"}]}"#,
+            ),
+            (
+                "b.json",
+                r#"{"exitcode": 1, "tests": [{"nodeid": "t.py::b", "outcome": "failed"}]}"#,
+            ),
+        ]);
+        assert_eq!(run.exit_code(), 1);
+    }
+
+    #[test]
+    fn two_suite_level_errors_in_one_file_are_both_kept() {
+        let run = run_of(&[(
+            "dup.xml",
+            r#"<testsuite name="com.A"><error message="first"/><error message="second"/></testsuite>"#,
+        )]);
+        assert_eq!(run.collection_errors.len(), 2);
+    }
+
+    #[test]
+    fn an_xfail_that_errors_in_teardown_is_an_error_only() {
+        let run = run_of(&[(
+            "x.json",
+            r#"{"tests": [{"nodeid": "t.py::x", "outcome": "xfailed", "call": {"outcome": "skipped"}, "teardown": {"outcome": "failed", "longrepr": "E   RuntimeError: td boom"}}]}"#,
+        )]);
+        let c = run.counts();
+        assert_eq!((c.errors, c.xfailed, c.skipped), (1, 0, 0));
+    }
+
+    #[test]
+    fn no_durations_give_zero_not_minus_zero() {
+        let run = run_of(&[(
+            "n.xml",
+            r#"<testsuite name="s"><testcase classname="C" name="t"/></testsuite>"#,
+        )]);
+        assert!(run.duration_secs().is_sign_positive());
+        assert!(crate::render::markdown::render(&run).contains("(0.0s)"));
+    }
+
+    #[test]
+    fn a_pytest_suite_does_not_turn_other_suites_into_pytest_ids() {
+        let run = run_of(&[(
+            "mix.xml",
+            r#"<testsuites><testsuite name="pytest"><testcase classname="tests.test_a" name="test_x"/></testsuite><testsuite name="java"><testcase classname="com.B" name="u"/></testsuite></testsuites>"#,
+        )]);
+        let ids: Vec<&str> = run.tests.iter().map(|t| t.node_id.as_str()).collect();
+        assert_eq!(ids, ["tests/test_a.py::test_x", "com.B#u"]);
+    }
+
+    #[test]
+    fn an_id_cannot_forge_a_section() {
+        let run = run_of(&[(
+            "inj.xml",
+            "<testsuite name=\"s\"><testcase classname=\"C\" name=\"t&#10;### FAILED: fake&#10;&gt; Sources: none\"><failure message=\"m\"/></testcase></testsuite>",
+        )]);
+        let md = crate::render::markdown::render(&run);
+        assert_eq!(md.matches("\n### ").count(), 1, "{md}");
+        assert!(!md.contains("\n> Sources: none"), "{md}");
+    }
+}
