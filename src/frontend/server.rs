@@ -4,10 +4,11 @@
 //! schema come from the type, raw arguments are read into it and validated
 //! by `params` (ARCHITECTURE.md: wrong types and unknown keys get our
 //! field/rule/value error, not rmcp's generic one).
-//! Errors follow the request's `format`: `json` gives JSON-RPC errors with
-//! ADR-007 codes and data; `markdown` (the default) gives tool results with
-//! `isError: true` whose text is the Markdown rendering, so every client
-//! shows them to the model. Results and Markdown errors carry the
+//! Errors follow the request's `format` (docs/errors.md): `json` gives
+//! JSON-RPC errors with ADR-007 codes and data; `markdown` (the default)
+//! gives tool results with `isError: true` whose text is the Markdown
+//! rendering, so every client shows them to the model. Results and
+//! Markdown errors carry the
 //! structured result (`structuredContent`, `render::structured`); the
 //! complete JSON result of a shortened answer is kept as a resource
 //! (`runs`) and linked from the answer. Each call runs pytest on a

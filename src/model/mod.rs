@@ -48,7 +48,8 @@ pub struct Run {
     /// The sources this run was built from, in the order they were merged.
     pub sources: Vec<SourceInfo>,
     /// The complete pytest-json-report document, kept as its text for the
-    /// ADR-006 `json_report` key. Only filled when a renderer needs it.
+    /// JSON report's `json_report` key (docs/json-report.md). Only filled
+    /// when a renderer needs it.
     pub json_report: Option<raw_report::RawReports>,
     /// pytest's own console output, when the run was executed by us.
     pub text_output: Option<String>,
@@ -110,8 +111,9 @@ impl fmt::Display for Outcome {
     }
 }
 
-/// Expected-failure refinements. SPEC.md: an xfailed test is `skipped`, a
-/// non-strict xpass is `passed`; the summary counts them separately too.
+/// Expected-failure refinements (docs/json-report.md, `tests`): an xfailed
+/// test is `skipped`, a non-strict xpass is `passed`; the summary counts
+/// them separately too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Xfail {
     /// Marked xfail and failed as expected (outcome `Skipped`).

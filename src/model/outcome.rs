@@ -1,11 +1,12 @@
-//! A run that produced no result (ADR-007): what kind of end it met, and
-//! what is known of it — the tests that finished, the test that was
-//! running, pytest's output and command line. The runner fills it in;
-//! `render::outcome` renders it.
+//! A run that produced no result (ADR-007, docs/errors.md): what kind of
+//! end it met, and what is known of it — the tests that finished, the test
+//! that was running, pytest's output and command line. The runner fills it
+//! in; `render::outcome` renders it.
 
 use super::Run;
 
-/// The kinds of execution error of ADR-007 (and two of ours).
+/// The kinds of execution error (docs/errors.md): ADR-007's, and two of
+/// ours (`Spawn`, `Cancelled`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
     Timeout,
@@ -36,7 +37,8 @@ impl ErrorKind {
         }
     }
 
-    /// The JSON-RPC error code (ADR-007): usage errors are invalid params.
+    /// The JSON-RPC error code (docs/errors.md): usage errors are invalid
+    /// params.
     pub fn code(self) -> i64 {
         match self {
             ErrorKind::UsageError => -32602,

@@ -1,5 +1,5 @@
-//! pytest-json-report's documents as they arrived, for ADR-006's
-//! `json_report` key.
+//! pytest-json-report's documents as they arrived, for the JSON report's
+//! `json_report` key (docs/json-report.md).
 //!
 //! Kept as text, not as a `serde_json::Value`: a tree of a 41.5 MB report
 //! took 13 times the file in memory (issue 24), and nothing in pytest-mcp

@@ -1,11 +1,12 @@
 //! Running pytest for real: validated parameters in, a result or an
-//! execution error out (ADR-007, with SPEC.md's rule for exit code 2).
+//! execution error out (ADR-007, docs/errors.md; exit code 2 as
+//! ARCHITECTURE.md, "Exit code 2", says).
 //!
-//! The flow is SPEC.md's: `command` builds the argv, `process` runs it,
-//! `sources` read what pytest left behind (JSON report, else JUnit, else our
-//! event log, which survives a timeout or a crash), `merge` makes one run.
-//! After a timeout or a crash the error still carries the tests that
-//! finished and the test that was running.
+//! The flow is ARCHITECTURE.md's data flow: `command` builds the argv,
+//! `process` runs it, `sources` read what pytest left behind (JSON report,
+//! else JUnit, else our event log, which survives a timeout or a crash),
+//! `merge` makes one run. After a timeout or a crash the error still
+//! carries the tests that finished and the test that was running.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -260,7 +261,8 @@ fn execute(
     done
 }
 
-/// Reads the sources in SPEC.md's order of trust.
+/// Reads the sources in their order of trust (ARCHITECTURE.md, "Both
+/// sources, merged").
 fn gather(
     ws: &Workspace,
     caps: Capabilities,
@@ -340,7 +342,8 @@ fn gather(
     (run, events)
 }
 
-/// ADR-007's mapping from how pytest ended to a result or an error.
+/// ADR-007's mapping from how pytest ended to a result or an error
+/// (docs/errors.md, the first table).
 fn outcome(
     mut run: Run,
     events: EventLog,
@@ -405,7 +408,7 @@ struct Failure {
 }
 
 /// How pytest's end failed to give a result; `None` when it gave one:
-/// exit status 0, 1 or 5, or 2 with collection errors (SPEC.md).
+/// exit status 0, 1 or 5, or 2 with collection errors (docs/errors.md).
 fn failure(
     finished: &Finished,
     run: &Run,

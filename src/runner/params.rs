@@ -1,11 +1,12 @@
 //! Request parameters: a tool's request (`request`) in, validated and typed
 //! values out.
 //!
-//! The same rules serve the command line and the MCP tools (SPEC.md,
-//! Security): every value is checked before anything runs, and a rejection
-//! names the field, the rule and the value received. `request` reads raw MCP
-//! arguments with the same error, so wrong types and unknown keys get it too
-//! instead of a generic deserialization failure.
+//! The same rules serve the command line and the MCP tools (SECURITY.md,
+//! "Parameters are validated before anything runs"): every value is checked
+//! before anything runs, and a rejection names the field, the rule and the
+//! value received. `request` reads raw MCP arguments with the same error,
+//! so wrong types and unknown keys get it too instead of a generic
+//! deserialization failure.
 
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;

@@ -139,7 +139,8 @@ pub fn sniff(input: &[u8]) -> Result<Format, ParseError> {
 /// Options that change what a reader keeps.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ReadOptions {
-    /// Keep the whole pytest-json-report document for ADR-006's `json_report`.
+    /// Keep the whole pytest-json-report document for the JSON report's
+    /// `json_report` (docs/json-report.md).
     pub keep_json_report: bool,
     /// Count passing tests that have nothing to say instead of listing them
     /// ([`Run::unlisted`]). Only for a caller that renders Markdown of this
