@@ -50,6 +50,69 @@ pub enum Format {
     Gfm,
 }
 
+impl Format {
+    /// The format a tool's `format` value names (`markdown` when absent);
+    /// `None` for a value the tools do not take.
+    pub fn of_tool(value: Option<&str>) -> Option<Format> {
+        match value {
+            None | Some("markdown") => Some(Format::Markdown),
+            Some("json") => Some(Format::Json),
+            Some(_) => None,
+        }
+    }
+
+    /// Whether the answer carries pytest-json-report's whole document
+    /// (`json_report`): the runner and the readers keep it only then.
+    pub fn carries_json_report(self) -> bool {
+        self == Format::Json
+    }
+
+    /// Whether a rendering of one file may count plain passes instead of
+    /// listing them: only the agent Markdown names no passing test.
+    pub fn counts_passes(self) -> bool {
+        self == Format::Markdown
+    }
+
+    /// Whether the answer is the agent Markdown, which a tool's structured
+    /// result then carries too.
+    pub fn is_markdown(self) -> bool {
+        self == Format::Markdown
+    }
+
+    /// Whether an error is answered as a JSON-RPC error object rather
+    /// than a rendering.
+    pub fn errors_as_objects(self) -> bool {
+        self == Format::Json
+    }
+
+    /// Whether `--max-chars` (a GitHub comment's size by default) holds
+    /// the command line's answer: JSON is read whole by scripts.
+    pub fn has_char_budget(self) -> bool {
+        self != Format::Json
+    }
+
+    /// Whether the whole answer, when no budget applies, is written as it
+    /// is serialized rather than held (the JSON of a large run).
+    pub fn streams_whole(self) -> bool {
+        self == Format::Json
+    }
+
+    /// The format of the job summary the command line also appends to
+    /// `$GITHUB_STEP_SUMMARY`: the GitHub rendering, for the annotations.
+    pub fn step_summary(self) -> Option<Format> {
+        (self == Format::Github).then_some(Format::Gfm)
+    }
+
+    /// The name a tool's `format` takes for this format, for the formats
+    /// the tools take (`markdown` for the others).
+    pub fn tool_name(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            _ => "markdown",
+        }
+    }
+}
+
 /// A parameter that was refused: which, why, and what was received.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error(

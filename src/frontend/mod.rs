@@ -5,6 +5,7 @@
 //! [`tools`] describes the server's tools.
 
 pub mod cli;
+pub mod dispatch;
 pub mod report;
 pub mod respond;
 pub mod runs;

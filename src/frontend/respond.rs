@@ -2,7 +2,7 @@
 //! discovery, an execution error, a refused parameter, unreadable input
 //! files — becomes the answer in the requested format.
 //!
-//! SPEC.md and ADR-007: a result is the format's rendering; an error follows
+//! ADR-007 (docs/errors.md): a result is the format's rendering; an error follows
 //! the request's format too. In `json` it is a JSON-RPC error object (code,
 //! message, data), which the server returns as the call's error and the
 //! command line prints; in the other formats it is Markdown (an HTML page
@@ -13,7 +13,8 @@
 use serde_json::{Value, json};
 
 use crate::budget::{Budget, Fitted, Truncation};
-use crate::frontend::report::{self, InputError};
+use crate::frontend::dispatch::{self, Style, Subject};
+use crate::frontend::report::InputError;
 use crate::model::Run;
 use crate::model::discovery::Discovery;
 use crate::model::outcome::{ErrorKind, ExecError};
@@ -110,47 +111,35 @@ impl Answer {
         }
     }
 
-    /// An error: the object for `json`, one `::error` workflow command
-    /// titled `title` holding the Markdown for `github` (the log shows it as
-    /// an error, the run's annotations list it), else `markdown` in
-    /// `format`'s clothing.
+    /// An error: the object when the format answers errors with one
+    /// (`json`), else `markdown` in the format's clothing
+    /// ([`dispatch::render`]: a page, a `::error` titled `title`, ...).
     fn error(format: Format, error: ErrorObject, markdown: String, title: &str, exit: u8) -> Self {
-        match format {
-            Format::Json => Answer::Error { error, exit },
-            Format::Github => Answer::Text {
-                text: render::github::error(title, &markdown),
-                is_error: true,
-                exit,
-                truncation: None,
-            },
-            other => Answer::Text {
-                text: page(other, markdown, title),
-                is_error: true,
-                exit,
-                truncation: None,
-            },
+        if format.errors_as_objects() {
+            return Answer::Error { error, exit };
+        }
+        let object = error.to_value();
+        let subject = Subject::Error {
+            markdown: &markdown,
+            object: &object,
+            title,
+        };
+        Answer::Text {
+            text: dispatch::render(subject, format, &Style::default()).text,
+            is_error: true,
+            exit,
+            truncation: None,
         }
     }
 }
 
-/// A Markdown text in `format`'s clothing: an HTML page for `html`, a
-/// heading and a code block for `gfm` (nothing in it read as Markdown),
-/// the text itself otherwise (errors and discovery have no JUnit form, and
-/// discovery no annotations).
-pub fn page(format: Format, markdown: String, title: &str) -> String {
-    match format {
-        Format::Html => render::html::markdown_page(&markdown, title),
-        Format::Gfm => render::gfm::text_page(&markdown),
-        _ => markdown,
-    }
-}
-
-/// A test run's result within `budget`; `pretty` indents JSON for people
-/// (the command line), the server's is compact. Markdown is never folded
-/// into `<details>` here: agents and terminals read it as text. Exit
-/// status: pytest's.
-pub fn run(run: &Run, format: Format, budget: &Budget, pretty: bool) -> Answer {
-    result(run_text(run, format, budget, pretty), run_exit(run))
+/// A test run's result in `format` and `style` (its budget, its links).
+/// Exit status: pytest's.
+pub fn run(run: &Run, format: Format, style: &Style) -> Answer {
+    result(
+        dispatch::render(Subject::run(run), format, style),
+        run_exit(run),
+    )
 }
 
 /// A result's answer: its text, and the command line's exit status.
@@ -163,58 +152,18 @@ fn result(fitted: Fitted, exit: u8) -> Answer {
     }
 }
 
-/// A test run in `format`, within `budget`.
-fn run_text(run: &Run, format: Format, budget: &Budget, pretty: bool) -> Fitted {
-    match format {
-        Format::Json => render::json::render_fitted(run, budget, pretty),
-        Format::Markdown => render::markdown::render_fitted(run, budget, "", false),
-        Format::Gfm => render::gfm::render_fitted(run, None, &Default::default(), budget),
-        other => Fitted::whole(report::render(run, other)),
-    }
-}
-
 /// A run's exit status: pytest's.
 fn run_exit(run: &Run) -> u8 {
     run.exit_code().clamp(0, 255) as u8
 }
 
-/// A test run's result as GitHub annotations whose paths `options` makes
-/// relative to the repository. Exit status: pytest's.
-pub fn run_github(run: &Run, options: &render::github::Options) -> Answer {
-    Answer::Text {
-        text: render::github::render(run, options),
-        is_error: false,
-        exit: run.exit_code().clamp(0, 255) as u8,
-        truncation: None,
-    }
-}
-
-/// A test run's result in GitHub Flavored Markdown within `budget`, its
-/// `path:line` links made by `options`. Exit status: pytest's.
-pub fn run_gfm(run: &Run, options: &render::gfm::Options, budget: &Budget) -> Answer {
+/// What discovery found, in `format` and `style`. Exit status as
+/// pytest's: 2 collection errors, 5 no tests, else 0.
+pub fn discovery(d: &Discovery, format: Format, style: &Style) -> Answer {
     result(
-        render::gfm::render_fitted(run, None, options, budget),
-        run_exit(run),
+        dispatch::render(Subject::Discovery(d), format, style),
+        discovery_exit(d),
     )
-}
-
-/// What discovery found, within `budget`. Exit status as pytest's: 2
-/// collection errors, 5 no tests, else 0.
-pub fn discovery(d: &Discovery, format: Format, budget: &Budget, pretty: bool) -> Answer {
-    result(discovery_text(d, format, budget, pretty), discovery_exit(d))
-}
-
-/// What discovery found in `format`, within `budget`.
-fn discovery_text(d: &Discovery, format: Format, budget: &Budget, pretty: bool) -> Fitted {
-    match format {
-        Format::Json => render::discovery::discovery_fitted(d, budget, pretty),
-        Format::Markdown => render::discovery::discovery_markdown_fitted(d, budget),
-        other => Fitted::whole(page(
-            other,
-            render::outcome::discovery_markdown(d),
-            "pytest-mcp: tests",
-        )),
-    }
 }
 
 /// Discovery's exit status, as pytest's: 2 collection errors, 5 no tests,
@@ -233,9 +182,10 @@ fn discovery_exit(d: &Discovery) -> u8 {
 /// `budget`.
 pub fn exec_error(e: &ExecError, format: Format, budget: &Budget) -> Answer {
     let error = error_object(e);
-    let markdown = match format {
-        Format::Json => String::new(),
-        _ => render::outcome::error_markdown_fitted(e, budget).text,
+    let markdown = if format.errors_as_objects() {
+        String::new()
+    } else {
+        render::outcome::error_markdown_fitted(e, budget).text
     };
     Answer::error(
         format,
@@ -272,7 +222,7 @@ fn error_status(e: &ExecError) -> u8 {
     }
 }
 
-/// A refused parameter: SPEC.md's one line (`Invalid params: ...`), or the
+/// A refused parameter: its one line (`Invalid params: ...`, docs/errors.md), or the
 /// invalid-params object.
 pub fn invalid(e: &ValidationError, format: Format) -> Answer {
     Answer::error(
@@ -325,7 +275,7 @@ pub fn unreadable(errors: &[InputError], total_inputs: usize, format: Format) ->
         });
         data.insert("errors".into(), listed.collect());
     }
-    Answer::error(format, error, markdown, report::TITLE, EXIT_INPUT_ERROR)
+    Answer::error(format, error, markdown, dispatch::TITLE, EXIT_INPUT_ERROR)
 }
 
 /// What a tool call gets back: the answer, its structured result (MCP
@@ -390,7 +340,7 @@ fn tool_answer<R: Structured>(
 ) -> ToolAnswer {
     // Room for the server to add `full_result` (the kept result's URI).
     let room = budget.beside("", FULL_RESULT_TOKENS);
-    let (mut r, fitted, carried_shortened) = if format == Format::Markdown {
+    let (mut r, fitted, carried_shortened) = if format.is_markdown() {
         // The text has the whole budget to itself: a client that shows the
         // text shows only that.
         let whole_text = text(budget);
@@ -450,7 +400,7 @@ pub fn tool_run(run: &Run, format: Format, budget: &Budget) -> ToolAnswer {
         format,
         budget,
         |b| render::structured::run(run, b),
-        |b| run_text(run, format, b, false),
+        |b| dispatch::render(Subject::run(run), format, &tool_style(b)),
         |fitted| result(fitted, run_exit(run)),
         || render::json::render(run, false),
         format!(
@@ -467,7 +417,7 @@ pub fn tool_discovery(d: &Discovery, format: Format, budget: &Budget) -> ToolAns
         format,
         budget,
         |b| render::structured::discovery(d, b),
-        |b| discovery_text(d, format, b, false),
+        |b| dispatch::render(Subject::Discovery(d), format, &tool_style(b)),
         |fitted| result(fitted, discovery_exit(d)),
         || render::json::text(&render::discovery::discovery_value(d), false),
         format!(
@@ -476,6 +426,15 @@ pub fn tool_discovery(d: &Discovery, format: Format, budget: &Budget) -> ToolAns
             d.collection_errors.len()
         ),
     )
+}
+
+/// A tool's answer is compact JSON and plain Markdown, within `budget`.
+fn tool_style(budget: &Budget) -> Style {
+    Style {
+        budget: *budget,
+        pretty: false,
+        ..Style::default()
+    }
 }
 
 /// A run's (`discovery: false`) or a discovery's execution error as a
@@ -488,7 +447,7 @@ pub fn tool_exec_error(
     discovery: bool,
 ) -> ToolAnswer {
     let headline = format!("Test {} — {}", e.kind.status_word(), e.message);
-    if format != Format::Markdown {
+    if format.errors_as_objects() {
         // The JSON-RPC error object: no text, no structured result.
         return ToolAnswer::bare(exec_error(e, format, budget), headline);
     }
@@ -515,5 +474,4 @@ pub fn tool_invalid(e: &ValidationError, format: Format) -> ToolAnswer {
 }
 
 #[cfg(test)]
-#[path = "respond_tests.rs"]
 mod tests;

@@ -72,10 +72,10 @@ pub use super::tools::tools;
 /// request gets its error in the format it asked for (`markdown` when the
 /// value is missing or not a known format).
 fn requested_format(args: &JsonObject) -> Format {
-    match args.get("format") {
-        Some(Value::String(s)) if s == "json" => Format::Json,
-        _ => Format::Markdown,
-    }
+    let named = args.get("format").and_then(Value::as_str);
+    named
+        .and_then(|s| Format::of_tool(Some(s)))
+        .unwrap_or_default()
 }
 
 /// An answer as MCP gives it: a tool result (`isError` for an error in

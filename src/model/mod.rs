@@ -30,7 +30,7 @@ use crate::text::plural;
 pub struct Run {
     /// pytest's exit status when a source recorded it (pytest-json-report
     /// does, JUnit does not). `None` means "derive it from the results".
-    pub exit_code: Option<i32>,
+    pub recorded_exit: Option<i32>,
     /// Wall time of the run in seconds, when a source recorded it.
     pub duration: Option<f64>,
     /// Every test, in the order the sources listed them, except those
@@ -672,7 +672,7 @@ impl Run {
     /// returned for these results (2 for collection errors, 1 for failures,
     /// 5 for no tests, 0 otherwise).
     pub fn exit_code(&self) -> i32 {
-        if let Some(code) = self.exit_code {
+        if let Some(code) = self.recorded_exit {
             return code;
         }
         let c = self.counts();

@@ -44,7 +44,7 @@ fn a_run_is_its_status_counts_and_failure_groups() {
     tests.push(setup_error());
     let run = Run {
         tests,
-        exit_code: Some(1),
+        recorded_exit: Some(1),
         duration: Some(1.23456),
         ..Run::default()
     };
@@ -107,9 +107,9 @@ fn the_status_follows_the_markdown_header() {
     assert_eq!(super::run(&run, &Budget::NONE).status, Status::NoTests);
     run.tests.push(passed("t.py::a"));
     assert_eq!(super::run(&run, &Budget::NONE).status, Status::Success);
-    run.exit_code = Some(2);
+    run.recorded_exit = Some(2);
     assert_eq!(super::run(&run, &Budget::NONE).status, Status::Interrupted);
-    run.exit_code = Some(3);
+    run.recorded_exit = Some(3);
     assert_eq!(super::run(&run, &Budget::NONE).status, Status::Error);
 }
 

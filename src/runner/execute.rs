@@ -19,7 +19,7 @@ use crate::model::changes;
 use crate::model::discovery::Discovery;
 use crate::model::outcome::{ErrorKind, ExecError, Running, Signal};
 use crate::model::raw_report::RawReports;
-use crate::request::{Format, ValidationError, invalid};
+use crate::request::{ValidationError, invalid};
 use crate::runner::command::{self, Capabilities, Mode, Python, Workspace};
 use crate::runner::params::{DiscoverParams, Root, RunParams};
 use crate::runner::process::{self, Ending, Finished};
@@ -67,7 +67,7 @@ pub fn run_tests(
     let done = execute(
         settings,
         &Mode::Run(params),
-        params.format,
+        params.format.carries_json_report(),
         cancel,
         on_progress,
     )
@@ -194,7 +194,7 @@ pub fn discover(
     let done = execute(
         settings,
         &Mode::Discover(params),
-        Format::Markdown,
+        false,
         cancel,
         &mut |_| {},
     )?;
@@ -219,7 +219,7 @@ fn spawn_error(message: String, command: Vec<String>) -> Box<ExecError> {
 fn execute(
     settings: &Settings,
     mode: &Mode<'_>,
-    format: Format,
+    keep_json_report: bool,
     cancel: &CancellationToken,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<Done, Box<ExecError>> {
@@ -250,7 +250,7 @@ fn execute(
             spec.argv(),
         )
     })?;
-    let (run, events) = gather(&ws, caps, &python, format, &finished);
+    let (run, events) = gather(&ws, caps, &python, keep_json_report, &finished);
     let done = outcome(run, events, finished, spec.argv(), spec.timeout);
     if let Err(e) = &done
         && matches!(e.kind, ErrorKind::UsageError | ErrorKind::Spawn)
@@ -267,14 +267,14 @@ fn gather(
     ws: &Workspace,
     caps: Capabilities,
     python: &Python,
-    format: Format,
+    keep_json_report: bool,
     finished: &Finished,
 ) -> (Run, EventLog) {
     let mut notes = Vec::new();
     let mut runs = Vec::new();
     if caps.json_report {
         match std::fs::read(ws.json_report()) {
-            Ok(bytes) => match json_report::parse(&bytes, "report.json", format == Format::Json) {
+            Ok(bytes) => match json_report::parse(&bytes, "report.json", keep_json_report) {
                 Ok(mut run) => {
                     if let Some(raw) = run.json_report.as_mut() {
                         let dropped = bound_report(raw, MAX_REPORT_STRING);
@@ -363,10 +363,10 @@ fn outcome(
     };
     let Some(failure) = failure else {
         if let Ending::Exited(code) = finished.ending {
-            run.exit_code = Some(code);
+            run.recorded_exit = Some(code);
         }
         if let Some(failures) = maxfail_stop {
-            run.exit_code = Some(1);
+            run.recorded_exit = Some(1);
             run.notes.push(format!(
                 "stopped at the failfast/maxfail limit, after {} (tests already running on other workers finish): exit status 1 as without workers (pytest-xdist exits 2)",
                 crate::text::plural(failures, "failure", "failures")

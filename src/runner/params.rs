@@ -363,11 +363,14 @@ fn workers(value: Option<Value>) -> Result<Option<Workers>, ValidationError> {
 }
 
 fn format(value: Option<String>) -> Result<Format, ValidationError> {
-    match value.as_deref() {
-        None | Some("markdown") => Ok(Format::Markdown),
-        Some("json") => Ok(Format::Json),
-        Some(other) => Err(invalid("format", "must be \"markdown\" or \"json\"", other)),
-    }
+    let value = value.as_deref();
+    Format::of_tool(value).ok_or_else(|| {
+        invalid(
+            "format",
+            "must be \"markdown\" or \"json\"",
+            value.unwrap_or_default(),
+        )
+    })
 }
 
 #[cfg(test)]

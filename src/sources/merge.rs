@@ -30,7 +30,7 @@ pub fn merge(mut runs: Vec<Run>) -> Run {
     let other_duration = sum_durations(&other);
     // The exit status the sources recorded, if they agree; else it is
     // derived from the merged results.
-    let mut codes = json.iter().chain(&other).filter_map(|r| r.exit_code);
+    let mut codes = json.iter().chain(&other).filter_map(|r| r.recorded_exit);
     let first_code = codes.next();
     let exit_code = first_code.filter(|c| codes.all(|other| other == *c));
 
@@ -81,7 +81,7 @@ pub fn merge(mut runs: Vec<Run>) -> Run {
             raw_reports.push(raw);
         }
     }
-    merged.exit_code = exit_code;
+    merged.recorded_exit = exit_code;
     merged.duration = json_duration.or(other_duration);
     // Several JSON reports (shards): keep them all rather than pick one.
     merged.json_report = RawReports::join(raw_reports);

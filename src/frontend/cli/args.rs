@@ -176,7 +176,7 @@ pub struct ProjectArgs {
     #[arg(long, value_name = "SECS", default_value = "2", value_parser = parse_grace)]
     pub kill_grace: Duration,
     /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = Format::Markdown)]
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::default())]
     pub format: Format,
     /// Write the answer to this file instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
@@ -265,7 +265,7 @@ pub struct ReportArgs {
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = Format::Markdown)]
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::default())]
     pub format: Format,
     /// Write the report to this file instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]

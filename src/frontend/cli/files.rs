@@ -6,10 +6,13 @@ use std::path::{Path, PathBuf};
 use super::args::{FailOn, ReportArgs};
 use super::github::{self, STEP_SUMMARY_BYTES};
 use super::{finish, finish_with};
-use crate::budget::Budget;
-use crate::frontend::report::{self, Bytes, DEFAULT_MAX_CHARS, InputError, Load, RenderOnly};
+use crate::frontend::dispatch::{self, Style, Subject};
+use crate::frontend::report::{
+    self, Bytes, DEFAULT_MAX_CHARS, InputError, Load, Reading, RenderOnly,
+};
 use crate::frontend::respond::{self, EXIT_OK};
 use crate::model::{Counts, Run};
+use crate::render::view::Compared;
 use crate::request::Format;
 
 /// Exit status of `report --fail-on` when the results call for it.
@@ -25,12 +28,23 @@ fn status(c: &Counts, fail_on: FailOn) -> u8 {
     if fails { EXIT_TESTS_FAILED } else { EXIT_OK }
 }
 
-/// What `report` read: a run to render alone, or a run and its baseline.
+/// What `report` read: a run to render alone, or a run compared with its
+/// baseline (the comparison made once, whatever the format).
 // One per process: its size does not matter.
 #[allow(clippy::large_enum_variant)]
 enum Read {
     Alone(RenderOnly),
-    Compared { run: Run, baseline: Run },
+    Compared { run: Run, compared: Compared },
+}
+
+impl Read {
+    /// The counts `--fail-on` reads.
+    fn counts(&self) -> Counts {
+        match self {
+            Read::Alone(alone) => alone.counts(),
+            Read::Compared { run, .. } => run.counts(),
+        }
+    }
 }
 
 pub(super) fn run_report(args: &ReportArgs) -> u8 {
@@ -50,76 +64,67 @@ pub(super) fn run_report(args: &ReportArgs) -> u8 {
             let answer = respond::unreadable(&errors, total_inputs, args.format);
             let status = answer.exit();
             let done = finish(output, &answer.into_text(), status);
-            if args.format == Format::Github {
-                let page = respond::unreadable(&errors, total_inputs, Format::Gfm);
+            if let Some(summary) = args.format.step_summary() {
+                let page = respond::unreadable(&errors, total_inputs, summary);
                 github::append_summary(|room| github::cut_to(page.into_text(), room));
             }
             return done;
         }
     };
-    let max_chars = args.max_chars.unwrap_or(DEFAULT_MAX_CHARS);
-    let budget = report::cli_budget(args.format, args.max_tokens, max_chars);
+    let style = report_style(args);
+    let status = status(&read.counts(), args.fail_on);
     let done = match &read {
-        _ if args.format == Format::Github => report_github(args, &read),
-        _ if args.format == Format::Gfm => report_gfm(args, &read, &budget),
-        Read::Alone(alone) => finish_with(
-            output,
-            |out| alone.write_within(&budget, out).map(|_| ()),
-            status(&alone.counts(), args.fail_on),
-        ),
-        Read::Compared { run, baseline } => finish(
-            output,
-            &report::render_compared(run, baseline, args.format, &budget).text,
-            status(&run.counts(), args.fail_on),
-        ),
+        Read::Alone(alone) => {
+            finish_with(output, |out| alone.write(&style, out).map(|_| ()), status)
+        }
+        Read::Compared { run, compared } => {
+            let subject = Subject::Run {
+                run,
+                compared: Some(compared),
+            };
+            finish(
+                output,
+                &dispatch::render(subject, args.format, &style).text,
+                status,
+            )
+        }
     };
+    if args.format.step_summary().is_some() {
+        let max_chars = args.max_chars.unwrap_or(STEP_SUMMARY_BYTES);
+        github::append_summary(|room| match &read {
+            Read::Alone(alone) => alone
+                .step_summary(&style, max_chars, room)
+                .unwrap_or_default(),
+            Read::Compared { run, compared } => {
+                let subject = Subject::Run {
+                    run,
+                    compared: Some(compared),
+                };
+                let summary = args.format.step_summary().unwrap_or(args.format);
+                report::step_summary(subject, summary, &style, max_chars, room)
+            }
+        });
+    }
     // The process ends right after this: freeing a run of 100,000 tests one
     // string at a time would only cost time.
     std::mem::forget(read);
     done
 }
 
-/// `report --format gfm`: the GitHub rendering within `budget`, links
-/// from `--link-base` or the workflow's variables (see [`github`]).
-fn report_gfm(args: &ReportArgs, read: &Read, budget: &Budget) -> u8 {
+/// How `report` renders: within `--max-tokens` and `--max-chars` (a
+/// GitHub comment by default), JSON indented, the Markdown's long failures
+/// folded (it goes to PR comments and job summaries), links from
+/// `--link-base` or the workflow's variables and paths from
+/// `--path-prefix` (see [`github`]).
+fn report_style(args: &ReportArgs) -> Style {
+    let max_chars = args.max_chars.unwrap_or(DEFAULT_MAX_CHARS);
     let annotations = github::options_for_files(args.path_prefix.as_deref());
-    let options = github::gfm_options(&annotations, args.link_base.as_deref());
-    let (text, counts) = match read {
-        Read::Alone(alone) => (alone.gfm_within(&options, budget).text, alone.counts()),
-        Read::Compared { run, baseline } => (
-            report::render_gfm(run, Some(baseline), &options, budget).text,
-            run.counts(),
-        ),
-    };
-    finish(args.output.as_ref(), &text, status(&counts, args.fail_on))
-}
-
-/// `report --format github`: the annotations to the output, the GitHub
-/// rendering (within `--max-chars`, default what a job summary holds) to
-/// `GITHUB_STEP_SUMMARY` when it is set (see [`github`]).
-fn report_github(args: &ReportArgs, read: &Read) -> u8 {
-    let options = github::options_for_files(args.path_prefix.as_deref());
-    let gfm = github::gfm_options(&options, args.link_base.as_deref());
-    let max_chars = args.max_chars.unwrap_or(STEP_SUMMARY_BYTES);
-    match read {
-        Read::Alone(alone) => {
-            let status = status(&alone.counts(), args.fail_on);
-            let done = finish(args.output.as_ref(), &alone.github(&options), status);
-            github::append_summary(|room| alone.gfm_summary(&gfm, max_chars, room));
-            done
-        }
-        Read::Compared { run, baseline } => {
-            let annotations = crate::render::github::render(run, &options);
-            let done = finish(
-                args.output.as_ref(),
-                &annotations,
-                status(&run.counts(), args.fail_on),
-            );
-            github::append_summary(|room| {
-                report::gfm_summary(run, Some(baseline), &gfm, max_chars, room)
-            });
-            done
-        }
+    Style {
+        budget: report::cli_budget(args.format, args.max_tokens, max_chars),
+        pretty: true,
+        collapse: true,
+        links: github::gfm_options(&annotations, args.link_base.as_deref()),
+        annotations,
     }
 }
 
@@ -134,11 +139,19 @@ fn read(
     if baseline.is_empty() {
         return RenderOnly::read_on(inputs, format, threads).map(Read::Alone);
     }
+    let reading = Reading::for_format(format).on(threads);
+    let plain = Reading {
+        keep_json_report: false,
+        threads,
+    };
     match (
-        report::build_run_on(inputs, format, threads),
-        report::build_run_on(baseline, Format::Markdown, threads),
+        report::read_run(inputs, reading),
+        report::read_run(baseline, plain),
     ) {
-        (Ok(run), Ok(baseline)) => Ok(Read::Compared { run, baseline }),
+        (Ok(run), Ok(baseline)) => {
+            let compared = Compared::of(&run, &baseline);
+            Ok(Read::Compared { run, compared })
+        }
         (Err(mut a), Err(b)) => {
             a.extend(b);
             Err(a)

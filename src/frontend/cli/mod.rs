@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 pub use args::{Cli, Command, DiscoverArgs, FailOn, ProjectArgs, ReportArgs, RunArgs, ServeArgs};
 
 use crate::budget::Budget;
+use crate::frontend::dispatch::{self, Style, Subject};
 use crate::frontend::report;
 use crate::frontend::respond::{self, Answer, EXIT_INPUT_ERROR, EXIT_INVALID_PARAMS, EXIT_OK};
 use crate::model::outcome::ExecError;
@@ -178,14 +179,7 @@ fn run_pytest(args: &RunArgs) -> u8 {
         }),
         timeout: project.timeout,
         max_tokens: project.max_tokens,
-        format: Some(
-            if project.format == Format::Json {
-                "json"
-            } else {
-                "markdown"
-            }
-            .to_string(),
-        ),
+        format: Some(project.format.tool_name().to_string()),
     };
     let (settings, params) =
         match checked(project, |s| request.validate(&s.root, s.default_timeout)) {
@@ -196,28 +190,31 @@ fn run_pytest(args: &RunArgs) -> u8 {
     let cancel = cancelled_on_signals();
     let outcome = execute::run_tests(&settings, &params, &cancel, &mut |p| progress.show(p));
     progress.clear();
+    let budget = report::cli_budget(project.format, params.max_tokens, project.max_chars);
     let answered = match outcome {
         Ok(mut run) => {
             run.rerun_hint = Some(RerunHint::Cli);
-            if project.format == Format::Github {
-                return run_github(args, &settings, &run);
+            let annotations = github::options_for_root(settings.root.path());
+            let style = Style {
+                links: github::gfm_options(&annotations, args.link_base.as_deref()),
+                annotations,
+                ..Style::within(budget)
+            };
+            if let Some(summary) = project.format.step_summary() {
+                let subject = Subject::run(&run);
+                let max_chars = github::STEP_SUMMARY_BYTES;
+                github::append_summary(|room| {
+                    report::step_summary(subject, summary, &style, max_chars, room)
+                });
             }
-            let budget = report::cli_budget(project.format, params.max_tokens, project.max_chars);
-            if project.format == Format::Gfm {
-                let annotations = github::options_for_root(settings.root.path());
-                let options = github::gfm_options(&annotations, args.link_base.as_deref());
-                respond::run_gfm(&run, &options, &budget)
-            } else {
-                respond::run(&run, project.format, &budget, true)
-            }
+            respond::run(&run, project.format, &style)
         }
         Err(RunError::Failed(e)) => {
-            if project.format == Format::Github {
+            if let Some(summary) = project.format.step_summary() {
                 let markdown = crate::render::outcome::error_markdown(&e);
-                let page = crate::render::gfm::text_page(&markdown);
+                let page = error_page(&markdown, summary);
                 github::append_summary(|room| github::cut_to(page, room));
             }
-            let budget = report::cli_budget(project.format, params.max_tokens, project.max_chars);
             failed(&e, project.format, &budget)
         }
         Err(RunError::Refused(e)) => {
@@ -228,18 +225,14 @@ fn run_pytest(args: &RunArgs) -> u8 {
     answer(project, answered)
 }
 
-/// `run --format github`: the annotations, paths relative to the
-/// repository, and the GitHub rendering to `GITHUB_STEP_SUMMARY` when it
-/// is set (see [`github`]).
-fn run_github(args: &RunArgs, settings: &Settings, run: &crate::model::Run) -> u8 {
-    let project = &args.project;
-    let options = github::options_for_root(settings.root.path());
-    let done = answer(project, respond::run_github(run, &options));
-    let gfm = github::gfm_options(&options, args.link_base.as_deref());
-    github::append_summary(|room| {
-        report::gfm_summary(run, None, &gfm, github::STEP_SUMMARY_BYTES, room)
-    });
-    done
+/// An error's Markdown as `format` shows a page of it (a job summary's).
+fn error_page(markdown: &str, format: Format) -> String {
+    let subject = Subject::Error {
+        markdown,
+        object: &serde_json::Value::Null,
+        title: "",
+    };
+    dispatch::render(subject, format, &Style::default()).text
 }
 
 /// A one-line progress display on stderr, only when stderr is a terminal
@@ -298,7 +291,7 @@ fn run_discover(args: &DiscoverArgs) -> u8 {
     let answered = match execute::discover(&settings, &params, &cancel) {
         Ok(d) => {
             let budget = report::cli_budget(project.format, params.max_tokens, project.max_chars);
-            respond::discovery(&d, project.format, &budget, true)
+            respond::discovery(&d, project.format, &Style::within(budget))
         }
         Err(e) => {
             let budget = report::cli_budget(project.format, params.max_tokens, project.max_chars);

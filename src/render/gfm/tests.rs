@@ -11,7 +11,7 @@ fn failing(id: &str, message: &str) -> TestResult {
 fn run_of(tests: Vec<TestResult>) -> Run {
     Run {
         tests,
-        exit_code: Some(1),
+        recorded_exit: Some(1),
         duration: Some(1.5),
         ..Run::default()
     }

@@ -51,7 +51,7 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
         ..
     } = tests;
     settle.finish(&mut run);
-    run.exit_code = header.exitcode;
+    run.recorded_exit = header.exitcode;
     run.duration = header.duration.filter(|d| d.is_finite() && *d >= 0.0);
     let entries = entries + read_collectors(&mut run, header.collectors);
     let root = header.root.unwrap_or_default();

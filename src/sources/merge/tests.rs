@@ -51,7 +51,7 @@ fn shards_are_a_union_and_duplicates_within_a_file_stay() {
 }
 
 mod review_regressions {
-    use crate::frontend::report::{Input, build_run};
+    use crate::frontend::report::Input;
     use crate::request::Format;
 
     fn run_of(files: &[(&str, &str)]) -> crate::model::Run {
@@ -62,7 +62,11 @@ mod review_regressions {
                 contents: Ok(text.as_bytes().to_vec()),
             })
             .collect();
-        build_run(&inputs, Format::Json).expect("readable")
+        crate::frontend::report::read_run(
+            &inputs,
+            crate::frontend::report::Reading::for_format(Format::Json),
+        )
+        .expect("readable")
     }
 
     #[test]

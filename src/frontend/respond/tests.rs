@@ -4,7 +4,7 @@ use super::*;
 use crate::model::outcome::Signal;
 use crate::request::invalid as refused;
 
-/// The -32602 object: SPEC.md's message, and field, rule and value in
+/// The -32602 object: its one-line message (docs/errors.md), and field, rule and value in
 /// `data`; the same for every refusal, in `json`; Markdown otherwise.
 #[test]
 fn a_refused_parameter_is_one_invalid_params_object_or_one_line() {
