@@ -453,7 +453,7 @@ fn many_cases_discovery() -> pytest_mcp::model::discovery::Discovery {
 #[test]
 fn structured_golden_files() {
     use pytest_mcp::budget::DEFAULT_MCP_TOKENS;
-    use pytest_mcp::model::outcome::{ErrorKind, ExecError};
+    use pytest_mcp::model::exec_error::{ErrorKind, ExecError};
     use pytest_mcp::render::structured;
 
     let default = Budget::tokens(DEFAULT_MCP_TOKENS);

@@ -3,7 +3,7 @@
 //! answer's text. `report`, `run`, `discover` and the MCP tools all come
 //! here; nothing else matches on a [`Format`].
 //!
-//! Adding a format means a variant of [`Format`], an arm in [`render`] and
+//! Adding a format means a variant of [`Format`], an arm in [`output`] and
 //! the output itself (a module of `render`), nothing else. Each output
 //! reads the run's view (`render::view`) and fits itself to the budget
 //! through `budget::first_fitting`; this file only chooses.
@@ -94,13 +94,13 @@ impl Style {
 
 /// A run's whole rendering in `format`, with no budget, as `run` prints it.
 pub fn whole(run: &Run, format: Format) -> String {
-    render(Subject::run(run), format, &Style::within(Budget::NONE)).text
+    output(Subject::run(run), format, &Style::within(Budget::NONE)).text
 }
 
 /// `subject` in `format`, within the style's budget where the format has
 /// one to keep (HTML, JUnit and the annotations are documents for people
 /// and tools: never cut), with what was left out to fit it.
-pub fn render(subject: Subject<'_>, format: Format, style: &Style) -> Fitted {
+pub fn output(subject: Subject<'_>, format: Format, style: &Style) -> Fitted {
     match format {
         Format::Markdown => markdown(subject, style),
         Format::Json => json(subject, style),
@@ -111,7 +111,7 @@ pub fn render(subject: Subject<'_>, format: Format, style: &Style) -> Fitted {
     }
 }
 
-/// [`render`] written to `out`; returns what was left out. A run's whole
+/// [`output`] written to `out`; returns what was left out. A run's whole
 /// JSON, when no budget applies, is written as it is serialized, never
 /// held whole (several times the size of its Markdown on a large run).
 pub fn write(
@@ -131,7 +131,7 @@ pub fn write(
         render::json::write_pretty(run, out)?;
         return Ok(None);
     }
-    let fitted = render(subject, format, style);
+    let fitted = output(subject, format, style);
     out.write_all(fitted.text.as_bytes())?;
     Ok(fitted.truncation)
 }

@@ -187,7 +187,7 @@ impl RenderOnly {
 
     /// The rendering ([`dispatch::render`]).
     pub fn render(&self, style: &Style) -> Fitted {
-        dispatch::render(Subject::run(&self.run), self.format, style)
+        dispatch::output(Subject::run(&self.run), self.format, style)
     }
 
     /// The rendering written to `out` ([`dispatch::write`]); returns what
@@ -230,7 +230,7 @@ pub fn step_summary(
             budget: Budget::chars(chars),
             ..style.clone()
         };
-        dispatch::render(subject, format, &style).text
+        dispatch::output(subject, format, &style).text
     })
 }
 

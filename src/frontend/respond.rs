@@ -17,7 +17,7 @@ use crate::frontend::dispatch::{self, Style, Subject};
 use crate::frontend::report::InputError;
 use crate::model::Run;
 use crate::model::discovery::Discovery;
-use crate::model::outcome::{ErrorKind, ExecError};
+use crate::model::exec_error::{ErrorKind, ExecError};
 use crate::render;
 use crate::render::structured::Structured;
 use crate::request::{Format, ValidationError};
@@ -125,7 +125,7 @@ impl Answer {
             title,
         };
         Answer::Text {
-            text: dispatch::render(subject, format, &Style::default()).text,
+            text: dispatch::output(subject, format, &Style::default()).text,
             is_error: true,
             exit,
             truncation: None,
@@ -137,7 +137,7 @@ impl Answer {
 /// Exit status: pytest's.
 pub fn run(run: &Run, format: Format, style: &Style) -> Answer {
     result(
-        dispatch::render(Subject::run(run), format, style),
+        dispatch::output(Subject::run(run), format, style),
         run_exit(run),
     )
 }
@@ -161,7 +161,7 @@ fn run_exit(run: &Run) -> u8 {
 /// pytest's: 2 collection errors, 5 no tests, else 0.
 pub fn discovery(d: &Discovery, format: Format, style: &Style) -> Answer {
     result(
-        dispatch::render(Subject::Discovery(d), format, style),
+        dispatch::output(Subject::Discovery(d), format, style),
         discovery_exit(d),
     )
 }
@@ -400,7 +400,7 @@ pub fn tool_run(run: &Run, format: Format, budget: &Budget) -> ToolAnswer {
         format,
         budget,
         |b| render::structured::run(run, b),
-        |b| dispatch::render(Subject::run(run), format, &tool_style(b)),
+        |b| dispatch::output(Subject::run(run), format, &tool_style(b)),
         |fitted| result(fitted, run_exit(run)),
         || render::json::render(run, false),
         format!(
@@ -417,7 +417,7 @@ pub fn tool_discovery(d: &Discovery, format: Format, budget: &Budget) -> ToolAns
         format,
         budget,
         |b| render::structured::discovery(d, b),
-        |b| dispatch::render(Subject::Discovery(d), format, &tool_style(b)),
+        |b| dispatch::output(Subject::Discovery(d), format, &tool_style(b)),
         |fitted| result(fitted, discovery_exit(d)),
         || render::json::text(&render::discovery::discovery_value(d), false),
         format!(

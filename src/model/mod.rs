@@ -12,8 +12,8 @@ pub mod baseline;
 pub mod changes;
 pub mod crash;
 pub mod discovery;
+pub mod exec_error;
 pub mod groups;
-pub mod outcome;
 pub mod raw_report;
 pub mod rerun;
 #[cfg(test)]

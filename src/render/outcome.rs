@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 pub use super::discovery::{discovery_markdown, discovery_value};
 use super::markdown;
 use crate::budget::{Budget, Fitted, Truncation};
-use crate::model::outcome::{ExecError, Running};
+use crate::model::exec_error::{ExecError, Running};
 use crate::render::json as adr006;
 use crate::text::{first_line, one_line};
 
@@ -194,7 +194,7 @@ pub fn error_data(e: &ExecError) -> Value {
 mod tests {
     use super::*;
     use crate::model::discovery::{Discovery, Item};
-    use crate::model::outcome::ErrorKind;
+    use crate::model::exec_error::ErrorKind;
 
     /// A timeout after hundreds of failures, with long output: within the
     /// budget, its own lines first, what finished shrunk as a run's answer,

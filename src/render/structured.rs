@@ -21,8 +21,8 @@ use serde::Serialize;
 
 use crate::budget::{Budget, Fitted, Truncation};
 use crate::model::discovery::Discovery;
+use crate::model::exec_error::{ErrorKind, ExecError};
 use crate::model::groups::{self, IdItem, Parametrizations};
-use crate::model::outcome::{ErrorKind, ExecError};
 use crate::model::{CollectionError, Outcome, Phase, Run, TestResult};
 use crate::text::first_line;
 

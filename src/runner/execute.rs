@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use crate::model::Run;
 use crate::model::changes;
 use crate::model::discovery::Discovery;
-use crate::model::outcome::{ErrorKind, ExecError, Running, Signal};
+use crate::model::exec_error::{ErrorKind, ExecError, Running, Signal};
 use crate::model::raw_report::RawReports;
 use crate::request::{ValidationError, invalid};
 use crate::runner::command::{self, Capabilities, Mode, Python, Workspace};
@@ -251,7 +251,7 @@ fn execute(
         )
     })?;
     let (run, events) = gather(&ws, caps, &python, keep_json_report, &finished);
-    let done = outcome(run, events, finished, spec.argv(), spec.timeout);
+    let done = result_or_error(run, events, finished, spec.argv(), spec.timeout);
     if let Err(e) = &done
         && matches!(e.kind, ErrorKind::UsageError | ErrorKind::Spawn)
     {
@@ -344,7 +344,7 @@ fn gather(
 
 /// ADR-007's mapping from how pytest ended to a result or an error
 /// (docs/errors.md, the first table).
-fn outcome(
+fn result_or_error(
     mut run: Run,
     events: EventLog,
     finished: Finished,

@@ -447,23 +447,14 @@ fn set_parent_death_signal(command: &mut Command) {
     // makes async-signal-safe system calls.
     unsafe {
         command.pre_exec(move || {
-            if libc_prctl_pdeathsig() != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
+            // nix's prctl wrapper is a plain system call: safe here.
+            nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(std::io::Error::from)?;
             // The parent may have died before prctl took effect.
             if nix::unistd::getppid().as_raw() as u32 != parent {
                 return Err(std::io::Error::other("parent exited"));
             }
             Ok(())
         });
-    }
-}
-
-#[cfg(target_os = "linux")]
-fn libc_prctl_pdeathsig() -> i32 {
-    match nix::sys::prctl::set_pdeathsig(Signal::SIGKILL) {
-        Ok(()) => 0,
-        Err(_) => -1,
     }
 }
 

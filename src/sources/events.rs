@@ -15,7 +15,7 @@ use super::phases;
 use crate::model::affected::{Affected, AllRan};
 use crate::model::changes::LastRun;
 use crate::model::discovery::Item;
-use crate::model::outcome::Running;
+use crate::model::exec_error::Running;
 use crate::model::rerun::{FailureCache, LastFailed};
 use crate::model::{Location, Outcome, Run, SourceInfo, SourceKind, TestResult, Xfail};
 use crate::pytest_text;

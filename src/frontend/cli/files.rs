@@ -84,7 +84,7 @@ pub(super) fn run_report(args: &ReportArgs) -> u8 {
             };
             finish(
                 output,
-                &dispatch::render(subject, args.format, &style).text,
+                &dispatch::output(subject, args.format, &style).text,
                 status,
             )
         }

@@ -18,7 +18,7 @@ use crate::budget::Budget;
 use crate::frontend::dispatch::{self, Style, Subject};
 use crate::frontend::report;
 use crate::frontend::respond::{self, Answer, EXIT_INPUT_ERROR, EXIT_INVALID_PARAMS, EXIT_OK};
-use crate::model::outcome::ExecError;
+use crate::model::exec_error::ExecError;
 use crate::model::rerun::RerunHint;
 use crate::request::{
     DiscoverTestsRequest, ExecuteTestsRequest, Format, MAX_TIMEOUT_SECS, ValidationError,
@@ -232,7 +232,7 @@ fn error_page(markdown: &str, format: Format) -> String {
         object: &serde_json::Value::Null,
         title: "",
     };
-    dispatch::render(subject, format, &Style::default()).text
+    dispatch::output(subject, format, &Style::default()).text
 }
 
 /// A one-line progress display on stderr, only when stderr is a terminal

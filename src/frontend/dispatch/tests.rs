@@ -25,7 +25,7 @@ fn a_compared_json_report_keeps_its_budget() {
         report::Reading::for_format(Format::Json),
     )
     .unwrap();
-    let fitted = render(
+    let fitted = output(
         Subject::Run {
             run: &run,
             compared: Some(&Compared::of(&run, &base)),

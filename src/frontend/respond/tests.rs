@@ -1,7 +1,7 @@
 //! Unit tests of `respond`.
 
 use super::*;
-use crate::model::outcome::Signal;
+use crate::model::exec_error::Signal;
 use crate::request::invalid as refused;
 
 /// The -32602 object: its one-line message (docs/errors.md), and field, rule and value in
