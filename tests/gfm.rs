@@ -17,13 +17,11 @@ use pytest_mcp::frontend::report::{self, Input};
 use pytest_mcp::render;
 use pytest_mcp::request::Format;
 
-#[path = "common/support.rs"]
-mod support;
+mod common;
+use common::support;
 
-// The benchmarks' generator of large inputs, shared as it is.
-#[allow(dead_code)]
-#[path = "../benches/perf/inputs.rs"]
-mod inputs;
+// The benchmarks' generator of large inputs (the testkit crate).
+use pytest_mcp_testkit::inputs;
 
 /// What a test writes into a PR comment to take it over.
 const HOSTILE: &[&str] = &[

@@ -28,13 +28,11 @@ use pytest_mcp::render::gfm;
 use pytest_mcp::request::Format;
 use similar::TextDiff;
 
-#[path = "common/support.rs"]
-mod support;
+mod common;
+use common::support;
 
-// The benchmarks' generator of large inputs, shared as it is.
-#[allow(dead_code)]
-#[path = "../benches/perf/inputs.rs"]
-mod inputs;
+// The benchmarks' generator of large inputs (the testkit crate).
+use pytest_mcp_testkit::inputs;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

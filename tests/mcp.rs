@@ -7,8 +7,8 @@
 //! Interpreter: `PYTEST_MCP_TEST_PYTHON`, else `.venv/bin/python`; see
 //! `tests/common/mcp_suite.rs`.
 
-#[path = "common/mcp_suite.rs"]
-mod mcp_suite;
+mod common;
+use common::mcp_suite;
 
 #[test]
 fn the_server_works_with_the_mcp_python_sdk() {

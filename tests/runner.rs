@@ -21,8 +21,8 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::Value;
 
-#[path = "common/support.rs"]
-mod support;
+mod common;
+use common::support;
 use support::{head, processes_in, reader};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
