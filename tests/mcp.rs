@@ -5,7 +5,7 @@
 //! to `tests/mcp_load.rs`, so that everyday `cargo test` stays fast.
 //!
 //! Interpreter: `PYTEST_MCP_TEST_PYTHON`, else `.venv/bin/python`; see
-//! `tests/common/mcp_suite.rs`.
+//! `tests/common/mcp_suite.rs` (`mod common;`).
 
 mod common;
 use common::mcp_suite;
