@@ -14,12 +14,10 @@
 //! that part is skipped, with one line saying so on stderr). The budget is Markdown <= 40% of JSON for the
 //! pytest scenarios while every failing node id, message and `file:line` is
 //! still carried; other frameworks have the looser regression bounds
-//! documented in `tests/common/tokens.rs`.
+//! documented in `testkit/src/tokens.rs` (the testkit crate, shared with
+//! `tests/token_budget.rs`).
 
-#[path = "../tests/common/tokens.rs"]
-mod tokens;
-
-use tokens::{markdown_breakdown, measure_all, table};
+use pytest_mcp_testkit::tokens::{markdown_breakdown, measure_all, table};
 
 fn main() {
     let measurements = measure_all();

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --demo
 cargo build --quiet --release
 status=0
-./target/release/pytest-mcp run --root examples/demo --python .venv/bin/python "$@" || status=$?
+"${CARGO_TARGET_DIR:-target}/release/pytest-mcp" run --root examples/demo --python .venv/bin/python "$@" || status=$?
 # The demo has failing tests on purpose: pytest's exit status 1 is the
 # expected outcome here; anything else is a real problem.
 if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then

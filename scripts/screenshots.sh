@@ -14,8 +14,8 @@ cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
 cargo build --quiet --release
-bin=target/release/pytest-mcp
-work=target/screenshots
+bin="${CARGO_TARGET_DIR:-target}/release/pytest-mcp"
+work="${CARGO_TARGET_DIR:-target}/screenshots"
 mkdir -p "$work" docs/images
 cp scripts/screenshots/package.json scripts/screenshots/package-lock.json "$work"/
 npm ci --silent --prefix "$work" --no-audit --no-fund

@@ -19,8 +19,8 @@ bash scripts/setup.sh
 export PYTEST_MCP_TEST_PYTHON="$PWD/.venv/bin/python"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-cargo clippy --all-targets -- -D warnings
-cargo fmt --check
+cargo clippy --workspace --all-targets -- -D warnings
+cargo fmt --all --check
 cargo test --all-targets 2>&1 | tee "$log"
 cargo test --test mcp_load --test discovery --test release -- --ignored 2>&1 | tee -a "$log"
 bash scripts/wheel-check.sh 2>&1 | tee -a "$log"

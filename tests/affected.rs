@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-#[path = "common/support.rs"]
-mod support;
+mod common;
+use common::support;
 
 const AFFECTED: &str = "Affected only (pytest-testmon): ";
 

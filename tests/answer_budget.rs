@@ -21,8 +21,8 @@ use pytest_mcp::runner::params::Root;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-#[path = "common/support.rs"]
-mod support;
+mod common;
+use common::support;
 
 /// The groups of the project, largest first: size, a word of the
 /// exception or message, and the crash location.

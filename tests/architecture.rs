@@ -9,9 +9,18 @@
 //! helpers, and the model nothing but the text helpers. Unit tests
 //! (`#[cfg(test)]` items, and the files of `#[cfg(test)] mod x;`) are left
 //! out: they may drive a stage from a later one.
+//!
+//! Beyond src/: the files of each folder of a crate or module in tests/,
+//! benches/, fuzz/ and testkit/ use one another one way too, and no
+//! `#[path]` reaches out of its tree (tests, benches and fuzz targets share
+//! code through the testkit crate, never by compiling each other's files).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+#[path = "architecture/source.rs"]
+mod source;
+use source::{is_ident, test_modules, without_comments_and_strings, without_test_items};
 
 /// The crate's top-level modules.
 const MODULES: [&str; 9] = [
@@ -90,7 +99,7 @@ fn the_checks_catch_a_renderer_using_the_runner() {
 #[test]
 fn the_files_of_each_folder_form_no_cycle() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let folders = sibling_graphs(&read_tree(&src));
+    let folders = sibling_graphs(&read_tree(&src), &[]);
     // Not vacuous: the Markdown renderer's files use one another.
     let markdown = folders
         .get(&vec!["render".to_string(), "markdown".to_string()])
@@ -99,13 +108,179 @@ fn the_files_of_each_folder_form_no_cycle() {
         markdown.values().any(|used| !used.is_empty()),
         "{markdown:?}"
     );
-    let cycles: Vec<String> = folders
+    assert_eq!(cycles_of(&folders), Vec::<String>::new());
+}
+
+/// The same outside src/: each folder under tests/, benches/, fuzz/ and
+/// testkit/ that is a crate's (`main.rs`, `lib.rs`) or a module's
+/// (`mod.rs`), read with its subfolders.
+#[test]
+fn the_files_of_each_folder_of_tests_benches_and_fuzz_form_no_cycle() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut cycles = Vec::new();
+    let mut checked = BTreeMap::new();
+    for top in ["tests", "benches", "fuzz", "testkit"] {
+        for (dir, at) in module_folders(&repo.join(top)) {
+            let folders = sibling_graphs(&read_tree(&dir), &at);
+            let name = dir.strip_prefix(repo).expect("in the repository");
+            let name = name.display().to_string();
+            cycles.extend(cycles_of(&folders).iter().map(|c| format!("{name}: {c}")));
+            checked.insert(name, folders);
+        }
+    }
+    for needed in [
+        "benches/perf",
+        "fuzz/src",
+        "testkit/src",
+        "tests/common",
+        "tests/runner",
+    ] {
+        assert!(
+            checked.contains_key(needed),
+            "{needed} not read: {checked:?}"
+        );
+    }
+    // Not vacuous: the harness's sections use one another.
+    let perf = &checked["benches/perf"][&Vec::<String>::new()];
+    assert!(perf["token_cost"].contains("context"), "{perf:?}");
+    assert_eq!(cycles, Vec::<String>::new());
+}
+
+/// The check finds a circle between the files of a crate's root folder
+/// (`crate::x`, `super::x` from a top-level file) and of a module folder
+/// that is not at the crate's root (`crate::common::x`).
+#[test]
+fn a_circle_in_a_bench_or_a_test_module_is_found() {
+    let one_way = [
+        ("main.rs", "mod context;\nmod proc;\nmod token_cost;\n"),
+        ("proc.rs", "pub fn stdout_of() {}\n"),
+        ("context.rs", "use crate::proc::stdout_of;\n"),
+        ("token_cost.rs", "use crate::context::shortened;\n"),
+    ];
+    let root = Vec::<String>::new();
+    assert_eq!(
+        find_cycle(&sibling_graphs(&files(&one_way), &[])[&root]),
+        None
+    );
+    for back in [
+        "use crate::token_cost::{stdout_of, tokens};",
+        "fn f() { super::token_cost::run(); }",
+    ] {
+        let mut tree = files(&one_way);
+        tree.push((PathBuf::from("context.rs"), back.to_string()));
+        let graphs = sibling_graphs(&tree, &[]);
+        assert!(
+            find_cycle(&graphs[&root]).is_some(),
+            "{back} went unnoticed"
+        );
+    }
+    let common = [
+        ("mod.rs", "pub mod support;\npub mod tokens;\n"),
+        ("tokens.rs", "use super::support::corpus_dir;\n"),
+        ("support.rs", "use crate::common::tokens::count;\n"),
+    ];
+    let graphs = sibling_graphs(&files(&common), &["common".to_string()]);
+    assert!(find_cycle(&graphs[&root]).is_some(), "{graphs:?}");
+}
+
+/// Tests, benches and fuzz targets compile no file of one another: a
+/// `#[path]` stays inside its own top folder (tests/runner/main.rs may take
+/// `../common/mod.rs`, tests/gfm.rs may not take `../benches/...`).
+#[test]
+fn no_path_attribute_leaves_its_tree() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut seen = 0;
+    let mut outside = Vec::new();
+    for top in ["src", "tests", "benches", "fuzz", "testkit"] {
+        for (file, text) in read_tree(&repo.join(top)) {
+            for target in path_attributes(&text) {
+                seen += 1;
+                if !stays_inside(&file, &target) {
+                    outside.push(format!("{top}/{}: {target}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(seen > 0, "no #[path] found at all: the scan is broken");
+    assert_eq!(outside, Vec::<String>::new());
+    let planted = "#[path = \"../benches/perf/inputs.rs\"]\nmod inputs;\n";
+    assert_eq!(path_attributes(planted), ["../benches/perf/inputs.rs"]);
+    assert!(!stays_inside(
+        Path::new("gfm.rs"),
+        "../benches/perf/inputs.rs"
+    ));
+    assert!(stays_inside(
+        Path::new("runner/main.rs"),
+        "../common/mod.rs"
+    ));
+    assert!(!stays_inside(
+        Path::new("runner/main.rs"),
+        "../../fuzz/src/x.rs"
+    ));
+}
+
+/// The values of the `#[path = "..."]` attributes of a file.
+fn path_attributes(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| line.trim().strip_prefix("#[path"))
+        .filter_map(|rest| rest.split('"').nth(1))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether `target`, relative to the folder of `file` (itself relative to
+/// the top folder), stays inside the top folder.
+fn stays_inside(file: &Path, target: &str) -> bool {
+    let mut depth = file.components().count() as i64 - 1;
+    for part in Path::new(target).components() {
+        match part {
+            std::path::Component::ParentDir => depth -= 1,
+            std::path::Component::Normal(_) => depth += 1,
+            std::path::Component::CurDir => {}
+            _ => return false,
+        }
+        if depth < 0 {
+            return false;
+        }
+    }
+    true
+}
+
+/// Every folder under `top` that is a crate's (it has `main.rs` or
+/// `lib.rs`: its files are at the crate's root) or a module's (`mod.rs`:
+/// its files are in the module named after the folder).
+fn module_folders(top: &Path) -> Vec<(PathBuf, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut pending = vec![top.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() && !skipped(&path) {
+                pending.push(path);
+            }
+        }
+        if dir.join("main.rs").is_file() || dir.join("lib.rs").is_file() {
+            out.push((dir, Vec::new()));
+        } else if dir.join("mod.rs").is_file() {
+            let name = dir.file_name().expect("a folder name");
+            out.push((dir.clone(), vec![name.to_string_lossy().into_owned()]));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Each folder's cycle, if it has one, as `folder: a -> b -> a`.
+fn cycles_of(folders: &BTreeMap<Vec<String>, Graph>) -> Vec<String> {
+    folders
         .iter()
         .filter_map(|(folder, graph)| {
-            find_cycle(graph).map(|c| format!("{}: {}", folder.join("/"), c.join(" -> ")))
+            find_cycle(graph).map(|c| format!("{}/: {}", folder.join("/"), c.join(" -> ")))
         })
-        .collect();
-    assert_eq!(cycles, Vec::<String>::new());
+        .collect()
 }
 
 /// The check finds a circle between two files of a folder, through
@@ -117,7 +292,7 @@ fn a_circle_inside_a_folder_is_found() {
         ("model/crash.rs", "pub fn line() {}\n"),
         ("model/groups.rs", "use super::crash::line;\n"),
     ];
-    let graphs = sibling_graphs(&files(&one_way));
+    let graphs = sibling_graphs(&files(&one_way), &[]);
     assert_eq!(find_cycle(&graphs[&vec!["model".to_string()]]), None);
     for back in [
         "use super::groups::shape;",
@@ -126,7 +301,7 @@ fn a_circle_inside_a_folder_is_found() {
     ] {
         let mut tree = files(&one_way);
         tree.push((PathBuf::from("model/crash.rs"), back.to_string()));
-        let graphs = sibling_graphs(&tree);
+        let graphs = sibling_graphs(&tree, &[]);
         assert!(
             find_cycle(&graphs[&vec!["model".to_string()]]).is_some(),
             "{back} went unnoticed"
@@ -134,8 +309,11 @@ fn a_circle_inside_a_folder_is_found() {
     }
 }
 
-/// Per folder (module path), the graph of its files' uses of one another.
-fn sibling_graphs(tree: &[(PathBuf, String)]) -> BTreeMap<Vec<String>, Graph> {
+/// Per folder (module path, relative to the tree's root), the graph of its
+/// files' uses of one another; the root folder's files included. `at` is
+/// the module path of the tree's root in its crate (`[]` for a crate's own
+/// folder, `[common]` for tests/common/).
+fn sibling_graphs(tree: &[(PathBuf, String)], at: &[String]) -> BTreeMap<Vec<String>, Graph> {
     let code: Vec<(Vec<String>, bool, String)> = tree
         .iter()
         .map(|(file, text)| {
@@ -157,14 +335,14 @@ fn sibling_graphs(tree: &[(PathBuf, String)]) -> BTreeMap<Vec<String>, Graph> {
     }
     let mut folders: BTreeMap<Vec<String>, Graph> = BTreeMap::new();
     for (path, is_mod, _) in &code {
-        if !is_mod && path.len() >= 2 && !test_files.contains(path) {
+        if !is_mod && !path.is_empty() && !test_files.contains(path) {
             let folder = path[..path.len() - 1].to_vec();
             let name = path[path.len() - 1].clone();
             folders.entry(folder).or_default().entry(name).or_default();
         }
     }
     for (path, is_mod, text) in &code {
-        if *is_mod || path.len() < 2 || test_files.contains(path) {
+        if *is_mod || path.is_empty() || test_files.contains(path) {
             continue;
         }
         let folder = path[..path.len() - 1].to_vec();
@@ -175,7 +353,12 @@ fn sibling_graphs(tree: &[(PathBuf, String)]) -> BTreeMap<Vec<String>, Graph> {
         let siblings: BTreeSet<String> = graph.keys().cloned().collect();
         let text = without_test_items(text);
         let mut prefixes = vec!["super::".to_string()];
-        prefixes.push(format!("crate::{}::", folder.join("::")));
+        let full: Vec<&str> = at.iter().chain(&folder).map(String::as_str).collect();
+        prefixes.push(if full.is_empty() {
+            "crate::".to_string()
+        } else {
+            format!("crate::{}::", full.join("::"))
+        });
         let mut used = BTreeSet::new();
         for prefix in &prefixes {
             used.extend(names_after(&text, prefix));
@@ -222,24 +405,35 @@ fn read_tree(dir: &Path) -> Vec<(PathBuf, String)> {
     let mut out = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d).expect("src is readable").flatten() {
+        for entry in std::fs::read_dir(&d)
+            .expect("the tree is readable")
+            .flatten()
+        {
             let path = entry.path();
             if path.is_dir() {
-                pending.push(path);
+                if !skipped(&path) {
+                    pending.push(path);
+                }
             } else if path.extension().is_some_and(|e| e == "rs") {
                 let text = std::fs::read_to_string(&path).expect("a source file is text");
-                let relative = path.strip_prefix(dir).expect("under src").to_path_buf();
+                let relative = path
+                    .strip_prefix(dir)
+                    .expect("under the tree")
+                    .to_path_buf();
                 out.push((relative, text));
             }
         }
     }
-    assert!(
-        out.len() > 10,
-        "{} files under {}",
-        out.len(),
-        dir.display()
-    );
+    assert!(!out.is_empty(), "no file under {}", dir.display());
     out
+}
+
+/// Folders of data or build output, not of sources: fixtures, fuzz
+/// corpora, cargo's and npm's output.
+fn skipped(dir: &Path) -> bool {
+    ["fixtures", "target", "corpus", "artifacts", "node_modules"]
+        .iter()
+        .any(|name| dir.ends_with(name))
 }
 
 /// The module path of a file: `render/outcome.rs` is `[render, outcome]`,
@@ -333,152 +527,6 @@ fn find_cycle(graph: &Graph) -> Option<Vec<String>> {
     graph
         .keys()
         .find_map(|node| visit(graph, node, &mut Vec::new(), &mut done))
-}
-
-/// The source with comments, string and character literals blanked (kept
-/// as spaces, so nothing inside them reads as a path).
-fn without_comments_and_strings(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    while i < chars.len() {
-        let rest = &chars[i..];
-        let skip = match rest {
-            ['/', '/', ..] => rest.iter().position(|&c| c == '\n').unwrap_or(rest.len()),
-            ['/', '*', ..] => block_comment_len(rest),
-            ['"', ..] => quoted_len(rest, '"'),
-            ['\'', ..] if is_char_literal(rest) => quoted_len(rest, '\''),
-            ['r', '#' | '"', ..] if i == 0 || !is_ident(chars[i - 1]) => raw_string_len(rest),
-            ['b', '"', ..] if i == 0 || !is_ident(chars[i - 1]) => 1 + quoted_len(&rest[1..], '"'),
-            _ => 0,
-        };
-        if skip == 0 {
-            out.push(chars[i]);
-            i += 1;
-        } else {
-            out.push(' ');
-            i += skip;
-        }
-    }
-    out
-}
-
-fn is_ident(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
-fn block_comment_len(rest: &[char]) -> usize {
-    let mut depth = 0;
-    let mut i = 0;
-    while i + 1 < rest.len() {
-        match (rest[i], rest[i + 1]) {
-            ('/', '*') => {
-                depth += 1;
-                i += 2;
-            }
-            ('*', '/') => {
-                depth -= 1;
-                i += 2;
-                if depth == 0 {
-                    return i;
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    rest.len()
-}
-
-/// Length of a literal opened by `quote`, escapes included.
-fn quoted_len(rest: &[char], quote: char) -> usize {
-    let mut i = 1;
-    while i < rest.len() {
-        match rest[i] {
-            '\\' => i += 2,
-            c if c == quote => return i + 1,
-            _ => i += 1,
-        }
-    }
-    rest.len()
-}
-
-/// `'a'`, `'\n'`, `'\u{1b}'` — not a lifetime (`'a`).
-fn is_char_literal(rest: &[char]) -> bool {
-    matches!(rest, ['\'', '\\', ..] | ['\'', _, '\'', ..])
-}
-
-/// `r"..."`, `r#"..."#`; `r` followed by anything else is an identifier.
-fn raw_string_len(rest: &[char]) -> usize {
-    let hashes = rest[1..].iter().take_while(|&&c| c == '#').count();
-    if rest.get(1 + hashes) != Some(&'"') {
-        return 0;
-    }
-    let close: Vec<char> = std::iter::once('"')
-        .chain(std::iter::repeat_n('#', hashes))
-        .collect();
-    let body = 2 + hashes;
-    (body..rest.len())
-        .find(|&i| rest[i..].starts_with(&close))
-        .map_or(rest.len(), |i| i + close.len())
-}
-
-/// Names `x` of `#[cfg(test)] mod x;`.
-fn test_modules(code: &str) -> Vec<String> {
-    let mut names = Vec::new();
-    for (at, _) in code.match_indices("#[cfg(test)]") {
-        let item = code[at + "#[cfg(test)]".len()..].trim_start();
-        if let Some(rest) = item.strip_prefix("mod ") {
-            let name: String = rest
-                .trim_start()
-                .chars()
-                .take_while(|&c| is_ident(c))
-                .collect();
-            if rest.trim_start()[name.len()..]
-                .trim_start()
-                .starts_with(';')
-            {
-                names.push(name);
-            }
-        }
-    }
-    names
-}
-
-/// The code without `#[cfg(test)]` items (up to their `;`, or their block).
-fn without_test_items(code: &str) -> String {
-    let mut out = String::new();
-    let mut rest = code;
-    while let Some(at) = rest.find("#[cfg(test)]") {
-        out.push_str(&rest[..at]);
-        let item = &rest[at..];
-        let end = match (item.find('{'), item.find(';')) {
-            (Some(open), Some(semi)) if semi < open => semi + 1,
-            (Some(open), _) => open + block_len(&item[open..]),
-            (None, Some(semi)) => semi + 1,
-            (None, None) => item.len(),
-        };
-        rest = &item[end..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Bytes of the `{ ... }` block `text` opens with.
-fn block_len(text: &str) -> usize {
-    let mut depth = 0usize;
-    for (i, c) in text.char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return i + 1;
-                }
-            }
-            _ => {}
-        }
-    }
-    text.len()
 }
 
 /// Top-level modules named by `crate::x`, `crate::{x, y::z}` and by

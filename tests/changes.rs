@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-#[path = "common/support.rs"]
-mod support;
+mod common;
+use common::support;
 
 const SINCE: &str = "Since the last run: ";
 

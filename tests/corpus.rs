@@ -13,8 +13,8 @@ use pytest_mcp::model::{Outcome, Run};
 use pytest_mcp::sources::junit;
 use quick_xml::events::Event;
 
-#[path = "common/support.rs"]
-mod support;
+mod common;
+use common::support;
 use support::{corpus_files, own_junit_fixtures};
 
 /// One `<testcase>` as an independent scan sees it.

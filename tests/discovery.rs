@@ -20,10 +20,9 @@ use std::process::Output;
 use pytest_mcp::text::thousands;
 use serde_json::Value;
 
-#[path = "common/tokens.rs"]
-mod tokens;
-use tokens::count_tokens;
-use tokens::support::{clean_command as command, copy_tree};
+mod common;
+use common::support::{clean_command as command, copy_tree};
+use pytest_mcp_testkit::tokens::count_tokens;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
 

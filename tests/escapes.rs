@@ -24,8 +24,8 @@ use pytest_mcp::model::Run;
 use pytest_mcp::request::Format;
 use serde_json::{Value, json};
 
-#[path = "common/support.rs"]
-mod support;
+mod common;
+use common::support;
 use support::{copy_tree, run_pytest_mcp};
 
 const RED: &str = "\u{1b}[31m";

@@ -1,6 +1,6 @@
 //! Inputs the fuzzers (`fuzz/`) found, and handwritten inputs of the same
 //! kind, replayed through the same pipeline the fuzz targets run
-//! (`fuzz/src/pipeline.rs`, compiled into this test).
+//! (`testkit/src/pipeline.rs`, which the fuzz crate uses too).
 //!
 //! Every file under `tests/fixtures/fuzz/<target>/` goes through its target
 //! (each directory must exist and hold at least one file):
@@ -13,9 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-#[path = "../fuzz/src/pipeline.rs"]
-#[allow(dead_code)]
-mod pipeline;
+use pytest_mcp_testkit::pipeline;
 
 /// Every file saved for `target`, sorted. A missing or empty directory
 /// fails: a replay over nothing would pass without checking anything.

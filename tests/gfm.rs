@@ -17,13 +17,11 @@ use pytest_mcp::frontend::report::{self, Input};
 use pytest_mcp::render;
 use pytest_mcp::request::Format;
 
-#[path = "common/support.rs"]
-mod support;
+mod common;
+use common::support;
 
-// The benchmarks' generator of large inputs, shared as it is.
-#[allow(dead_code)]
-#[path = "../benches/perf/inputs.rs"]
-mod inputs;
+// The benchmarks' generator of large inputs (the testkit crate).
+use pytest_mcp_testkit::inputs;
 
 /// What a test writes into a PR comment to take it over.
 const HOSTILE: &[&str] = &[
@@ -51,8 +49,8 @@ fn root() -> PathBuf {
 }
 
 fn out_dir() -> PathBuf {
-    let dir = root().join("target/gfm-check");
-    std::fs::create_dir_all(&dir).expect("create target/gfm-check");
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gfm-check");
+    std::fs::create_dir_all(&dir).expect("create gfm-check");
     dir
 }
 
@@ -144,10 +142,13 @@ fn every_gfm_golden_renders_safely_on_github() {
 }
 
 /// The 100,000-case golden, against the run it was made from (generated
-/// into `target/` as `tests/golden.rs` does).
+/// into cargo's target folder as `tests/golden.rs` does).
 #[test]
 fn the_100000_case_golden_renders_safely_on_github() {
-    let (xml, _) = inputs::big_reports(&root().join("target/gfm-check-inputs"), 100_000);
+    let (xml, _) = inputs::big_reports(
+        &PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gfm-check-inputs"),
+        100_000,
+    );
     let input = Input {
         name: "junit-100000.xml".into(),
         contents: std::fs::read(&xml).map_err(|e| e.to_string()),

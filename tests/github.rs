@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "common/support.rs"]
-mod support;
+mod common;
+use common::support;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
 const MIB: usize = 1_048_576;

@@ -28,13 +28,11 @@ use pytest_mcp::render::gfm;
 use pytest_mcp::request::Format;
 use similar::TextDiff;
 
-#[path = "common/support.rs"]
-mod support;
+mod common;
+use common::support;
 
-// The benchmarks' generator of large inputs, shared as it is.
-#[allow(dead_code)]
-#[path = "../benches/perf/inputs.rs"]
-mod inputs;
+// The benchmarks' generator of large inputs (the testkit crate).
+use pytest_mcp_testkit::inputs;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -145,12 +143,12 @@ fn render_gfm(
 }
 
 /// The GitHub rendering of the 100,000-case JUnit file of the benchmarks
-/// (`benches/perf/inputs.rs`, generated into `target/`, nothing large
-/// committed) at the default size, pinned in
+/// (`testkit/src/inputs.rs`, generated into cargo's target folder, nothing
+/// large committed) at the default size, pinned in
 /// `golden/gfm_100000_cases/expected.gfm`.
 #[test]
 fn gfm_of_100000_cases_at_the_default_size() {
-    let dir = root().join("target/gfm-inputs");
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gfm-inputs");
     let (xml, _) = inputs::big_reports(&dir, 100_000);
     let mut input = one_input(&xml);
     input[0].name = "junit-100000.xml".to_string();

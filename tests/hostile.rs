@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-#[path = "common/support.rs"]
-mod support;
+mod common;
+use common::support;
 use support::{head, reader};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");

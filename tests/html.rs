@@ -12,10 +12,6 @@
 
 #[path = "html/browser.rs"]
 mod browser;
-/// The benchmark's generator of the 100,000-case file, shared as it is.
-#[path = "../benches/perf/inputs.rs"]
-#[allow(dead_code)]
-mod inputs;
 #[path = "html/markup.rs"]
 mod markup;
 
@@ -32,6 +28,7 @@ use pytest_mcp::model::Run;
 use pytest_mcp::render::{html, markdown};
 use pytest_mcp::request::Format;
 use pytest_mcp::sources::junit;
+use pytest_mcp_testkit::inputs;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -21,8 +21,8 @@ use pytest_mcp::render::junit::render;
 use pytest_mcp::request::Format;
 use pytest_mcp::sources::junit;
 
-#[path = "common/support.rs"]
-mod support;
+mod common;
+use common::support;
 use support::{corpus_files, own_junit_fixtures};
 
 fn root() -> PathBuf {

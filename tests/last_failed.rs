@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-#[path = "common/support.rs"]
-mod support;
+mod common;
+use common::support;
 
 const RERUN_LINE: &str = "> Rerun the failures: pytest-mcp run --last-failed\n";
 const FAILED: [&str; 3] = [

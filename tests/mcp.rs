@@ -5,10 +5,10 @@
 //! to `tests/mcp_load.rs`, so that everyday `cargo test` stays fast.
 //!
 //! Interpreter: `PYTEST_MCP_TEST_PYTHON`, else `.venv/bin/python`; see
-//! `tests/common/mcp_suite.rs`.
+//! `tests/common/mcp_suite.rs` (`mod common;`).
 
-#[path = "common/mcp_suite.rs"]
-mod mcp_suite;
+mod common;
+use common::mcp_suite;
 
 #[test]
 fn the_server_works_with_the_mcp_python_sdk() {

@@ -11,8 +11,8 @@
 //! (A `[[test]]` with `test = false` was the alternative: it would also
 //! keep the file out of `cargo clippy --all-targets`.)
 
-#[path = "common/mcp_suite.rs"]
-mod mcp_suite;
+mod common;
+use common::mcp_suite;
 
 #[test]
 #[ignore = "load tests, slow: scripts/test.sh runs them (cargo test --test mcp_load -- --ignored)"]

@@ -16,8 +16,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-#[path = "common/support.rs"]
-mod support;
+mod common;
+use common::support;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
 /// The client's files, copied next to the SDK's installation.

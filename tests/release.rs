@@ -8,6 +8,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+use serde_json::Value;
+
 use yaml_rust2::YamlLoader;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -83,6 +85,33 @@ fn the_release_refuses_a_tag_that_is_not_the_version() {
     assert!(!ok, "a tag other than Cargo.toml's version is refused");
 }
 
+/// Cargo's target folder: `target/`, or wherever `CARGO_TARGET_DIR` (or a
+/// `build.target-dir` setting) puts it, as cargo itself says.
+fn target_dir() -> PathBuf {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(repo())
+        .output()
+        .expect("cargo metadata");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let metadata: Value = serde_json::from_slice(&out.stdout).expect("cargo metadata is JSON");
+    PathBuf::from(
+        metadata["target_directory"]
+            .as_str()
+            .expect("target_directory"),
+    )
+}
+
 /// `cargo package --list`: the files the crate ships.
 fn packaged_files() -> Vec<String> {
     let out = Command::new(env!("CARGO"))
@@ -127,6 +156,7 @@ fn the_crate_ships_the_sources_and_the_licences_and_no_tests() {
                 "golden/",
                 "benches/",
                 "fuzz/",
+                "testkit/",
                 "scripts/",
                 "examples/",
                 "docs/",
@@ -154,7 +184,7 @@ fn the_packaged_crate_builds() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let crate_file = repo().join(format!("target/package/pytest-mcp-{VERSION}.crate"));
+    let crate_file = target_dir().join(format!("package/pytest-mcp-{VERSION}.crate"));
     let listing = Command::new("tar")
         .arg("-tzf")
         .arg(&crate_file)

@@ -13,8 +13,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-#[path = "common/support.rs"]
-mod support;
+mod common;
+use common::support;
 
 const SHARDS: usize = 3;
 

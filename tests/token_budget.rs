@@ -7,10 +7,10 @@
 //! Figures: `cargo test --test token_budget -- --nocapture`, or
 //! `cargo bench --bench token_cost` for the table with a breakdown.
 
-#[path = "common/tokens.rs"]
-mod tokens;
-
-use tokens::{Measurement, cases, check_coverage, measure, own_junit_cases, path_lines, table};
+use pytest_mcp_testkit::corpus_dir;
+use pytest_mcp_testkit::tokens::{
+    Measurement, cases, check_coverage, measure, own_junit_cases, path_lines, table,
+};
 
 fn measure_where(pytest: bool) -> Vec<Measurement> {
     cases()
@@ -76,7 +76,7 @@ fn pytest_failure_scenarios_cost_at_most_40_percent_of_json() {
 /// Reads the shared corpus: skipped (with one printed line) without it.
 #[test]
 fn other_frameworks_junit_stays_within_its_token_bounds() {
-    if tokens::support::corpus_dir().is_none() {
+    if corpus_dir().is_none() {
         return;
     }
     let measurements = measure_where(false);

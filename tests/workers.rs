@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-#[path = "common/support.rs"]
-mod support;
+mod common;
+use common::support;
 use support::{clean_command, copy_tree, nothing_left, test_python};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");

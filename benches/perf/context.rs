@@ -25,11 +25,12 @@ use std::process::Command;
 
 use pytest_mcp::budget::DEFAULT_MCP_TOKENS;
 use pytest_mcp::text::thousands;
+use pytest_mcp_testkit::tokens;
 use serde_json::{Value, json};
 
 use crate::Env;
+use crate::proc::stdout_of;
 use crate::server::Client;
-use crate::token_cost::{stdout_of, tokens};
 
 /// The shape `root_causes` is written to have (its pytest.ini and tests).
 const ROOT_CAUSES_SUMMARY: &str = "1001 failed, 100 passed, 50 errors";

@@ -12,8 +12,10 @@
 use std::path::Path;
 use std::process::Command;
 
+use pytest_mcp_testkit::tokens;
+
 use crate::Env;
-use crate::token_cost::{stdout_of, tokens};
+use crate::proc::stdout_of;
 
 /// One step of the loop: what the agent edits, then it runs the tests.
 struct Step {

@@ -48,7 +48,6 @@
 
 mod compare;
 mod context;
-mod inputs;
 mod loop_tokens;
 mod overhead;
 mod proc;
@@ -59,6 +58,8 @@ mod throughput;
 mod token_cost;
 
 use std::path::{Path, PathBuf};
+
+use pytest_mcp_testkit::inputs;
 
 /// Where everything the harness needs lives.
 pub struct Env {

@@ -11,9 +11,10 @@ use std::process::{Command, Stdio};
 use pytest_mcp::request::Format;
 use pytest_mcp::runner::command::{self, Mode, Python, Workspace};
 use pytest_mcp::runner::params::{Root, RunParams, Stop};
+use pytest_mcp_testkit::inputs;
 
 use crate::proc::{Sample, median, timed};
-use crate::{Env, inputs, order, secs};
+use crate::{Env, order, secs};
 
 /// Files × tests per file of the suite; which tests fail.
 pub const FILES: usize = 50;

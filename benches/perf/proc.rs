@@ -6,8 +6,18 @@
 //! CPU time is quoted next to wall time because it is far less disturbed
 //! by other work on a shared machine.
 
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::Instant;
+
+/// Runs `cmd` and returns its stdout (stderr is dropped).
+pub fn stdout_of(cmd: &mut Command) -> String {
+    let out = cmd
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .expect("spawn");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
 
 /// One finished run.
 #[derive(Debug, Clone, Copy)]

@@ -9,31 +9,20 @@
 //! carry every id, and must say what it left out.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use pytest_mcp::frontend::report::{Input, build_run};
 use pytest_mcp::request::Format;
+use pytest_mcp_testkit::{inputs, tokens};
 
+use crate::Env;
 use crate::context::shortened;
 use crate::overhead::verdict;
-use crate::{Env, inputs};
-
-#[path = "../../tests/common/tokens.rs"]
-pub(crate) mod tokens;
+use crate::proc::stdout_of;
 
 /// Markdown / JSON and Markdown / pytest -q budgets on failure scenarios.
 const MAX_VS_JSON: f64 = 0.35;
 const MAX_VS_PYTEST: f64 = 0.60;
-
-/// Runs `cmd` and returns its stdout (stderr is dropped).
-pub(crate) fn stdout_of(cmd: &mut Command) -> String {
-    let out = cmd
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .expect("spawn");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// Writes one scenario's project into the directory.
 type MakeProject = Box<dyn Fn(&Path)>;

@@ -1,3 +1,5 @@
-//! Shared code of the fuzz targets; see `pipeline.rs`.
+//! Shared code of the fuzz targets: the pipeline they drive lives in the
+//! testkit crate (`testkit/src/pipeline.rs`), which
+//! `tests/fuzz_regressions.rs` replays saved inputs through.
 
-pub mod pipeline;
+pub use pytest_mcp_testkit::pipeline;

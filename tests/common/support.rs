@@ -1,10 +1,8 @@
-//! Helpers several test files share (each includes this file with
-//! `#[path = "common/support.rs"] mod support;` and uses what it needs).
-#![allow(dead_code)]
+//! Helpers several test files share (each declares `mod common;`, see
+//! `common/mod.rs`, and uses what it needs).
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Once;
 use std::thread::JoinHandle;
 
 /// Drains a child's output stream on a thread, so that neither pipe can
@@ -69,29 +67,9 @@ pub fn run_pytest_mcp(root: &Path, args: &[&str]) -> (Option<i32>, String) {
     (out.status.code(), text)
 }
 
-/// Where the shared JUnit corpus lives: `../shared/junit-corpus/`, beside
-/// the repository (CI has it; a plain clone does not).
-pub const CORPUS: &str = "../shared/junit-corpus";
-
-/// The shared JUnit corpus, or `None` when it is not beside the repository.
-/// Then the first call in this test binary prints one line saying the corpus
-/// tests are skipped. It goes straight to stderr: `cargo test` captures
-/// `println!`/`eprintln!` of a passing test, so a skip printed that way
-/// would never be seen.
-pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(CORPUS);
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    static SAID: Once = Once::new();
-    SAID.call_once(|| {
-        let _ = writeln!(
-            std::io::stderr(),
-            "corpus tests skipped: {CORPUS} not found"
-        );
-    });
-    None
-}
+/// The shared JUnit corpus (`../shared/junit-corpus/`), found by the
+/// testkit crate, which the token-cost measurement shares with the benches.
+pub use pytest_mcp_testkit::corpus_dir;
 
 /// The `.xml` files directly in `dir`, sorted.
 fn xml_files(dir: &Path) -> Vec<PathBuf> {

@@ -57,7 +57,7 @@ PYTHON = _python()
 
 # The --kill-grace every test server gets (the default is 2 s): the time a
 # run's process group has between SIGTERM and SIGKILL. The hanging test
-# projects ignore SIGTERM, so each ended run waits all of it; tests/runner.rs
+# projects ignore SIGTERM, so each ended run waits all of it; tests/runner/ending.rs
 # checks the default.
 KILL_GRACE = 0.2
 

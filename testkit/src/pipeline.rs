@@ -1,10 +1,9 @@
 //! What the fuzz targets drive, shared with the regression tests.
 //!
-//! This file is compiled twice: as part of the fuzz crate (`fuzz/src/lib.rs`)
-//! and, through `#[path]`, by `tests/fuzz_regressions.rs` in the main crate,
-//! so a saved crashing input replays through exactly the code the fuzzer ran.
-//! It uses only the crate's public API plus `serde_json`, `quick-xml` and
-//! `tempfile`, which both crates have.
+//! The fuzz crate (`fuzz/`) and `tests/fuzz_regressions.rs` in the main
+//! crate both use this module of the testkit crate, so a saved crashing
+//! input replays through exactly the code the fuzzer ran. It uses only the
+//! crate's public API plus `serde_json`, `quick-xml` and `tempfile`.
 //!
 //! Besides "no panic", every step checks what the crate promises about its
 //! output: JSON renderings are JSON, JUnit renderings are well-formed XML that

@@ -1,12 +1,12 @@
-//! Token-cost measurement shared by `tests/token_budget.rs` and
-//! `benches/token_cost.rs`.
+//! Token-cost measurement shared by `tests/token_budget.rs`,
+//! `tests/discovery.rs`, `benches/token_cost.rs` and the perf harness's
+//! `tokens` section.
 //!
 //! For one scenario and one set of inputs it renders the Markdown and the
 //! compact ADR-006 JSON of the same run, counts both with tiktoken's
 //! `o200k_base`, and checks that the Markdown still carries every failing
 //! node id, the first line of its message and a `file:line` for it (and, for
 //! collection errors, the file and `L<line>`).
-#![allow(dead_code)]
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -20,9 +20,6 @@ use pytest_mcp::pytest_text::parametrized_function;
 use pytest_mcp::request::Format;
 use serde_json::Value;
 use tiktoken_rs::CoreBPE;
-
-#[path = "support.rs"]
-pub mod support;
 
 /// The budget: Markdown tokens / JSON tokens.
 pub const MAX_RATIO: f64 = 0.40;
@@ -107,8 +104,7 @@ pub struct Case {
 /// (b) junit-xunit1.xml alone; per corpus file (when the corpus is there)
 /// the file alone.
 pub fn cases() -> Vec<Case> {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let fixtures = manifest.join("tests/fixtures/pytest");
+    let fixtures = crate::repo().join("tests/fixtures/pytest");
     let mut cases = Vec::new();
     for scenario in PYTEST_SCENARIOS {
         let dir = fixtures.join(scenario);
@@ -125,7 +121,7 @@ pub fn cases() -> Vec<Case> {
             files: vec![dir.join("junit-xunit1.xml")],
         });
     }
-    if let Some(corpus) = support::corpus_dir() {
+    if let Some(corpus) = crate::corpus_dir() {
         cases.extend(junit_cases(&corpus, CORPUS_FILES));
     }
     cases
@@ -133,7 +129,7 @@ pub fn cases() -> Vec<Case> {
 
 /// One case per own JUnit fixture of [`OWN_FILES`].
 pub fn own_junit_cases() -> Vec<Case> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/junit");
+    let dir = crate::repo().join("tests/fixtures/junit");
     junit_cases(&dir, OWN_FILES)
 }
 

@@ -1,6 +1,8 @@
-//! The harness's inputs, generated into `target/bench-inputs/` on every run
-//! (nothing large is committed): pytest projects and a 100,000-case JUnit
-//! XML file with its pytest-json-report twin.
+//! Generated inputs (nothing large is committed): pytest projects and a
+//! 100,000-case JUnit XML file with its pytest-json-report twin. The perf
+//! harness (`benches/perf/`) writes them into `target/bench-inputs/` on
+//! every run; `tests/golden.rs`, `tests/gfm.rs` and `tests/html.rs` check
+//! the renderers on the big report.
 
 use std::fmt::Write as _;
 use std::fs;
