@@ -83,7 +83,14 @@ fn run() -> &'static Run {
 
 /// The tool's answer text within `budget` (compact JSON, as the server).
 fn answer(format: Format, budget: &Budget) -> (String, bool) {
-    match respond::run(run(), format, budget, false) {
+    match respond::run(
+        run(),
+        format,
+        &pytest_mcp::frontend::dispatch::Style {
+            pretty: false,
+            ..pytest_mcp::frontend::dispatch::Style::within(*budget)
+        },
+    ) {
         respond::Answer::Text {
             text, truncation, ..
         } => (text, truncation.is_some()),

@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use pytest_mcp::budget::{Budget, DEFAULT_MCP_TOKENS};
-use pytest_mcp::frontend::report::{self, Input};
+use pytest_mcp::frontend::report::Input;
 use pytest_mcp::frontend::respond;
 use pytest_mcp::model::Run;
 use pytest_mcp::model::affected::{Affected, AllRan};
@@ -53,7 +53,11 @@ fn run_of(scenario: &Path) -> Run {
             contents: std::fs::read(root().join(rel)).map_err(|e| e.to_string()),
         })
         .collect();
-    let mut run = report::build_run(&inputs, Format::Json).expect("readable inputs");
+    let mut run = pytest_mcp::frontend::report::read_run(
+        &inputs,
+        pytest_mcp::frontend::report::Reading::for_format(Format::Json),
+    )
+    .expect("readable inputs");
     let last: LastRun = serde_json::from_str(
         &std::fs::read_to_string(scenario.join("last_run.json")).expect("last_run.json"),
     )
@@ -115,8 +119,24 @@ fn changes_golden_files() {
     for scenario in &scenarios {
         let run = run_of(scenario);
         let budget = budget_of(scenario);
-        let md = respond::run(&run, Format::Markdown, &budget, false).into_text();
-        let json = respond::run(&run, Format::Json, &budget, true).into_text();
+        let md = respond::run(
+            &run,
+            Format::Markdown,
+            &pytest_mcp::frontend::dispatch::Style {
+                pretty: false,
+                ..pytest_mcp::frontend::dispatch::Style::within(*&budget)
+            },
+        )
+        .into_text();
+        let json = respond::run(
+            &run,
+            Format::Json,
+            &pytest_mcp::frontend::dispatch::Style {
+                pretty: true,
+                ..pytest_mcp::frontend::dispatch::Style::within(*&budget)
+            },
+        )
+        .into_text();
         let value = structured::run(&run, &budget);
         let structured = serde_json::to_string_pretty(&value).expect("JSON") + "\n";
         failures.extend(check(&scenario.join("expected.md"), &md));

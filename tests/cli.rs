@@ -325,7 +325,7 @@ fn a_large_file_reports_the_same_on_every_core_as_on_one() {
     let budget = report::cli_budget(Format::Markdown, None, DEFAULT_MAX_CHARS);
     let library = RenderOnly::read(&[input], Format::Markdown)
         .expect("read")
-        .render_within(&budget)
+        .render(&pytest_mcp::frontend::dispatch::Style::report(*&budget))
         .text;
     assert_eq!(text(&report(&[file]).stdout), library);
 
@@ -334,7 +334,11 @@ fn a_large_file_reports_the_same_on_every_core_as_on_one() {
         name: file.to_string(),
         contents: Ok(xml[..xml.len() * 2 / 3].to_vec()),
     };
-    let e = &report::build_run(&[cut], Format::Markdown).expect_err("truncated")[0];
+    let e = &pytest_mcp::frontend::report::read_run(
+        &[cut],
+        pytest_mcp::frontend::report::Reading::for_format(Format::Markdown),
+    )
+    .expect_err("truncated")[0];
     let out = report(&[file]);
     assert_eq!(out.status.code(), Some(2));
     let at = format!("line {}, column {}", e.line, e.column);

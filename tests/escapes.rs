@@ -170,12 +170,16 @@ fn report_of(files: &[(&str, String)], format: Format) -> (Run, String) {
         .collect();
     let text = report::RenderOnly::read(&inputs, format)
         .expect("the inputs are read")
-        .render_within(&pytest_mcp::budget::Budget::chars(
-            report::DEFAULT_MAX_CHARS,
+        .render(&pytest_mcp::frontend::dispatch::Style::report(
+            *&pytest_mcp::budget::Budget::chars(report::DEFAULT_MAX_CHARS),
         ))
         .text;
     // The model with every test, for what no renderer shows.
-    let run = report::build_run(&inputs, format).expect("the inputs are read");
+    let run = pytest_mcp::frontend::report::read_run(
+        &inputs,
+        pytest_mcp::frontend::report::Reading::for_format(format),
+    )
+    .expect("the inputs are read");
     (run, text)
 }
 
@@ -440,7 +444,11 @@ fn a_json_report_with_colours_comes_out_clean_in_every_format() {
         name: "report.json".into(),
         contents: Ok(json_report().into_bytes()),
     }];
-    let run = report::build_run(&inputs, Format::Json).expect("read");
+    let run = pytest_mcp::frontend::report::read_run(
+        &inputs,
+        pytest_mcp::frontend::report::Reading::for_format(Format::Json),
+    )
+    .expect("read");
     let raw = run.json_report.as_ref().expect("kept for JSON").to_value();
     assert_eq!(
         raw["tests"][0]["call"]["crash"]["message"],
@@ -450,8 +458,12 @@ fn a_json_report_with_colours_comes_out_clean_in_every_format() {
         run.warnings[0].message, "a coloured warning",
         "the warning is read clean"
     );
-    let json_text =
-        report::render_within(&run, Format::Json, &pytest_mcp::budget::Budget::NONE).text;
+    let json_text = pytest_mcp::frontend::dispatch::output(
+        pytest_mcp::frontend::dispatch::Subject::run(&run),
+        Format::Json,
+        &pytest_mcp::frontend::dispatch::Style::report(*&pytest_mcp::budget::Budget::NONE),
+    )
+    .text;
     assert!(
         json_text.contains(r"\u001b[31mAssertionError"),
         "json_report lost its escapes"

@@ -74,7 +74,7 @@ fn every_saved_params_input_goes_through() {
 /// wins). Now both read it, the last key winning as in Python's json.
 #[test]
 fn a_duplicate_key_reads_the_same_for_every_format() {
-    use pytest_mcp::frontend::report::{Input, build_run};
+    use pytest_mcp::frontend::report::Input;
     use pytest_mcp::model::Outcome;
     use pytest_mcp::request::Format;
 
@@ -85,8 +85,16 @@ fn a_duplicate_key_reads_the_same_for_every_format() {
             name: name.to_string(),
             contents: Ok(bytes),
         }];
-        let markdown = build_run(&inputs, Format::Markdown).expect("read for Markdown");
-        let json = build_run(&inputs, Format::Json).expect("read for JSON");
+        let markdown = pytest_mcp::frontend::report::read_run(
+            &inputs,
+            pytest_mcp::frontend::report::Reading::for_format(Format::Markdown),
+        )
+        .expect("read for Markdown");
+        let json = pytest_mcp::frontend::report::read_run(
+            &inputs,
+            pytest_mcp::frontend::report::Reading::for_format(Format::Json),
+        )
+        .expect("read for JSON");
         assert_eq!(markdown.tests, json.tests, "{name}");
         assert_eq!(run.tests, markdown.tests, "{name}");
     }
@@ -178,8 +186,10 @@ fn a_doctype_with_entities_expands_nothing() {
         "{:?}",
         run.tests
     );
-    let markdown =
-        pytest_mcp::frontend::report::render(&run, pytest_mcp::request::Format::Markdown);
+    let markdown = pytest_mcp::frontend::dispatch::whole(
+        &run,
+        pytest_mcp::request::Format::Markdown,
+    );
     assert!(!markdown.contains("root:"), "{markdown}");
 }
 

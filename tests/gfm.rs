@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use pytest_mcp::frontend::report::{self, Input};
+use pytest_mcp::frontend::report::Input;
 use pytest_mcp::render;
 use pytest_mcp::request::Format;
 
@@ -70,7 +70,11 @@ fn read_list(path: &Path) -> Vec<Input> {
 /// The agent Markdown of `inputs`, whole and uncollapsed: its failure
 /// sections say what every failure's lines are.
 fn agent_markdown(inputs: &[Input], name: &str) -> PathBuf {
-    let run = report::build_run(inputs, Format::Markdown).expect("readable inputs");
+    let run = pytest_mcp::frontend::report::read_run(
+        inputs,
+        pytest_mcp::frontend::report::Reading::for_format(Format::Markdown),
+    )
+    .expect("readable inputs");
     let path = out_dir().join(format!("{name}.md"));
     std::fs::write(&path, render::markdown::render(&run)).expect("write the agent Markdown");
     path

@@ -22,7 +22,8 @@
 use std::path::{Path, PathBuf};
 
 use pytest_mcp::budget::Budget;
-use pytest_mcp::frontend::report::{self, Input, InputError, RenderOnly};
+use pytest_mcp::frontend::dispatch::{self, Style, Subject};
+use pytest_mcp::frontend::report::{self, Input, InputError, Reading, RenderOnly};
 use pytest_mcp::frontend::respond;
 use pytest_mcp::render::gfm;
 use pytest_mcp::request::Format;
@@ -86,16 +87,26 @@ fn render(inputs: &[Input], baseline: &[Input], format: Format, budget: &Budget)
     };
     if baseline.is_empty() {
         return match RenderOnly::read(inputs, format) {
-            Ok(alone) => alone.render_within(budget).text,
+            Ok(alone) => alone.render(&dispatch::Style::report(*budget)).text,
             Err(errors) => unreadable(errors, inputs.len()),
         };
     }
-    let run = match report::build_run(inputs, format) {
+    let run = match report::read_run(inputs, Reading::for_format(format)) {
         Ok(run) => run,
         Err(errors) => return unreadable(errors, inputs.len()),
     };
-    match report::build_run(baseline, Format::Markdown) {
-        Ok(base) => report::render_compared(&run, &base, format, budget).text,
+    match report::read_run(baseline, Reading::for_format(Format::Markdown)) {
+        Ok(base) => {
+            dispatch::output(
+                Subject::Run {
+                    run: &run,
+                    compared: Some(&pytest_mcp::render::view::Compared::of(&run, &base)),
+                },
+                format,
+                &dispatch::Style::report(*budget),
+            )
+            .text
+        }
         Err(errors) => unreadable(errors, baseline.len()),
     }
 }
@@ -128,16 +139,37 @@ fn render_gfm(
     };
     if baseline.is_empty() {
         return match RenderOnly::read(inputs, Format::Gfm) {
-            Ok(alone) => alone.gfm_within(options, &budget).text,
+            Ok(alone) => {
+                let style = Style {
+                    links: options.clone(),
+                    ..Style::report(budget)
+                };
+                alone.render(&style).text
+            }
             Err(errors) => unreadable(errors, inputs.len()),
         };
     }
-    let run = match report::build_run(inputs, Format::Gfm) {
+    let run = match report::read_run(inputs, Reading::for_format(Format::Gfm)) {
         Ok(run) => run,
         Err(errors) => return unreadable(errors, inputs.len()),
     };
-    match report::build_run(baseline, Format::Markdown) {
-        Ok(base) => report::render_gfm(&run, Some(&base), options, &budget).text,
+    match report::read_run(baseline, Reading::for_format(Format::Markdown)) {
+        Ok(base) => {
+            dispatch::output(
+                Subject::Run {
+                    run: &run,
+                    compared: Some(&base)
+                        .map(|b| pytest_mcp::render::view::Compared::of(&run, b))
+                        .as_ref(),
+                },
+                pytest_mcp::request::Format::Gfm,
+                &dispatch::Style {
+                    links: (options).clone(),
+                    ..Style::report(budget)
+                },
+            )
+            .text
+        }
         Err(errors) => unreadable(errors, baseline.len()),
     }
 }
@@ -303,7 +335,7 @@ fn same_markdown_counted(files: &[Vec<Input>]) -> (usize, usize) {
     let mut counted = 0;
     for inputs in files.iter().filter(|i| i.len() == 1) {
         let (Ok(full), Ok(lean)) = (
-            report::build_run(inputs, Format::Markdown),
+            report::read_run(inputs, Reading::for_format(Format::Markdown)),
             RenderOnly::read(inputs, Format::Markdown),
         ) else {
             continue;
@@ -311,8 +343,10 @@ fn same_markdown_counted(files: &[Vec<Input>]) -> (usize, usize) {
         assert_eq!(full.counts(), lean.counts(), "{}", inputs[0].name);
         assert_eq!(full.exit_code(), lean.exit_code(), "{}", inputs[0].name);
         assert_eq!(
-            report::render(&full, Format::Github),
-            lean.github(&Default::default()),
+            dispatch::whole(&full, Format::Github),
+            RenderOnly::read(inputs, Format::Github)
+                .map(|github| github.render(&Style::report(Budget::NONE)).text)
+                .unwrap_or_default(),
             "{}: GitHub annotations",
             inputs[0].name
         );
@@ -325,8 +359,12 @@ fn same_markdown_counted(files: &[Vec<Input>]) -> (usize, usize) {
             Budget::tokens(400),
         ] {
             assert_eq!(
-                report::render_within(&full, Format::Markdown, &budget),
-                lean.render_within(&budget),
+                dispatch::output(
+                    Subject::run(&full),
+                    Format::Markdown,
+                    &Style::report(budget)
+                ),
+                lean.render(&Style::report(budget)),
                 "{} at {budget:?}",
                 inputs[0].name
             );
@@ -418,7 +456,15 @@ fn discovery_golden_files() {
         (Format::Markdown, "expected.md"),
         (Format::Json, "expected.json"),
     ] {
-        let actual = respond::discovery(&discovery, format, &Budget::NONE, true).into_text();
+        let actual = respond::discovery(
+            &discovery,
+            format,
+            &dispatch::Style {
+                pretty: true,
+                ..dispatch::Style::within(*&Budget::NONE)
+            },
+        )
+        .into_text();
         failures.extend(check(&dir.join(file), &actual));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -459,7 +505,7 @@ fn structured_golden_files() {
     let dir = root().join("golden/structured");
     let run_of = |scenario: &str| {
         let inputs = inputs(&root().join("golden").join(scenario));
-        report::build_run(&inputs, Format::Json).expect("readable inputs")
+        report::read_run(&inputs, Reading::for_format(Format::Json)).expect("readable inputs")
     };
     let mut pinned: Vec<(String, String)> = Vec::new();
     for scenario in [

@@ -23,7 +23,7 @@ use serde_json::json;
 use browser::{browse, chromium, drive, driver};
 use markup::{assert_one_document, assert_safe_markup, assert_strict_csp, report_text, text};
 use pytest_mcp::budget::Budget;
-use pytest_mcp::frontend::report::{Input, build_run, render_compared};
+use pytest_mcp::frontend::report::Input;
 use pytest_mcp::model::Run;
 use pytest_mcp::render::{html, markdown};
 use pytest_mcp::request::Format;
@@ -42,7 +42,11 @@ fn read_run(files: &[PathBuf]) -> Run {
             contents: std::fs::read(file).map_err(|e| e.to_string()),
         })
         .collect();
-    build_run(&inputs, Format::Html).unwrap_or_else(|e| panic!("{files:?} do not read: {e:?}"))
+    pytest_mcp::frontend::report::read_run(
+        &inputs,
+        pytest_mcp::frontend::report::Reading::for_format(Format::Html),
+    )
+    .unwrap_or_else(|e| panic!("{files:?} do not read: {e:?}"))
 }
 
 /// The run of a pytest fixture, from its JSON report and xunit1 JUnit XML.
@@ -187,7 +191,15 @@ fn baseline_report_shows_new_fixed_and_still_failing() {
     let dir = root().join("tests/fixtures/baseline");
     let run = read_run(&[dir.join("after.xml")]);
     let base = read_run(&[dir.join("before.xml")]);
-    let page = render_compared(&run, &base, Format::Html, &Budget::NONE).text;
+    let page = pytest_mcp::frontend::dispatch::output(
+        pytest_mcp::frontend::dispatch::Subject::Run {
+            run: &run,
+            compared: Some(&pytest_mcp::render::view::Compared::of(&run, &base)),
+        },
+        Format::Html,
+        &pytest_mcp::frontend::dispatch::Style::report(*&Budget::NONE),
+    )
+    .text;
     assert_one_document(&page, "pytest-mcp report");
     assert_safe_markup(&page);
     assert_strict_csp(&page);

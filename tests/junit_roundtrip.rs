@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pytest_mcp::frontend::report::{Input, build_run};
+use pytest_mcp::frontend::report::Input;
 use pytest_mcp::model::{CollectionError, Location, Outcome, Phase, Run, TestResult, Xfail};
 use pytest_mcp::render::junit::render;
 use pytest_mcp::request::Format;
@@ -38,7 +38,11 @@ fn input(path: &Path) -> Input {
 
 fn run_of(paths: &[PathBuf]) -> Run {
     let inputs: Vec<Input> = paths.iter().map(|p| input(p)).collect();
-    build_run(&inputs, Format::Markdown).unwrap_or_else(|e| panic!("cannot read {paths:?}: {e:?}"))
+    pytest_mcp::frontend::report::read_run(
+        &inputs,
+        pytest_mcp::frontend::report::Reading::for_format(Format::Markdown),
+    )
+    .unwrap_or_else(|e| panic!("cannot read {paths:?}: {e:?}"))
 }
 
 /// What the round trip must keep. `passed` includes xpassed (see the module

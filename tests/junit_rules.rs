@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pytest_mcp::frontend::report::{Input, build_run};
+use pytest_mcp::frontend::report::Input;
 use pytest_mcp::model::{Outcome, Run};
 use pytest_mcp::request::Format;
 use pytest_mcp::sources::junit;
@@ -221,7 +221,11 @@ fn repeats_xml() -> String {
 
 #[test]
 fn renderers_show_both_results_of_a_shared_id() {
-    let run = build_run(&[input("repeats.xml", &repeats_xml())], Format::Markdown).unwrap();
+    let run = pytest_mcp::frontend::report::read_run(
+        &[input("repeats.xml", &repeats_xml())],
+        pytest_mcp::frontend::report::Reading::for_format(Format::Markdown),
+    )
+    .unwrap();
     let md = pytest_mcp::render::markdown::render(&run);
     assert!(
         md.contains("6 run, 2 failed, 2 skipped"),
@@ -262,16 +266,13 @@ fn renderers_show_both_results_of_a_shared_id() {
 
 #[test]
 fn a_merge_keeps_both_results_of_a_shared_id() {
-    let run = build_run(
-        &[
+    let run = pytest_mcp::frontend::report::read_run(&[
             input("repeats.xml", &repeats_xml()),
             input(
                 "shard.xml",
                 r#"<testsuite name="shard"><testcase classname="pkg" name="TestAfterPass"/></testsuite>"#,
             ),
-        ],
-        Format::Markdown,
-    )
+        ], pytest_mcp::frontend::report::Reading::for_format(Format::Markdown))
     .unwrap();
     assert_eq!(run.tests.len(), 7);
     assert_eq!(run.counts().failed, 2);

@@ -115,12 +115,12 @@ fn coverage_check_notices_what_is_missing() {
     let m = measure(&case);
     assert!(m.coverage.complete(), "{:?}", m.coverage.missing);
     assert_eq!(m.coverage.tests, 5);
-    let run = pytest_mcp::frontend::report::build_run(
+    let run = pytest_mcp::frontend::report::read_run(
         &[pytest_mcp::frontend::report::Input {
             name: "junit-xunit1.xml".into(),
             contents: std::fs::read(&case.files[0]).map_err(|e| e.to_string()),
         }],
-        pytest_mcp::request::Format::Json,
+        pytest_mcp::frontend::report::Reading::for_format(pytest_mcp::request::Format::Json),
     )
     .expect("readable");
 

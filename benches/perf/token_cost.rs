@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use pytest_mcp::frontend::report::{Input, build_run};
+use pytest_mcp::frontend::report::Input;
 use pytest_mcp::request::Format;
 use pytest_mcp_testkit::{inputs, tokens};
 
@@ -103,12 +103,12 @@ fn texts(env: &Env, dir: &Path) -> Texts {
 /// answer parsed) describes.
 fn coverage_of(t: &Texts, value: &serde_json::Value) -> tokens::Coverage {
     let report = serde_json::to_vec(&value["json_report"]).expect("serialize");
-    let run = build_run(
+    let run = pytest_mcp::frontend::report::read_run(
         &[Input {
             name: "report.json".into(),
             contents: Ok(report),
         }],
-        Format::Json,
+        pytest_mcp::frontend::report::Reading::for_format(Format::Json),
     )
     .expect("the embedded JSON report reads back");
     tokens::check_coverage(&t.json, &run, &t.whole)

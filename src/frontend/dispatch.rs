@@ -126,7 +126,7 @@ pub fn write(
     } = subject
         && format.streams_whole()
         && style.pretty
-        && !style.budget.is_limited()
+        && style.budget.tokens.is_none()
     {
         render::json::write_pretty(run, out)?;
         return Ok(None);
@@ -152,9 +152,16 @@ fn markdown(subject: Subject<'_>, style: &Style) -> Fitted {
 }
 
 /// The JSON report (docs/json-report.md); with a baseline, its
-/// `baseline` key; a discovery's JSON; an error's JSON-RPC object.
+/// `baseline` key; a discovery's JSON; an error's JSON-RPC object. Within
+/// a token budget only.
 fn json(subject: Subject<'_>, style: &Style) -> Fitted {
-    let (budget, pretty) = (&style.budget, style.pretty);
+    // Held to tokens alone: a script reads JSON whole, and a cut in
+    // characters would only cost it data (`--max-chars` is for people).
+    let budget = &Budget {
+        chars: None,
+        ..style.budget
+    };
+    let pretty = style.pretty;
     match subject {
         Subject::Run {
             run,

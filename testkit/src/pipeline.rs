@@ -102,7 +102,10 @@ fn after_read(data: &[u8], name: &str, direct: &Result<Run, ParseError>) {
         contents: Ok(data.to_vec()),
     }];
     for format in [Format::Markdown, Format::Json] {
-        match report::build_run(&inputs, format) {
+        match pytest_mcp::frontend::report::read_run(
+            &inputs,
+            pytest_mcp::frontend::report::Reading::for_format(format),
+        ) {
             Ok(run) => {
                 assert!(
                     sources::read(data, name, ReadOptions::default()).is_ok(),
@@ -135,8 +138,12 @@ fn same_markdown_with_passing_counted(inputs: &[Input], full: &Run) {
     for max in BUDGETS {
         let budget = Budget::chars(max);
         assert_eq!(
-            report::render_within(full, Format::Markdown, &budget),
-            lean.render_within(&budget),
+            pytest_mcp::frontend::dispatch::output(
+                pytest_mcp::frontend::dispatch::Subject::run(full),
+                Format::Markdown,
+                &pytest_mcp::frontend::dispatch::Style::report(*&budget)
+            ),
+            lean.render(&pytest_mcp::frontend::dispatch::Style::report(*&budget)),
             "Markdown within {max} characters differs with passing tests counted"
         );
     }
@@ -150,18 +157,33 @@ pub fn check_run(run: &Run) {
         counts.passed + counts.failed + counts.skipped + counts.errors
     );
     for format in FORMATS {
-        let text = report::render(run, format);
+        let text = pytest_mcp::frontend::dispatch::whole(run, format);
         check_rendering(run, format, &text);
-        let text = report::render_within(run, format, &Budget::chars(300)).text;
+        let text = pytest_mcp::frontend::dispatch::output(
+            pytest_mcp::frontend::dispatch::Subject::run(run),
+            format,
+            &pytest_mcp::frontend::dispatch::Style::report(*&Budget::chars(300)),
+        )
+        .text;
         check_rendering(run, format, &text);
         // The smallest token budget a request may ask for: JSON stays JSON.
-        let text = report::render_within(run, format, &Budget::tokens(MIN_TOKENS)).text;
+        let text = pytest_mcp::frontend::dispatch::output(
+            pytest_mcp::frontend::dispatch::Subject::run(run),
+            format,
+            &pytest_mcp::frontend::dispatch::Style::report(*&Budget::tokens(MIN_TOKENS)),
+        )
+        .text;
         check_rendering(run, format, &text);
     }
     for max in BUDGETS {
         let budget = Budget::chars(max);
         for text in [
-            report::render_within(run, Format::Markdown, &budget).text,
+            pytest_mcp::frontend::dispatch::output(
+                pytest_mcp::frontend::dispatch::Subject::run(run),
+                Format::Markdown,
+                &pytest_mcp::frontend::dispatch::Style::report(*&budget),
+            )
+            .text,
             render::markdown::render_fitted(run, &budget, "", false).text,
         ] {
             let chars = text.chars().count();
@@ -174,7 +196,15 @@ pub fn check_run(run: &Run) {
     // Compared with itself and with an empty baseline.
     for baseline in [run, &Run::default()] {
         for format in FORMATS {
-            let text = report::render_compared(run, baseline, format, &Budget::chars(500)).text;
+            let text = pytest_mcp::frontend::dispatch::output(
+                pytest_mcp::frontend::dispatch::Subject::Run {
+                    run: run,
+                    compared: Some(&pytest_mcp::render::view::Compared::of(run, baseline)),
+                },
+                format,
+                &pytest_mcp::frontend::dispatch::Style::report(*&Budget::chars(500)),
+            )
+            .text;
             if format == Format::Json {
                 json_text(&text);
             }

@@ -13,7 +13,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use pytest_mcp::frontend::report::{Input, build_run, render};
+use pytest_mcp::frontend::dispatch::whole;
+use pytest_mcp::frontend::report::Input;
 use pytest_mcp::model::groups::{failure_groups, message_shape};
 use pytest_mcp::model::{Run, TestResult};
 use pytest_mcp::pytest_text::parametrized_function;
@@ -223,11 +224,17 @@ pub fn measure(case: &Case) -> Measurement {
             contents: std::fs::read(path).map_err(|e| format!("{}: {e}", path.display())),
         })
         .collect();
-    let md_run = build_run(&inputs, Format::Markdown)
-        .unwrap_or_else(|e| panic!("{}: inputs not readable: {e:?}", case.scenario));
-    let json_run = build_run(&inputs, Format::Json)
-        .unwrap_or_else(|e| panic!("{}: inputs not readable: {e:?}", case.scenario));
-    let markdown = render(&md_run, Format::Markdown);
+    let md_run = pytest_mcp::frontend::report::read_run(
+        &inputs,
+        pytest_mcp::frontend::report::Reading::for_format(Format::Markdown),
+    )
+    .unwrap_or_else(|e| panic!("{}: inputs not readable: {e:?}", case.scenario));
+    let json_run = pytest_mcp::frontend::report::read_run(
+        &inputs,
+        pytest_mcp::frontend::report::Reading::for_format(Format::Json),
+    )
+    .unwrap_or_else(|e| panic!("{}: inputs not readable: {e:?}", case.scenario));
+    let markdown = whole(&md_run, Format::Markdown);
     let json = pytest_mcp::render::json::render(&json_run, false);
     let json_report_tokens = json_run
         .json_report
