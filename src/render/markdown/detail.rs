@@ -19,8 +19,8 @@ use crate::text::{dedent, first_line};
 /// detail: reading a traceback is most of the cost of rendering a failure.
 #[derive(Clone)]
 pub(super) struct Section<'r> {
-    /// Frames, the failing source line, explanation: each level shows the
-    /// first [`super::Detail::detail_lines`] (only `at` lines at [`super::Detail::Brief`]).
+    /// Frames, the failing source line, explanation: all of them, or from
+    /// [`super::Detail::CrashLines`] on the crash lines alone.
     pub(super) detail: Vec<Cow<'r, str>>,
     /// The lines of the message and traceback, when there is captured
     /// output: output that only repeats the failure (nextest copies the

@@ -13,17 +13,22 @@
 //!
 //! Sections are dropped or replaced whole, so a cut never falls inside a
 //! line or a code fence. The last notes say what was left out (then the
-//! line to rerun the failures, which stays last).
+//! line to rerun the failures, which stays last). Steps 2 to 6 and the
+//! last resort are [`Plan`]s, a ladder climbed down by
+//! [`first_fitting`], the one fitting loop: this file only says how each
+//! plan is rendered.
 
+use std::cell::OnceCell;
 use std::fmt::Write as _;
 
-use super::grouping::{Group, failure_groups};
-use super::sections::{collection_errors, failure, flaky, label, notes, skipped};
+use super::grouping::{self, Shown, failure_groups, new_mark};
+use super::sections::{collection_errors, failure, flaky, notes, skipped};
 use super::{Detail, closing, header};
-use crate::budget::{BYTES_PER_TOKEN, Budget, Fitted, Truncation, largest_fitting};
+use crate::budget::{BYTES_PER_TOKEN, Budget, Fitted, Rung, Truncation, first_fitting};
 use crate::model::Run;
 use crate::model::groups::{IdItem, shape};
 use crate::pytest_text::parametrized_function;
+use crate::render::view::Group;
 use crate::text::{first_line, one_line, thousands};
 
 /// The fewest characters a failure section takes: `\n### ERROR: \n`.
@@ -97,37 +102,34 @@ pub fn render_fitted(run: &Run, budget: &Budget, preface: &str, collapse: bool) 
     // Lower steps stop at the first section past the cap, so only the
     // first groups can be rendered more than once: their sections are kept.
     let keep = cap.chars.min(cap.bytes) / MIN_SECTION_CHARS + 1;
-    let groups = failure_groups(run, keep);
+    let groups = failure_groups(run);
+    let groups = grouping::shown(&groups, keep);
+    // Step 1, the whole answer: every shortened one names its size.
     let mut full = head.clone();
     let whole = Levels::same(Detail::Full);
     super::body_until(&mut full, run, &groups, whole, collapse, Cap::NONE);
     notes(&mut full, run, &closing(run, Vec::new()));
     if budget.fits(&full) {
-        return Fitted {
-            text: full,
-            truncation: None,
-        };
+        return Fitted::whole(full);
     }
-    let shrink = Shrink {
+    let fitting = Fitting {
         run,
         budget,
         head: &head,
         groups: &groups,
         collapse,
+        cap,
         full_size: budget.describe_size(&full),
+        lines: GroupLines::default(),
     };
-    for levels in Levels::steps(run, &groups) {
-        let mut out = head.clone();
-        if !super::body_until(&mut out, run, &groups, levels, collapse, cap) {
-            continue;
+    drop(full);
+    first_fitting(fitting.ladder(), |plan| fitting.attempt(plan)).unwrap_or_else(|| {
+        // Not reached: the clipped answer fits any budget (at worst empty).
+        Fitted {
+            text: String::new(),
+            truncation: Some(Truncation::new(budget)),
         }
-        let truncation = shrink.truncation(&levels.dropped());
-        notes(&mut out, run, &closing(run, vec![shrink.note(&truncation)]));
-        if budget.fits(&out) {
-            return shrink.done(out, truncation);
-        }
-    }
-    shrink.fewer_groups_in_full()
+    })
 }
 
 /// The detail of the new failures' groups and of the groups that failed
@@ -158,9 +160,10 @@ impl Levels {
 
     /// Steps 2 to 4; when the run has both new groups and groups seen
     /// before, the ones seen before are cut to [`Detail::FewerIds`] first.
-    fn steps(run: &Run, groups: &[Group<'_>]) -> Vec<Levels> {
+    fn steps(run: &Run, groups: &[Shown<'_, '_>]) -> Vec<Levels> {
         let shrinking = [Detail::NoOutput, Detail::CrashLines, Detail::FewerIds];
-        let split = groups.iter().any(|g| g.new > 0) && groups.iter().any(|g| g.seen_before(run));
+        let mut groups = groups.iter().map(|g| g.group);
+        let split = groups.clone().any(|g| g.new > 0) && groups.any(|g| g.seen_before(run));
         if !split {
             return shrinking.into_iter().map(Levels::same).collect();
         }
@@ -183,86 +186,146 @@ impl Levels {
     }
 }
 
-/// What every step past the sections needs.
-struct Shrink<'a, 'r> {
+/// A shortened answer, one per step past the first: the rungs of the
+/// ladder [`first_fitting`] climbs down.
+#[derive(Debug, Clone, Copy)]
+enum Plan {
+    /// Steps 2 to 4: every group's section, at these levels of detail.
+    Sections(Levels),
+    /// Step 5: the first `k` groups in full (one id each, crash lines),
+    /// the rest one line each.
+    InFull(usize),
+    /// Step 6: one line per collection error and per group, `shown` of
+    /// them (largest first), the first `with_message` with their message
+    /// and crash location.
+    Counts { with_message: usize, shown: usize },
+    /// The last resort, for a budget smaller than the header and the notes
+    /// themselves (a long comparison with a baseline under a few hundred
+    /// characters): step 6 without a group's line, cut to fit.
+    Clipped,
+}
+
+/// What every shortened answer needs.
+struct Fitting<'a, 'g, 'r> {
     run: &'r Run,
     budget: &'a Budget,
     head: &'a str,
-    groups: &'a [Group<'r>],
+    groups: &'a [Shown<'g, 'r>],
     collapse: bool,
+    /// Where steps 2 to 4 give up rendering.
+    cap: Cap,
     /// The full answer's size, as the note says it.
     full_size: String,
+    lines: GroupLines,
 }
 
-impl Shrink<'_, '_> {
+impl Fitting<'_, '_, '_> {
+    /// The plans, richest first: steps 2 to 4, then as many groups in
+    /// full as fit, then every group's line with its message, as many
+    /// messages as fit, as many lines as fit, and the clipped answer.
+    fn ladder(&self) -> Vec<Rung<'static, Plan>> {
+        let all = self.groups.len();
+        let mut rungs: Vec<Rung<'static, Plan>> = Levels::steps(self.run, self.groups)
+            .into_iter()
+            .map(|levels| Rung::One(Plan::Sections(levels)))
+            .collect();
+        // Short of all groups: all in full is step 4.
+        rungs.push(Rung::most(1, all.saturating_sub(1), Plan::InFull));
+        rungs.push(Rung::One(Plan::Counts {
+            with_message: all,
+            shown: all,
+        }));
+        if all > 0 {
+            // Every line without its message, then the largest groups'
+            // messages back; else the largest groups' lines.
+            rungs.push(Rung::most(0, all, move |k| Plan::Counts {
+                with_message: k,
+                shown: all,
+            }));
+            rungs.push(Rung::most(0, all - 1, |shown| Plan::Counts {
+                with_message: 0,
+                shown,
+            }));
+        }
+        rungs.push(Rung::One(Plan::Clipped));
+        rungs
+    }
+
+    /// `plan`'s answer with its closing notes, if it fits the budget.
+    fn attempt(&self, plan: Plan) -> Option<Fitted> {
+        let (mut text, truncation) = match plan {
+            Plan::Sections(levels) => self.sections(levels)?,
+            Plan::InFull(k) => self.in_full(k),
+            Plan::Counts {
+                with_message,
+                shown,
+            } => self.counts(with_message, shown),
+            Plan::Clipped => self.counts(0, 0),
+        };
+        notes(
+            &mut text,
+            self.run,
+            &closing(self.run, vec![self.note(&truncation)]),
+        );
+        if let Plan::Clipped = plan {
+            text = self.clipped(text);
+        }
+        self.budget.fits(&text).then_some(Fitted {
+            text,
+            truncation: Some(truncation),
+        })
+    }
+
     fn truncation(&self, dropped: &[&str]) -> Truncation {
         let mut t = Truncation::new(self.budget);
         t.dropped = dropped.iter().map(|d| d.to_string()).collect();
         t
     }
 
-    fn done(&self, text: String, truncation: Truncation) -> Fitted {
-        Fitted {
-            text,
-            truncation: Some(truncation),
-        }
-    }
-
     /// The closing note: the budget, the full size, what was left out.
     fn note(&self, t: &Truncation) -> String {
-        let mut note = format!(
-            "Shortened to fit {} (the full answer has {}): {} left out",
+        let not_listed = match t.groups_omitted {
+            0 => String::new(),
+            groups => format!(
+                "; {} more failure groups ({} tests) not listed",
+                thousands(groups),
+                thousands(t.tests_omitted)
+            ),
+        };
+        format!(
+            "Shortened to fit {} (the full answer has {}): {} left out{not_listed}. \
+             Rerun one test by its id for its full detail.",
             self.budget.describe(),
             self.full_size,
-            t.dropped.join(", ")
-        );
-        if t.groups_omitted > 0 {
-            let _ = write!(
-                note,
-                "; {} more failure groups ({} tests) not listed",
-                thousands(t.groups_omitted),
-                thousands(t.tests_omitted)
-            );
-        }
-        note.push_str(". Rerun one test by its id for its full detail.");
-        note
+            t.dropped.join(", "),
+        )
     }
 
-    /// Step 5: the largest `k` groups in full (one id each, crash lines),
-    /// the rest one line each, for the largest `k` that fits; else step 6.
-    fn fewer_groups_in_full(&self) -> Fitted {
-        // Each group's one-line form, made once: every try below and step
-        // 6 use the same lines (a message's shape is not cheap to find).
-        let lines: Vec<String> = self.groups.iter().map(|g| group_line(g, true)).collect();
-        // The size grows with `k`: the largest `k` short of all groups
-        // that fits, rendering about log2(n) answers.
-        let best = largest_fitting(self.groups.len().saturating_sub(1), |k| {
-            let (text, truncation) = self.with_full(k, &lines[k..]);
-            self.budget.fits(&text).then_some((text, truncation))
-        });
-        match best {
-            Some((_, (text, truncation))) => self.done(text, truncation),
-            None => self.counts_only(&lines),
-        }
+    /// Steps 2 to 4: every section at `levels`; `None` as soon as the
+    /// answer is past the cap.
+    fn sections(&self, levels: Levels) -> Option<(String, Truncation)> {
+        let mut out = self.head.to_string();
+        let (run, groups) = (self.run, self.groups);
+        super::body_until(&mut out, run, groups, levels, self.collapse, self.cap)
+            .then(|| (out, self.truncation(&levels.dropped())))
     }
 
-    /// The answer with the first `k` groups in full and the rest as
-    /// `lines` (theirs, from [`group_line`]).
-    fn with_full(&self, k: usize, lines: &[String]) -> (String, Truncation) {
+    /// Step 5: the first `k` groups in full, the rest one line each.
+    fn in_full(&self, k: usize) -> (String, Truncation) {
         let mut out = self.head.to_string();
         collection_errors(&mut out, self.run);
         for group in &self.groups[..k] {
             failure(&mut out, group, Detail::FewerIds, self.collapse);
         }
         let rest = &self.groups[k..];
-        let tests: usize = rest.iter().map(|g| g.count).sum();
+        let tests: usize = rest.iter().map(|g| g.group.count).sum();
         let _ = write!(
             out,
             "\n### MORE FAILURES ({}, {}), ONE LINE EACH\n",
             groups_phrase(rest.len()),
             tests_phrase(tests)
         );
-        for line in lines {
+        for line in &self.lines.full(self.groups)[k..] {
             out.push_str(line);
         }
         flaky(&mut out, self.run);
@@ -270,86 +333,29 @@ impl Shrink<'_, '_> {
         let mut dropped: Vec<&str> = Detail::FewerIds.dropped().to_vec();
         let detail = format!("the detail of {}", groups_phrase(rest.len()));
         dropped.push(&detail);
-        let truncation = self.truncation(&dropped);
-        notes(
-            &mut out,
-            self.run,
-            &closing(self.run, vec![self.note(&truncation)]),
-        );
-        (out, truncation)
+        (out, self.truncation(&dropped))
     }
 
     /// Step 6: the header, one line per collection error and per group
-    /// (as many as fit, largest first), and the notes. `full`: each
-    /// group's line with its message and crash location, made once.
-    fn counts_only(&self, full: &[String]) -> Fitted {
-        let lines = CountLines {
-            errors: collection_error_lines(self.run),
-            full: full.to_vec(),
-            short: self.groups.iter().map(|g| group_line(g, false)).collect(),
-        };
-        let all = self.groups.len();
-        let (text, truncation) = self.count_lines(&lines, all, all);
-        if self.budget.fits(&text) {
-            return self.done(text, truncation);
-        }
-        // Lines without messages: as many as fit, counted down from what the
-        // lines' own sizes allow, then checked whole.
-        let mut shown = all;
-        let room = self.budget.room(&self.count_lines(&lines, 0, 0).0);
-        let mut used = 0.0;
-        for (i, line) in lines.short.iter().enumerate() {
-            used += self.budget.used(line);
-            if used > room {
-                shown = i;
-                break;
-            }
-        }
-        loop {
-            let (text, truncation) = self.count_lines(&lines, 0, shown);
-            if self.budget.fits(&text) || shown == 0 {
-                if shown < all || shown == 0 {
-                    return self.done(self.clipped(text), truncation);
-                }
-                break;
-            }
-            shown -= 1;
-        }
-        // Every group's line fits without its message: the largest groups
-        // get theirs back, as many as fit.
-        let best = largest_fitting(all, |k| {
-            let (text, truncation) = self.count_lines(&lines, k, all);
-            self.budget.fits(&text).then_some((text, truncation))
-        });
-        let (text, truncation) = match best {
-            Some((_, found)) => found,
-            None => self.count_lines(&lines, 0, all),
-        };
-        self.done(text, truncation)
-    }
-
-    /// The counts-only answer: the first `with_message` groups' full
-    /// lines, then short ones, `shown` in all.
-    fn count_lines(
-        &self,
-        lines: &CountLines,
-        with_message: usize,
-        shown: usize,
-    ) -> (String, Truncation) {
-        let tests: usize = self.groups.iter().map(|g| g.count).sum();
+    /// (the first `shown`, the first `with_message` of them with their
+    /// message and crash location), what was left out.
+    fn counts(&self, with_message: usize, shown: usize) -> (String, Truncation) {
+        let groups = self.groups;
+        let tests: usize = groups.iter().map(|g| g.group.count).sum();
+        let errors = self.lines.errors(self.run);
         let mut out = self.head.to_string();
-        if !lines.errors.is_empty() || shown > 0 {
+        if !errors.is_empty() || shown > 0 {
             let _ = write!(
                 out,
                 "\n### FAILURES ({}, {})\n",
-                groups_phrase(self.groups.len()),
+                groups_phrase(groups.len()),
                 tests_phrase(tests)
             );
         }
-        let groups = lines.full[..with_message]
+        let lines = self.lines.full(groups)[..with_message]
             .iter()
-            .chain(&lines.short[with_message..shown]);
-        for line in lines.errors.iter().chain(groups) {
+            .chain(&self.lines.short(groups)[with_message..shown]);
+        for line in errors.iter().chain(lines) {
             out.push_str(line);
         }
         let mut truncation = self.truncation(&[
@@ -365,20 +371,12 @@ impl Shrink<'_, '_> {
                 format!("the messages of {}", groups_phrase(shown - with_message))
             });
         }
-        truncation.groups_omitted = self.groups.len() - shown;
-        truncation.tests_omitted = self.groups[shown..].iter().map(|g| g.count).sum();
-        notes(
-            &mut out,
-            self.run,
-            &closing(self.run, vec![self.note(&truncation)]),
-        );
+        truncation.groups_omitted = groups.len() - shown;
+        truncation.tests_omitted = groups[shown..].iter().map(|g| g.group.count).sum();
         (out, truncation)
     }
 
-    /// The last resort, for a budget smaller than the header and the notes
-    /// themselves (a long comparison with a baseline under a few hundred
-    /// characters): the text cut at a line end to fit, then within its
-    /// first line.
+    /// `text` cut at a line end to fit, then within its first line.
     fn clipped(&self, mut text: String) -> String {
         while !self.budget.fits(&text) {
             let body = text.trim_end_matches('\n');
@@ -414,13 +412,33 @@ impl Shrink<'_, '_> {
     }
 }
 
-/// The lines of the counts-only step.
-struct CountLines {
-    errors: Vec<String>,
+/// The one-line forms of steps 5 and 6, each made once, when first
+/// needed: every plan uses the same lines (a message's shape is not cheap
+/// to find).
+#[derive(Default)]
+struct GroupLines {
     /// Each group's line with its message and crash location...
-    full: Vec<String>,
+    full: OnceCell<Vec<String>>,
     /// ... and with its id alone.
-    short: Vec<String>,
+    short: OnceCell<Vec<String>>,
+    /// One line per collection error.
+    errors: OnceCell<Vec<String>>,
+}
+
+impl GroupLines {
+    fn full(&self, groups: &[Shown<'_, '_>]) -> &[String] {
+        self.full
+            .get_or_init(|| groups.iter().map(|g| group_line(g.group, true)).collect())
+    }
+
+    fn short(&self, groups: &[Shown<'_, '_>]) -> &[String] {
+        self.short
+            .get_or_init(|| groups.iter().map(|g| group_line(g.group, false)).collect())
+    }
+
+    fn errors(&self, run: &Run) -> &[String] {
+        self.errors.get_or_init(|| collection_error_lines(run))
+    }
 }
 
 /// A group in one line: `- 400× FAILED tests/t.py::test_total (all 400
@@ -433,11 +451,11 @@ fn group_line(group: &Group<'_>, with_message: bool) -> String {
     if group.count > 1 {
         let _ = write!(line, "{}× ", thousands(group.count));
     }
-    line.push_str(label(t));
-    line.push_str(&group.new_mark());
+    line.push_str(group.label());
+    line.push_str(&new_mark(group));
     line.push(' ');
     let function = parametrized_function(&t.node_id);
-    match group.ids.first() {
+    match group.others().first() {
         Some(IdItem::Function { id, count }) if *count == group.count && function == Some(*id) => {
             let _ = write!(line, "{} (all {count} cases)", one_line(id));
         }

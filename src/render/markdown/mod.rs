@@ -36,7 +36,7 @@ pub use fit::render_fitted;
 pub(crate) use lines::clip;
 pub use sections::{collection_errors, indented, notes};
 
-use grouping::{Group, failure_groups};
+use grouping::Shown;
 use sections::{failure, flaky, skipped};
 
 /// Lines of captured output kept per stream: the head and the tail.
@@ -238,7 +238,8 @@ pub fn body(out: &mut String, run: &Run) {
 }
 
 /// A failure's heading label: `FAILED`, `ERROR at setup`, ...
-pub(crate) use sections::{label, sources_note};
+pub(crate) use crate::render::view::label;
+pub(crate) use sections::sources_note;
 
 /// What the agent Markdown writes under a failure's heading, at `detail`:
 /// the message, earlier attempts, the frames (`at file:line`), the failing
@@ -263,9 +264,10 @@ pub(crate) fn collection_error_lines(e: &crate::model::CollectionError) -> Vec<S
 /// ([`crate::model::groups`]) are shown once, largest group first, naming
 /// the other tests they hit.
 pub fn body_with(out: &mut String, run: &Run, detail: Detail, collapse: bool) {
-    let groups = failure_groups(run, 0);
+    let groups = grouping::failure_groups(run);
     let levels = fit::Levels::same(detail);
-    body_until(out, run, &groups, levels, collapse, fit::Cap::NONE);
+    let shown = grouping::shown(&groups, 0);
+    body_until(out, run, &shown, levels, collapse, fit::Cap::NONE);
 }
 
 /// [`body_with`], giving up (and returning `false`) as soon as `out` is
@@ -274,7 +276,7 @@ pub fn body_with(out: &mut String, run: &Run, detail: Detail, collapse: bool) {
 fn body_until(
     out: &mut String,
     run: &Run,
-    groups: &[Group<'_>],
+    groups: &[Shown<'_, '_>],
     levels: fit::Levels,
     collapse: bool,
     cap: fit::Cap,
@@ -288,7 +290,7 @@ fn body_until(
     }
     for group in groups {
         let from = out.len();
-        failure(out, group, levels.of(run, group), collapse);
+        failure(out, group, levels.of(run, group.group), collapse);
         if !fits(out, from) {
             return false;
         }
@@ -305,5 +307,5 @@ fn body_until(
 /// left, detail and captured output indented two spaces). For renderings
 /// for people that show the same detail their own way (the HTML page).
 pub fn failure_section(t: &crate::model::TestResult) -> (&'static str, String) {
-    (sections::label(t), failure_lines(t, Detail::Full))
+    (label(t), failure_lines(t, Detail::Full))
 }

@@ -3,23 +3,22 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-
-use foldhash::{HashMap, HashMapExt};
 use std::fmt::Write as _;
 
 use super::detail::{Section, is_framework_frame, is_pytest_hint, message_of};
-use super::grouping::Group;
+use super::grouping::{Shown, new_mark, same_line};
 use super::lines::{LineSet, clip, indent_line, line_breaks};
 use super::{Detail, MAX_MESSAGE_LINES, MAX_SKIP_REASONS, OUTPUT_HEAD, OUTPUT_TAIL};
-use crate::model::{Outcome, Phase, Run, SourceKind, TestResult, Xfail};
+use crate::model::{Run, SourceKind, TestResult};
 use crate::pytest_text;
+use crate::render::view;
 use crate::text::dedent;
 use crate::text::{first_line, one_line, plural};
 
 /// Tests that passed only after failing: listed, not counted as failures.
 /// Failed tests that were rerun say so in their section's message.
 pub(super) fn flaky(out: &mut String, run: &Run) {
-    let flaky: Vec<&TestResult> = run.tests.iter().filter(|t| t.is_flaky()).collect();
+    let flaky = view::flaky(run);
     if flaky.is_empty() {
         return;
     }
@@ -95,32 +94,24 @@ pub(super) fn collection_detail(traceback: &str, message: &str, file: &str) -> V
     dedent(&detail).map(str::to_string).collect()
 }
 
-pub(crate) fn label(t: &TestResult) -> &'static str {
-    match (t.outcome, t.phase) {
-        (Outcome::Error, Some(Phase::Setup)) => "ERROR at setup",
-        (Outcome::Error, Some(Phase::Teardown)) => "ERROR at teardown",
-        (Outcome::Error, _) => "ERROR",
-        _ => "FAILED",
-    }
-}
-
 /// Lines of a failure section shown before the rest folds into a
 /// `<details>` block (PR comments and job summaries only).
 pub(super) const COLLAPSE_AFTER: usize = 12;
 
 /// One failure section, naming the other tests of its group.
-pub(super) fn failure(out: &mut String, group: &Group<'_>, detail: Detail, collapse: bool) {
+pub(super) fn failure(out: &mut String, shown: &Shown<'_, '_>, detail: Detail, collapse: bool) {
+    let group = shown.group;
     let t = group.first;
     let _ = write!(
         out,
         "\n### {}{}: {}\n",
-        label(t),
-        group.new_mark(),
+        group.label(),
+        new_mark(group),
         clip(&one_line(&t.node_id))
     );
     let start = out.len();
-    let same = group.same_line(detail.listed_ids());
-    failure_body(out, t, same.as_deref(), &group.section(), detail);
+    let same = same_line(group, detail.listed_ids());
+    failure_body(out, t, same.as_deref(), &shown.section(), detail);
     if collapse {
         collapse_long(out, start);
     }
@@ -295,38 +286,15 @@ pub(super) fn captured(
     }
 }
 
+/// Skips by reason ([`view::skip_reasons`]), the first
+/// [`MAX_SKIP_REASONS`] listed, the rest counted.
 pub(super) fn skipped(out: &mut String, run: &Run) {
-    let skips: Vec<&TestResult> = run
-        .tests
-        .iter()
-        .filter(|t| t.outcome == Outcome::Skipped)
-        .collect();
-    if skips.is_empty() {
+    let skips = view::skip_reasons(run);
+    if skips.total == 0 {
         return;
     }
-    // Group by reason, in order of first appearance. Reasons are borrowed
-    // from the tests where they can be: there may be thousands of skips.
-    let mut reasons: Vec<(Cow<'_, str>, usize)> = Vec::new();
-    let mut index: HashMap<Cow<'_, str>, usize> = HashMap::new();
-    for t in &skips {
-        let reason = match (t.xfail, t.message()) {
-            (Some(Xfail::XFailed), Some(r)) if !r.is_empty() => {
-                Cow::Owned(format!("XFAIL: {}", first_line(r)))
-            }
-            (Some(Xfail::XFailed), _) => Cow::Borrowed("XFAIL"),
-            (_, Some(r)) if !r.trim().is_empty() => Cow::Borrowed(first_line(r)),
-            _ => Cow::Borrowed("(no reason given)"),
-        };
-        match index.get(&reason) {
-            Some(&i) => reasons[i].1 += 1,
-            None => {
-                index.insert(reason.clone(), reasons.len());
-                reasons.push((reason, 1));
-            }
-        }
-    }
-    let _ = write!(out, "\n### SKIPPED ({})\n", skips.len());
-    for (reason, n) in reasons.iter().take(MAX_SKIP_REASONS) {
+    let _ = write!(out, "\n### SKIPPED ({})\n", skips.total);
+    for (reason, n) in skips.reasons.iter().take(MAX_SKIP_REASONS) {
         let line = if *n > 1 {
             format!("- {reason} ({n})")
         } else {
@@ -334,13 +302,8 @@ pub(super) fn skipped(out: &mut String, run: &Run) {
         };
         let _ = writeln!(out, "{}", clip(&line));
     }
-    if reasons.len() > MAX_SKIP_REASONS {
-        let rest: usize = reasons[MAX_SKIP_REASONS..].iter().map(|(_, n)| n).sum();
-        let _ = writeln!(
-            out,
-            "- … {} more reasons ({rest} tests)",
-            reasons.len() - MAX_SKIP_REASONS
-        );
+    if let Some((reasons, tests)) = skips.beyond(MAX_SKIP_REASONS) {
+        let _ = writeln!(out, "- … {reasons} more reasons ({tests} tests)");
     }
 }
 
