@@ -9,11 +9,12 @@
 //!
 //! The first line is the Markdown report's header, plain log text. Then one
 //! `::error` per collection error and per failure group
-//! ([`crate::model::groups`], largest first), at most [`MAX_ERRORS`] in
-//! all, which is what GitHub shows per step; its `file` and `line` are the
-//! crash line ([`crate::model::crash`]), not the test's `def`; its `title`
-//! the group's kind, size and first test id; its message the failure's
-//! message and the group's other ids. One `::notice` then says how many
+//! ([`crate::render::view::failure_groups`], largest first), at most
+//! [`MAX_ERRORS`] in all, which is what GitHub shows per step; its `file`
+//! and `line` are the crash line ([`crate::model::crash`]), not the
+//! test's `def`; its `title` the group's kind, size and first test id; its
+//! message the failure's message and the group's other ids, listed as
+//! every output lists them ([`crate::render::view::Group::same_line`]). One `::notice` then says how many
 //! groups were left out. Nothing else is printed: every command is one
 //! line, its values escaped, so no text of a test can start a workflow
 //! command of its own.
@@ -30,10 +31,11 @@ use std::fmt::Write as _;
 
 use crate::model::crash::crash_line;
 use crate::model::crash::is_framework_frame;
-use crate::model::groups::{IdItem, Parametrizations, failure_groups};
-use crate::model::{CollectionError, Outcome, Phase, Run, TestResult};
+use crate::model::groups::IdItem;
+use crate::model::{CollectionError, Run, TestResult};
 use crate::pytest_text::frame_line;
 use crate::render::markdown::{counts_phrase, status_word};
+use crate::render::view::{self, Group, New, label};
 use crate::text::{first_line, one_line, plural};
 
 /// `::error` annotations GitHub shows for one step (it keeps 10 of each
@@ -74,25 +76,15 @@ pub fn render(run: &Run, options: &Options) -> String {
     for e in errors.iter().take(MAX_ERRORS) {
         collection_error(&mut out, e, options);
     }
-    let groups = failure_groups(run);
+    let groups = view::failure_groups(run, New::Nothing);
     let room = MAX_ERRORS.saturating_sub(errors.len());
-    if !groups.is_empty() && room > 0 {
-        let params = Parametrizations::for_groups(run, &groups);
-        for g in groups.iter().take(room) {
-            let ids = params.compress(run, &g.tests);
-            failure(
-                &mut out,
-                &run.tests[g.tests[0]],
-                g.tests.len(),
-                &ids,
-                options,
-            );
-        }
+    for g in groups.iter().take(room) {
+        failure(&mut out, g, options);
     }
     let left_groups = &groups[room.min(groups.len())..];
     let left_errors = errors.len().saturating_sub(MAX_ERRORS);
     if !left_groups.is_empty() || left_errors > 0 {
-        let tests: usize = left_groups.iter().map(|g| g.tests.len()).sum();
+        let tests: usize = left_groups.iter().map(|g| g.count).sum();
         left_out(&mut out, left_groups.len(), tests, left_errors, options);
     }
     out
@@ -144,25 +136,29 @@ pub fn escape_property(text: &str) -> String {
 /// Surefire suite's error names a class: that annotation has no `file`).
 fn collection_error(out: &mut String, e: &CollectionError, options: &Options) {
     let file = is_file_name(&e.file).then(|| repository_path(&e.file, options));
-    let line = e.line.filter(|&l| l > 0).map(|l| l.to_string());
     let title = format!("COLLECTION ERROR: {}", one_line(&e.file));
     let message = match &e.error_type {
         Some(kind) if !e.message.starts_with(kind.as_str()) => format!("{kind}: {}", e.message),
         _ => e.message.clone(),
     };
+    let line = e.line.filter(|&l| l > 0);
+    let message = clipped(&without_noise(&message));
+    out.push_str(&error_at(file.as_deref(), line, &title, &message));
+}
+
+/// An `::error` titled `title`, on `file` (at `line`) when there is one:
+/// a `line` without a `file` means nothing to GitHub.
+fn error_at(file: Option<&str>, line: Option<u32>, title: &str, message: &str) -> String {
+    let line = line.map(|l| l.to_string());
     let mut properties = Vec::new();
-    if let Some(file) = &file {
-        properties.push(("file", file.as_str()));
+    if let Some(file) = file {
+        properties.push(("file", file));
         if let Some(line) = &line {
             properties.push(("line", line.as_str()));
         }
     }
-    properties.push(("title", &title));
-    out.push_str(&command(
-        "error",
-        &properties,
-        &clipped(&without_noise(&message)),
-    ));
+    properties.push(("title", title));
+    command("error", &properties, message)
 }
 
 /// Whether `path` looks like a file's path: its last part has an extension
@@ -179,69 +175,36 @@ fn is_file_name(path: &str) -> bool {
     })
 }
 
-/// One group's annotation: `t` is its first test, `ids` every test's id
-/// (parametrizations compressed, see [`Parametrizations::compress`]).
-fn failure(out: &mut String, t: &TestResult, size: usize, ids: &[IdItem<'_>], options: &Options) {
-    let place = crash_line(t);
-    let file = place.map(|p| repository_path(p.file, options));
-    let line = place.and_then(|p| p.line).map(|l| l.to_string());
+/// One group's annotation: on its first test's crash line, titled with
+/// its kind, size and ids (a function's, when the group is all of its
+/// cases), the others' ids after the message.
+fn failure(out: &mut String, g: &Group<'_>, options: &Options) {
+    let t = g.first;
+    let size = g.count;
     let id = one_line(&t.node_id);
-    let title = match ids {
-        [IdItem::Function { id, count }] => {
-            format!(
-                "{} ({size} tests): {} (all {count} cases)",
-                label(t),
-                one_line(id)
-            )
-        }
-        _ if size > 1 => format!("{} ({size} tests): {id}, +{} more", label(t), size - 1),
-        _ => format!("{}: {id}", label(t)),
+    let whole_function = match g.items.as_slice() {
+        [IdItem::Function { id, count }] => Some((*id, *count)),
+        _ => None,
+    };
+    let title = match whole_function {
+        Some((function, count)) => format!(
+            "{} ({size} tests): {} (all {count} cases)",
+            g.label(),
+            one_line(function)
+        ),
+        None if size > 1 => format!("{} ({size} tests): {id}, +{} more", g.label(), size - 1),
+        None => format!("{}: {id}", g.label()),
     };
     let mut message = clipped(&message_first(&without_noise(&message_of(t)), t));
-    if size > 1 && !matches!(ids, [IdItem::Function { .. }]) {
-        let _ = write!(message, "\n{}", same_line(&t.node_id, size, ids));
+    if whole_function.is_none()
+        && let Some(same) = g.same_line(LISTED_IDS, |id| one_line(id).into_owned())
+    {
+        let _ = write!(message, "\n{same}");
     }
-    let mut properties = Vec::new();
-    if let Some(file) = &file {
-        properties.push(("file", file.as_str()));
-        if let Some(line) = &line {
-            properties.push(("line", line.as_str()));
-        }
-    }
-    properties.push(("title", &title));
-    out.push_str(&command("error", &properties, &message));
-}
-
-/// `Same failure in 4 more: a, b, tests/t.py::test_total (all 3 cases)`:
-/// the group's other ids, the first [`LISTED_IDS`] of them.
-fn same_line(first: &str, size: usize, ids: &[IdItem<'_>]) -> String {
-    let others: Vec<&IdItem<'_>> = ids
-        .iter()
-        .filter(|i| !matches!(i, IdItem::Test(id) if *id == first))
-        .collect();
-    let mut line = format!("Same failure in {} more: ", size - 1);
-    let mut named = 0;
-    for (n, item) in others.iter().take(LISTED_IDS).enumerate() {
-        if n > 0 {
-            line.push_str(", ");
-        }
-        match item {
-            IdItem::Test(id) => {
-                named += 1;
-                line.push_str(&one_line(id));
-            }
-            IdItem::Function { id, count } => {
-                // Its cases include the first test when it is one of them.
-                named += count - usize::from(first.starts_with(&format!("{id}[")));
-                let _ = write!(line, "{} (all {count} cases)", one_line(id));
-            }
-        }
-    }
-    let rest = (size - 1).saturating_sub(named);
-    if rest > 0 {
-        let _ = write!(line, ", +{rest} more");
-    }
-    line
+    let place = crash_line(t);
+    let file = place.map(|p| repository_path(p.file, options));
+    let line = place.and_then(|p| p.line);
+    out.push_str(&error_at(file.as_deref(), line, &title, &message));
 }
 
 /// The notice about what was not annotated.
@@ -272,16 +235,6 @@ fn left_out(out: &mut String, groups: usize, tests: usize, errors: usize, option
         verb,
     );
     out.push_str(&command("notice", &[("title", "pytest-mcp")], &message));
-}
-
-/// The kind of failure, as the Markdown's section headings say it.
-fn label(t: &TestResult) -> &'static str {
-    match (t.outcome, t.phase) {
-        (Outcome::Error, Some(Phase::Setup)) => "ERROR at setup",
-        (Outcome::Error, Some(Phase::Teardown)) => "ERROR at teardown",
-        (Outcome::Error, _) => "ERROR",
-        _ => "FAILED",
-    }
 }
 
 /// The failure's message (other failing phases' too), else the first line

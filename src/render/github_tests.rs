@@ -162,6 +162,34 @@ fn a_group_names_its_size_and_its_tests() {
     );
 }
 
+/// A group's other ids as every output lists them
+/// ([`crate::render::view::Group::same_line`]): the first five, or six
+/// when the sixth is the last, then the rest counted.
+#[test]
+fn a_group_names_five_others_or_six_when_that_is_all() {
+    let same_line = |size: usize| {
+        let run = run_of(
+            (0..size)
+                .map(|i| failing(&format!("t.py::test_{i}"), "E: x", "t.py", 5))
+                .collect(),
+        );
+        let out = render(&run, &Options::default());
+        let line = commands(&out)[0].rsplit("%0A").next().unwrap_or_default();
+        line.to_string()
+    };
+    let ids = |n: usize| {
+        (1..=n)
+            .map(|i| format!("t.py::test_{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    assert_eq!(same_line(7), format!("Same failure in 6 more: {}", ids(6)));
+    assert_eq!(
+        same_line(8),
+        format!("Same failure in 7 more: {}, +2 more", ids(5))
+    );
+}
+
 #[test]
 fn paths_are_made_relative_to_the_repository() {
     let options = Options {

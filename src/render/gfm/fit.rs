@@ -1,6 +1,7 @@
 //! Fitting the GitHub rendering to its [`Budget`] (65,536 characters for
 //! a comment, 1 MiB for a job summary), in steps, stopping at the first
-//! that fits:
+//! that fits (each step a rung of plans given to [`first_fitting`], the
+//! one fitting loop):
 //!
 //! 1. everything;
 //! 2. captured output dropped from the code blocks;
@@ -20,13 +21,15 @@
 //! was left out. Parts are dropped whole, so a cut never falls inside a
 //! code block or a `<details>`.
 
+use std::cell::OnceCell;
 use std::fmt::Write as _;
 
-use super::sections::{self, Collection, Group, LISTED, tests};
+use super::sections::{self, Collection, LISTED, tests};
 use super::{Baseline, Options};
-use crate::budget::{Budget, Fitted, Truncation, largest_fitting};
+use crate::budget::{Budget, Fitted, Rung, Truncation, first_fitting};
 use crate::model::Run;
 use crate::render::markdown::Detail;
+use crate::render::view::{self, Group, New};
 use crate::text::{plural, thousands};
 
 /// Groups shown open (`<details open>`): the first few, new ones first.
@@ -35,6 +38,7 @@ const OPEN_GROUPS: usize = 3;
 /// How much a rendering shows.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Plan {
+    /// [`Detail::Full`], [`Detail::NoOutput`] or [`Detail::CrashLines`].
     detail: Detail,
     /// The flaky, slowest and skipped lists, and the fixed tests' ids.
     extras: bool,
@@ -61,6 +65,9 @@ struct Doc<'r> {
     /// How many of `groups` hold a new failure (they come first).
     new_groups: usize,
     extras: String,
+    /// Every group in full at each detail a plan shows, rendered when a
+    /// plan first asks for it and kept for the plans after it.
+    fulls: [OnceCell<Vec<String>>; 3],
 }
 
 /// The rendering of `run` (compared with `baseline` when given) within
@@ -72,8 +79,13 @@ pub fn render_fitted(
     budget: &Budget,
 ) -> Fitted {
     let counts = run.counts();
-    let new = baseline.map(|b| b.comparison.new_failures.as_slice());
-    let groups = sections::groups(run, new);
+    let new = match baseline {
+        Some(b) => New::Baseline(&b.comparison.new_failures),
+        None => New::Nothing,
+    };
+    let groups = view::failure_groups(run, new);
+    // Without a baseline nothing is new, and the first groups are open as
+    // new ones are with one.
     let new_groups = match baseline {
         Some(_) => groups.iter().take_while(|g| g.new > 0).count(),
         None => groups.len(),
@@ -92,133 +104,147 @@ pub fn render_fitted(
         head: super::head(run, &counts, baseline),
         collection: [Collection::Full, Collection::OneLine, Collection::Counted]
             .map(|level| sections::collection_errors(options, run, level)),
-        groups,
         new_groups,
+        groups,
         extras,
+        fulls: Default::default(),
     };
     doc.fit()
 }
 
 impl Doc<'_> {
+    /// The whole rendering when it fits; else the first plan of the
+    /// ladder ([`Doc::ladder`]) that does, its note naming the whole's
+    /// size; else the leanest plan, whatever its size.
     fn fit(&self) -> Fitted {
         let n = self.groups.len();
-        let plan = Plan {
+        let whole = Plan {
             detail: Detail::Full,
             extras: true,
             full: n,
             listed: n,
-            new_ids: self.omitted_new(0).len(),
+            new_ids: self.omitted_new(0),
             collection: Collection::Full,
         };
-        let whole = self.render(&plan, &self.fulls(Detail::Full), None);
-        if self.budget.fits(&whole) {
-            return Fitted::whole(whole);
+        let text = self.render(&whole, None);
+        if self.budget.fits(&text) {
+            return Fitted::whole(text);
         }
-        let size = self.budget.describe_size(&whole);
-        let mut fitted = self.steps(plan, &size);
-        let levels = [Collection::OneLine, Collection::Counted];
-        for collection in levels {
-            if self.budget.fits(&fitted.text) || self.run.collection_errors.is_empty() {
-                break;
-            }
-            fitted = self.steps(Plan { collection, ..plan }, &size);
-        }
-        fitted
-    }
-
-    /// Steps 2 to 7 from `plan`: the first rendering that fits, else the
-    /// last and smallest.
-    fn steps(&self, mut plan: Plan, size: &str) -> Fitted {
-        let size = size.to_string();
-        let n = self.groups.len();
-        let all_new = plan.new_ids;
-        if plan.collection > Collection::Full {
-            // Step 1 again, with the collection errors shorter.
-            if let Some(fitted) = self.attempt(&plan, &self.fulls(Detail::Full), &size) {
-                return fitted;
-            }
-        }
-        for detail in [Detail::NoOutput, Detail::CrashLines] {
-            plan.detail = detail;
-            if let Some(fitted) = self.attempt(&plan, &self.fulls(detail), &size) {
-                return fitted;
-            }
-        }
-        plan.extras = false;
-        let fulls = self.fulls(Detail::CrashLines);
-        if let Some(fitted) = self.attempt(&plan, &fulls, &size) {
-            return fitted;
-        }
-        // Step 5: the first `k` groups in full, the rest one line each.
-        let with_full = |k: usize| self.attempt(&Plan { full: k, ..plan }, &fulls, &size);
-        if let Some((_, fitted)) = largest_fitting(n.saturating_sub(1), with_full) {
-            return fitted;
-        }
-        // Step 6: the first few groups in full (as many of the open ones
-        // as fit), then as many as fit one line each.
-        for full in (1..=OPEN_GROUPS.min(n)).rev().chain([0]) {
-            if let Some(fitted) = self.listing(Plan { full, ..plan }, &fulls, &size) {
-                return fitted;
-            }
-        }
-        plan.full = 0;
-        // Step 7: no group; the new failures' ids, as many as fit.
-        plan.listed = 0;
-        let naming = |k: usize| self.attempt(&Plan { new_ids: k, ..plan }, &fulls, &size);
-        if let Some((_, fitted)) = largest_fitting(all_new, naming) {
-            return fitted;
-        }
-        let last = Plan { new_ids: 0, ..plan };
-        let truncation = self.truncation(&last);
-        Fitted {
-            text: self.render(&last, &fulls, Some((&truncation, &size))),
-            truncation: Some(truncation),
-        }
-    }
-
-    /// `plan`'s groups in full, then the most groups one line each that
-    /// fit; none when even the groups in full alone do not.
-    fn listing(&self, plan: Plan, fulls: &[String], size: &str) -> Option<Fitted> {
-        let with = |extra: usize| {
-            let listed = plan.full + extra;
-            let new_ids = self.omitted_new(listed).len();
-            let p = Plan {
-                listed,
-                new_ids,
-                ..plan
-            };
-            self.attempt(&p, fulls, size)
+        let size = self.budget.describe_size(&text);
+        drop(text);
+        let levels: &[Collection] = if self.run.collection_errors.is_empty() {
+            &[Collection::Full]
+        } else {
+            &[Collection::Full, Collection::OneLine, Collection::Counted]
         };
-        let alone = with(0)?;
-        let more = self.groups.len() - plan.full;
-        Some(largest_fitting(more, with).map_or(alone, |(_, fitted)| fitted))
-    }
-
-    /// The rendering of `plan` with its note, when it fits.
-    fn attempt(&self, plan: &Plan, fulls: &[String], size: &str) -> Option<Fitted> {
-        let truncation = self.truncation(plan);
-        let text = self.render(plan, fulls, Some((&truncation, size)));
-        self.budget.fits(&text).then_some(Fitted {
-            text,
-            truncation: Some(truncation),
+        let rungs = levels.iter().flat_map(|&collection| {
+            self.ladder(Plan {
+                collection,
+                ..whole
+            })
+        });
+        first_fitting(rungs, |plan| {
+            let fitted = self.shortened(&plan, &size);
+            self.budget.fits(&fitted.text).then_some(fitted)
+        })
+        .unwrap_or_else(|| {
+            let last = levels.last().copied().unwrap_or(Collection::Full);
+            let leanest = Plan {
+                detail: Detail::CrashLines,
+                extras: false,
+                full: 0,
+                listed: 0,
+                new_ids: 0,
+                collection: last,
+            };
+            self.shortened(&leanest, &size)
         })
     }
 
-    /// Every group in full at `detail`.
-    fn fulls(&self, detail: Detail) -> Vec<String> {
-        let baseline = self.baseline.is_some();
+    /// Steps 2 to 7 from `whole` (step 1 too with the collection errors
+    /// shorter), richest first.
+    fn ladder(&self, whole: Plan) -> Vec<Rung<'_, Plan>> {
+        let n = self.groups.len();
+        let mut rungs = Vec::new();
+        if whole.collection > Collection::Full {
+            rungs.push(Rung::One(whole));
+        }
+        for detail in [Detail::NoOutput, Detail::CrashLines] {
+            rungs.push(Rung::One(Plan { detail, ..whole }));
+        }
+        let lean = Plan {
+            detail: Detail::CrashLines,
+            extras: false,
+            ..whole
+        };
+        rungs.push(Rung::One(lean));
+        // Step 5: the first `k` groups in full, the rest one line each.
+        rungs.push(Rung::most(1, n.saturating_sub(1), move |full| Plan {
+            full,
+            ..lean
+        }));
+        // Step 6: the first few groups in full (as many of the open ones
+        // as fit), then as many as fit one line each.
+        for full in (1..=OPEN_GROUPS.min(n)).rev().chain([0]) {
+            rungs.push(Rung::most(0, n - full, move |extra| Plan {
+                full,
+                listed: full + extra,
+                new_ids: self.omitted_new(full + extra),
+                ..lean
+            }));
+        }
+        // Step 7: no group; the new failures' ids, as many as fit.
+        rungs.push(Rung::most(0, whole.new_ids, move |new_ids| Plan {
+            full: 0,
+            listed: 0,
+            new_ids,
+            ..lean
+        }));
+        rungs
+    }
+
+    /// The rendering of `plan` with its note on what it left out, `size`
+    /// the whole rendering's.
+    fn shortened(&self, plan: &Plan, size: &str) -> Fitted {
+        let truncation = self.truncation(plan);
+        let text = self.render(plan, Some((&truncation, size)));
+        Fitted {
+            text,
+            truncation: Some(truncation),
+        }
+    }
+
+    /// Every group in full at `detail`, rendered once.
+    fn fulls(&self, detail: Detail) -> &[String] {
+        let at = match detail {
+            Detail::Full => 0,
+            Detail::NoOutput => 1,
+            _ => 2,
+        };
+        self.fulls[at].get_or_init(|| {
+            let baseline = self.baseline.is_some();
+            self.groups
+                .iter()
+                .enumerate()
+                .map(|(i, g)| {
+                    let open = i < OPEN_GROUPS && i < self.new_groups;
+                    sections::group_full(self.options, g, detail, open, baseline)
+                })
+                .collect()
+        })
+    }
+
+    /// How many new failures the groups from `listed` on hold.
+    fn omitted_new(&self, listed: usize) -> usize {
         self.groups
             .iter()
-            .enumerate()
-            .map(|(i, g)| {
-                let open = i < OPEN_GROUPS && i < self.new_groups;
-                sections::group_full(self.options, g, detail, open, baseline)
-            })
-            .collect()
+            .skip(listed)
+            .map(|g| g.new_ids.len())
+            .sum()
     }
 
     /// The new failures in the groups from `listed` on.
-    fn omitted_new(&self, listed: usize) -> Vec<&str> {
+    fn omitted_new_ids(&self, listed: usize) -> Vec<&str> {
         self.groups
             .iter()
             .skip(listed)
@@ -264,17 +290,12 @@ impl Doc<'_> {
     }
 
     /// `plan`'s rendering, with the note `shortened` says when given.
-    fn render(
-        &self,
-        plan: &Plan,
-        fulls: &[String],
-        shortened: Option<(&Truncation, &str)>,
-    ) -> String {
+    fn render(&self, plan: &Plan, shortened: Option<(&Truncation, &str)>) -> String {
         let mut out = self.head.clone();
         out.push_str(&self.collection[plan.collection as usize]);
         let n = self.groups.len();
         if self.baseline.is_some() {
-            self.new_part(&mut out, plan, fulls);
+            self.new_part(&mut out, plan);
             self.fixed(&mut out, plan.extras);
             if self.new_groups < n {
                 let old = &self.groups[self.new_groups..];
@@ -285,7 +306,7 @@ impl Doc<'_> {
                     tests(count),
                     plural(old.len(), "group", "groups")
                 );
-                self.groups_part(&mut out, plan, fulls, self.new_groups..n);
+                self.groups_part(&mut out, plan, self.new_groups..n);
                 out.push_str("\n</details>\n");
             }
         } else if n > 0 {
@@ -296,7 +317,7 @@ impl Doc<'_> {
                 tests(count),
                 plural(n, "group", "groups")
             );
-            self.groups_part(&mut out, plan, fulls, 0..n);
+            self.groups_part(&mut out, plan, 0..n);
         }
         if plan.extras {
             out.push_str(&self.extras);
@@ -309,15 +330,15 @@ impl Doc<'_> {
     }
 
     /// New failures: their groups, then the ids of those in groups left out.
-    fn new_part(&self, out: &mut String, plan: &Plan, fulls: &[String]) {
+    fn new_part(&self, out: &mut String, plan: &Plan) {
         let Some(b) = self.baseline else { return };
         let new = &b.comparison.new_failures;
         if new.is_empty() {
             return;
         }
         let _ = writeln!(out, "\n### New failures: {}", tests(new.len()));
-        self.groups_part(out, plan, fulls, 0..self.new_groups);
-        let omitted = self.omitted_new(plan.listed);
+        self.groups_part(out, plan, 0..self.new_groups);
+        let omitted = self.omitted_new_ids(plan.listed);
         if !omitted.is_empty() && self.new_groups > plan.listed {
             let _ = writeln!(out, "\nNew failures in the groups not shown:\n");
             sections::id_list(out, &omitted, plan.new_ids);
@@ -341,13 +362,12 @@ impl Doc<'_> {
 
     /// The groups in `range`: in full, one line each, or left out, as
     /// `plan` says.
-    fn groups_part(
-        &self,
-        out: &mut String,
-        plan: &Plan,
-        fulls: &[String],
-        range: std::ops::Range<usize>,
-    ) {
+    fn groups_part(&self, out: &mut String, plan: &Plan, range: std::ops::Range<usize>) {
+        let fulls = if plan.full > range.start {
+            self.fulls(plan.detail)
+        } else {
+            &[]
+        };
         let mut in_list = false;
         for i in range {
             if i < plan.full {

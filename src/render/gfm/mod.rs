@@ -31,7 +31,8 @@
 //! failures that were already there, collapsed. Then flaky tests, the
 //! slowest tests and the skips by reason (collapsed), and the notes.
 //!
-//! The groups are the agent Markdown's ([`crate::model::groups`]), and a
+//! The groups, their "Same failure in" lines, the flaky, slowest and
+//! skipped lists are the view's ([`super::view`]), as in every output; a
 //! group's code block holds exactly what the agent Markdown writes under
 //! its heading ([`super::markdown::failure_lines`]). Nothing from a test
 //! is read as Markdown or HTML ([`escape`]). Shortened to a budget by

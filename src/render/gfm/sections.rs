@@ -8,9 +8,9 @@ use std::fmt::Write as _;
 
 use super::Options;
 use super::escape::{code_block, code_span, escape_text, html_code, url_base, url_path};
-use crate::model::groups::{IdItem, Parametrizations, listed_ids};
-use crate::model::{CollectionError, Outcome, Run, TestResult, Xfail};
+use crate::model::{CollectionError, Outcome, Run, TestResult};
 use crate::render::markdown::{self, Detail};
+use crate::render::view::{self, Group};
 use crate::text::{first_line, plural};
 
 /// Ids named in a group's "Same failure in" line before the rest are
@@ -22,57 +22,6 @@ pub(super) const SLOWEST: usize = 10;
 const SKIP_REASONS: usize = 20;
 /// Ids listed per list (fixed tests, flaky tests, new failures left out).
 pub(super) const LISTED: usize = 50;
-
-/// One root-cause group as this rendering shows it.
-pub(super) struct Group<'r> {
-    pub(super) first: &'r TestResult,
-    pub(super) count: usize,
-    /// How many of its tests are new failures (with a baseline).
-    pub(super) new: usize,
-    /// The ids of its tests but the first, parametrizations compressed.
-    pub(super) ids: Vec<IdItem<'r>>,
-    /// Its tests' ids that are new failures (with a baseline).
-    pub(super) new_ids: Vec<&'r str>,
-}
-
-/// The run's failure groups ([`crate::model::groups::failure_groups`]):
-/// with a baseline, those holding a new failure first.
-pub(super) fn groups<'r>(run: &'r Run, new: Option<&[String]>) -> Vec<Group<'r>> {
-    let found = crate::model::groups::failure_groups(run);
-    let params = Parametrizations::for_groups(run, &found);
-    let new: std::collections::HashSet<&str> =
-        new.unwrap_or_default().iter().map(String::as_str).collect();
-    let mut out: Vec<Group<'r>> = found
-        .iter()
-        .map(|g| {
-            let first = &run.tests[g.tests[0]];
-            let mut ids = if g.tests.len() > 1 {
-                params.compress(run, &g.tests)
-            } else {
-                Vec::new()
-            };
-            if ids.first() == Some(&IdItem::Test(&first.node_id)) {
-                ids.remove(0);
-            }
-            let new_ids: Vec<&str> = g
-                .tests
-                .iter()
-                .map(|&i| run.tests[i].node_id.as_str())
-                .filter(|id| new.contains(id))
-                .collect();
-            Group {
-                first,
-                count: g.tests.len(),
-                new: new_ids.len(),
-                ids,
-                new_ids,
-            }
-        })
-        .collect();
-    // Stable: the groups keep their order within each part.
-    out.sort_by_key(|g| g.new == 0);
-    out
-}
 
 /// `file:line` as a link to the file at the commit when there is a link
 /// base and the path is in the repository, else as code.
@@ -123,38 +72,9 @@ fn crash_place(options: &Options, t: &TestResult) -> Option<String> {
     Some(place(options, crash.file, crash.line))
 }
 
-/// `Same failure in 11 more: `a`, `b`, +9 more`: at most `listed` ids.
-fn same_line(g: &Group<'_>, listed: usize) -> Option<String> {
-    if g.count < 2 {
-        return None;
-    }
-    let mut line = format!("Same failure in {} more: ", g.count - 1);
-    let (shown, rest) = listed_ids(&g.ids, &g.first.node_id, g.count, listed);
-    for (n, item) in shown.iter().enumerate() {
-        if n > 0 {
-            line.push_str(", ");
-        }
-        match item {
-            IdItem::Test(id) => line.push_str(&code_span(id)),
-            IdItem::Function { id, count } => {
-                let _ = write!(line, "{} (all {count} cases)", code_span(id));
-            }
-        }
-    }
-    if rest > 0 {
-        let sep = if shown.is_empty() { "" } else { ", " };
-        let _ = write!(line, "{sep}+{rest} more");
-    }
-    Some(line)
-}
-
 /// The summary of a group's `<details>`: kind, count, the first test's id.
 fn summary(g: &Group<'_>, baseline: bool) -> String {
-    let mut s = format!(
-        "<strong>{}</strong> · {}",
-        markdown::label(g.first),
-        tests(g.count)
-    );
+    let mut s = format!("<strong>{}</strong> · {}", g.label(), tests(g.count));
     if baseline && g.new > 0 && g.new < g.count {
         let _ = write!(s, " ({} new)", g.new);
     }
@@ -191,7 +111,7 @@ pub(super) fn group_full(
         };
         lead.push(format!("{verb} {at}."));
     }
-    lead.extend(same_line(g, LISTED_IDS));
+    lead.extend(g.same_line(LISTED_IDS, code_span));
     for paragraph in lead {
         let _ = writeln!(out, "{paragraph}\n");
     }
@@ -212,7 +132,7 @@ pub(super) fn group_full(
 pub(super) fn group_line(options: &Options, g: &Group<'_>) -> String {
     let mut line = format!(
         "- **{}** · {} · {}",
-        markdown::label(g.first),
+        g.label(),
         tests(g.count),
         code_span(&g.first.node_id)
     );
@@ -324,7 +244,7 @@ fn collection_full(
 
 /// Tests that passed only after failing.
 pub(super) fn flaky(run: &Run) -> String {
-    let flaky: Vec<&TestResult> = run.tests.iter().filter(|t| t.is_flaky()).collect();
+    let flaky = view::flaky(run);
     if flaky.is_empty() {
         return String::new();
     }
@@ -332,11 +252,7 @@ pub(super) fn flaky(run: &Run) -> String {
     for t in flaky.iter().take(LISTED) {
         let attempts = plural(t.reruns().len(), "failed attempt", "failed attempts");
         let _ = write!(out, "- {} passed after {attempts}", code_span(&t.node_id));
-        let first = t.reruns().iter().find_map(|a| {
-            let m = a.message.as_deref()?;
-            m.lines().map(str::trim).find(|l| !l.is_empty())
-        });
-        if let Some(m) = first {
+        if let Some(m) = view::first_failed_attempt(t) {
             let _ = write!(out, ", first: {}", code_span(&markdown::clip(m)));
         }
         out.push('\n');
@@ -349,18 +265,7 @@ pub(super) fn flaky(run: &Run) -> String {
 
 /// The slowest tests with their durations, collapsed.
 pub(super) fn slowest(run: &Run) -> String {
-    let mut timed: Vec<(f64, usize)> = Vec::new();
-    for (i, t) in run.tests.iter().enumerate() {
-        let Some(d) = t.duration.filter(|d| d.is_finite()) else {
-            continue;
-        };
-        if timed.len() == SLOWEST && timed.last().is_some_and(|(last, _)| d <= *last) {
-            continue;
-        }
-        let at = timed.partition_point(|(x, _)| *x >= d);
-        timed.insert(at, (d, i));
-        timed.truncate(SLOWEST);
-    }
+    let timed = view::slowest(run, SLOWEST);
     if timed.is_empty() {
         return String::new();
     }
@@ -368,7 +273,7 @@ pub(super) fn slowest(run: &Run) -> String {
         "\n<details>\n<summary>Slowest {}</summary>\n\n",
         tests(timed.len())
     );
-    for (d, i) in timed {
+    for (i, d) in timed {
         let _ = writeln!(
             out,
             "- {} {}",
@@ -382,45 +287,19 @@ pub(super) fn slowest(run: &Run) -> String {
 
 /// The skips grouped by reason, collapsed.
 pub(super) fn skips(run: &Run) -> String {
-    let mut reasons: Vec<(Cow<'_, str>, usize)> = Vec::new();
-    let mut index: HashMap<Cow<'_, str>, usize> = HashMap::new();
-    let mut total = 0;
-    for t in run.tests.iter().filter(|t| t.outcome == Outcome::Skipped) {
-        total += 1;
-        let reason = match (t.xfail, t.message()) {
-            (Some(Xfail::XFailed), Some(r)) if !r.is_empty() => {
-                Cow::Owned(format!("XFAIL: {}", first_line(r)))
-            }
-            (Some(Xfail::XFailed), _) => Cow::Borrowed("XFAIL"),
-            (_, Some(r)) if !r.trim().is_empty() => Cow::Borrowed(first_line(r)),
-            _ => Cow::Borrowed("(no reason given)"),
-        };
-        match index.get(&reason) {
-            Some(&i) => reasons[i].1 += 1,
-            None => {
-                index.insert(reason.clone(), reasons.len());
-                reasons.push((reason, 1));
-            }
-        }
-    }
-    if total == 0 {
+    let skips = view::skip_reasons(run);
+    if skips.total == 0 {
         return String::new();
     }
     let mut out = format!(
         "\n<details>\n<summary>Skipped: {} by reason</summary>\n\n",
-        tests(total)
+        tests(skips.total)
     );
-    for (reason, n) in reasons.iter().take(SKIP_REASONS) {
+    for (reason, n) in skips.reasons.iter().take(SKIP_REASONS) {
         let _ = writeln!(out, "- {} × {}", n, code_span(&markdown::clip(reason)));
     }
-    if reasons.len() > SKIP_REASONS {
-        let rest: usize = reasons[SKIP_REASONS..].iter().map(|(_, n)| n).sum();
-        let _ = writeln!(
-            out,
-            "- … {} more reasons ({})",
-            reasons.len() - SKIP_REASONS,
-            tests(rest)
-        );
+    if let Some((reasons, rest)) = skips.beyond(SKIP_REASONS) {
+        let _ = writeln!(out, "- … {reasons} more reasons ({})", tests(rest));
     }
     out.push_str("\n</details>\n");
     out

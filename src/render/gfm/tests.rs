@@ -17,6 +17,21 @@ fn run_of(tests: Vec<TestResult>) -> Run {
     }
 }
 
+/// `run` compared with `before`, rendered within `max` characters.
+fn fitted_against(run: &Run, before: &Run, max: usize) -> crate::budget::Fitted {
+    let comparison = crate::model::baseline::compare(run, before);
+    let baseline = Baseline {
+        comparison: &comparison,
+        counts: before.counts(),
+    };
+    render_fitted(
+        run,
+        Some(&baseline),
+        &Options::default(),
+        &Budget::chars(max),
+    )
+}
+
 #[test]
 fn test_text_goes_into_code() {
     let run = run_of(vec![failing(
@@ -116,17 +131,8 @@ fn shrinking_keeps_every_new_failure() {
     );
     let comparison = crate::model::baseline::compare(&run, &before);
     assert_eq!(comparison.new_failures.len(), 30);
-    let baseline = Baseline {
-        comparison: &comparison,
-        counts: before.counts(),
-    };
     for max in [3_000, 6_000, 20_000] {
-        let fitted = render_fitted(
-            &run,
-            Some(&baseline),
-            &Options::default(),
-            &Budget::chars(max),
-        );
+        let fitted = fitted_against(&run, &before, max);
         let text = &fitted.text;
         assert!(
             text.chars().count() <= max,
@@ -162,18 +168,8 @@ fn thousands_of_new_failures_are_named_as_far_as_they_fit() {
             .map(|i| TestResult::new(format!("new.py::test_{i}"), Outcome::Passed))
             .collect(),
     );
-    let comparison = crate::model::baseline::compare(&run, &before);
-    let baseline = Baseline {
-        comparison: &comparison,
-        counts: before.counts(),
-    };
     let max = 65_536;
-    let fitted = render_fitted(
-        &run,
-        Some(&baseline),
-        &Options::default(),
-        &Budget::chars(max),
-    );
+    let fitted = fitted_against(&run, &before, max);
     let text = &fitted.text;
     let size = text.chars().count();
     assert!(size <= max, "{size}");

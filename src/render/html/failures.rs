@@ -1,13 +1,14 @@
 //! The failures: collection errors, then one block per root-cause group
-//! ([`crate::model::groups`], the groups of the agent Markdown), open, its
-//! code block the detail the Markdown's section shows; then flaky tests.
+//! ([`crate::render::view::failure_groups`], the groups of every output),
+//! open, its code block the detail the Markdown's section shows; then
+//! flaky tests.
 
 use std::fmt::Write as _;
 
 use super::escape::{push, push_id};
-use crate::model::Run;
-use crate::model::groups::FailureGroup;
-use crate::render::markdown;
+use crate::model::{Run, TestResult};
+use crate::render::markdown::{self, Detail};
+use crate::render::view::Group;
 use crate::text::thousands;
 
 /// Other ids of a group listed before the rest fold into `<details>`.
@@ -15,12 +16,12 @@ const LISTED_IDS: usize = 20;
 
 /// The failures section, when the run has any problem, and the flaky
 /// tests.
-pub fn write(out: &mut String, run: &Run, groups: &[FailureGroup]) {
+pub fn write(out: &mut String, run: &Run, groups: &[Group<'_>], flaky: &[&TestResult]) {
     if groups.is_empty() && run.collection_errors.is_empty() {
-        flaky(out, run);
+        flaky_tests(out, flaky);
         return;
     }
-    let tests: usize = groups.iter().map(|g| g.tests.len()).sum();
+    let tests: usize = groups.iter().map(|g| g.count).sum();
     out.push_str("<section id=failures>\n<h2>Failures <span class=n>");
     let mut parts = Vec::new();
     if !run.collection_errors.is_empty() {
@@ -40,7 +41,7 @@ pub fn write(out: &mut String, run: &Run, groups: &[FailureGroup]) {
         group(out, run, n, g);
     }
     out.push_str("</section>\n");
-    flaky(out, run);
+    flaky_tests(out, flaky);
 }
 
 fn plural(n: usize, word: &str) -> String {
@@ -52,11 +53,10 @@ fn plural(n: usize, word: &str) -> String {
 
 /// One group: its kind and first test, how many more it hit, the first
 /// test's detail as the Markdown shows it, and the others' ids.
-fn group(out: &mut String, run: &Run, n: usize, g: &FailureGroup) {
-    let Some(t) = g.tests.first().and_then(|&i| run.tests.get(i)) else {
-        return;
-    };
-    let (label, body) = markdown::failure_section(t);
+fn group(out: &mut String, run: &Run, n: usize, g: &Group<'_>) {
+    let t = g.first;
+    let label = g.label();
+    let body = markdown::failure_lines(t, Detail::Full);
     let class = if label.starts_with("ERROR") { "e" } else { "f" };
     let _ = write!(
         out,
@@ -64,16 +64,16 @@ fn group(out: &mut String, run: &Run, n: usize, g: &FailureGroup) {
     );
     push_id(out, &t.node_id);
     out.push_str("</code>");
-    if g.tests.len() > 1 {
-        let _ = write!(out, " <span class=cnt>×{}</span>", thousands(g.tests.len()));
+    if g.count > 1 {
+        let _ = write!(out, " <span class=cnt>×{}</span>", thousands(g.count));
     }
     out.push_str("</h3>\n");
     detail_block(out, &body);
-    if g.tests.len() > 1 {
+    if g.count > 1 {
         let _ = writeln!(
             out,
             "<p class=same>Same failure in {}:</p>",
-            plural(g.tests.len() - 1, "more test")
+            plural(g.count - 1, "more test")
         );
         let others: Vec<&str> = g.tests[1..]
             .iter()
@@ -179,9 +179,8 @@ fn collection_errors(out: &mut String, run: &Run) {
     }
 }
 
-/// Tests that passed only after failing attempts.
-fn flaky(out: &mut String, run: &Run) {
-    let flaky: Vec<_> = run.tests.iter().filter(|t| t.is_flaky()).collect();
+/// Tests that passed only after failing attempts ([`crate::render::view::flaky`]).
+fn flaky_tests(out: &mut String, flaky: &[&TestResult]) {
     if flaky.is_empty() {
         return;
     }

@@ -46,7 +46,7 @@ use sha2::{Digest as _, Sha256};
 
 use crate::model::Run;
 use crate::model::baseline::Comparison;
-use crate::model::groups::failure_groups;
+use crate::render::view::{self, New};
 
 pub use markdown_page::markdown_page;
 
@@ -57,21 +57,31 @@ const SCRIPT: &str = include_str!("../../../templates/report.js");
 /// The report of `run` as a complete page titled `title`, with the
 /// comparison with a baseline when given.
 pub fn report(run: &Run, comparison: Option<&Comparison>, title: &str) -> String {
-    let groups = failure_groups(run);
+    // The groups in the order every output has without a comparison: the
+    // page lists the new failures apart (`summary::baseline`).
+    let groups = view::failure_groups(run, New::Nothing);
     // Where each failing test's group is shown: `#g<n>`.
     let mut group_of: HashMap<usize, usize> = HashMap::new();
     for (n, g) in groups.iter().enumerate() {
         group_of.extend(g.tests.iter().map(|&t| (t, n)));
     }
+    let flaky = view::flaky(run);
+    let slowest = view::slowest(run, summary::SLOWEST);
     let mut body = String::with_capacity(run.tests.len() * 90 + 32 * 1024);
     let counts = run.counts();
     summary::header(&mut body, run, &counts, title);
-    summary::contents(&mut body, run, comparison.is_some(), &groups);
+    let shown = summary::Shown {
+        baseline: comparison.is_some(),
+        groups: groups.len(),
+        flaky: !flaky.is_empty(),
+        slowest: !slowest.is_empty(),
+    };
+    summary::contents(&mut body, run, &shown);
     if let Some(c) = comparison {
         summary::baseline(&mut body, run, c, &group_of);
     }
-    failures::write(&mut body, run, &groups);
-    summary::slowest(&mut body, run, &group_of);
+    failures::write(&mut body, run, &groups, &flaky);
+    summary::slowest(&mut body, run, &slowest, &group_of);
     list::write(&mut body, run, &counts, &group_of);
     summary::notes(&mut body, run);
     fill(&escape::escape(title), &body)

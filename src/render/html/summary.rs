@@ -8,13 +8,12 @@ use std::fmt::Write as _;
 use super::escape::{push, push_id};
 use super::secs;
 use crate::model::baseline::Comparison;
-use crate::model::groups::FailureGroup;
 use crate::model::{Counts, Outcome, Phase, Run, TestResult, Xfail};
 use crate::render::markdown;
 use crate::text::thousands;
 
 /// Tests in the slowest tests' table.
-const SLOWEST: usize = 10;
+pub const SLOWEST: usize = 10;
 /// Width of the bar of outcomes, in the SVG's units.
 const BAR: f64 = 1000.0;
 /// The least width of an outcome that happened: one failure among 100,000
@@ -113,20 +112,28 @@ fn bar(out: &mut String, c: &Counts) {
     out.push_str("</svg>\n");
 }
 
+/// Which of the page's optional sections it has, for its contents.
+pub struct Shown {
+    pub baseline: bool,
+    /// Failure groups.
+    pub groups: usize,
+    pub flaky: bool,
+    pub slowest: bool,
+}
+
 /// Links to the page's sections.
-pub fn contents(out: &mut String, run: &Run, baseline: bool, groups: &[FailureGroup]) {
+pub fn contents(out: &mut String, run: &Run, shown: &Shown) {
     out.push_str("<nav class=toc>");
-    if baseline {
+    if shown.baseline {
         out.push_str("<a href=\"#baseline\">Baseline</a>");
     }
-    let problems = groups.len() + usize::from(!run.collection_errors.is_empty());
-    if problems > 0 {
+    if shown.groups > 0 || !run.collection_errors.is_empty() {
         out.push_str("<a href=\"#failures\">Failures</a>");
     }
-    if run.tests.iter().any(TestResult::is_flaky) {
+    if shown.flaky {
         out.push_str("<a href=\"#flaky\">Flaky</a>");
     }
-    if run.tests.iter().any(|t| t.duration.is_some()) {
+    if shown.slowest {
         out.push_str("<a href=\"#slowest\">Slowest</a>");
     }
     out.push_str("<a href=\"#tests\">All tests</a></nav>\n");
@@ -185,23 +192,22 @@ fn id_item(out: &mut String, id: &str, group: Option<usize>) {
     }
 }
 
-/// The slowest tests, slowest first (ties in the run's order).
-pub fn slowest(out: &mut String, run: &Run, group_of: &HashMap<usize, usize>) {
-    let mut timed: Vec<(usize, f64)> = run
-        .tests
-        .iter()
-        .enumerate()
-        .filter_map(|(i, t)| t.duration.map(|d| (i, d)))
-        .collect();
+/// The slowest tests ([`crate::render::view::slowest`]: indices and seconds, slowest
+/// first), their outcomes linked to their groups.
+pub fn slowest(
+    out: &mut String,
+    run: &Run,
+    timed: &[(usize, f64)],
+    group_of: &HashMap<usize, usize>,
+) {
     if timed.is_empty() {
         return;
     }
-    timed.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     let _ = write!(
         out,
         "<section id=slowest>\n<h2>Slowest tests</h2>\n<table class=\"t slow\"><tbody>\n"
     );
-    for &(i, d) in timed.iter().take(SLOWEST) {
+    for &(i, d) in timed {
         let t = &run.tests[i];
         let _ = write!(out, "<tr class={}><td>", outcome_class(t));
         push_id(out, &t.node_id);
