@@ -186,10 +186,8 @@ fn a_doctype_with_entities_expands_nothing() {
         "{:?}",
         run.tests
     );
-    let markdown = pytest_mcp::frontend::dispatch::whole(
-        &run,
-        pytest_mcp::request::Format::Markdown,
-    );
+    let markdown =
+        pytest_mcp::frontend::dispatch::whole(&run, pytest_mcp::request::Format::Markdown);
     assert!(!markdown.contains("root:"), "{markdown}");
 }
 
