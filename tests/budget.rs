@@ -133,7 +133,7 @@ fn long_failures_fold_into_details_in_reports_only() {
     let report = pytest_mcp::frontend::dispatch::output(
         pytest_mcp::frontend::dispatch::Subject::run(&run),
         pytest_mcp::request::Format::Markdown,
-        &pytest_mcp::frontend::dispatch::Style::report(*&Budget::chars(65_536)),
+        &pytest_mcp::frontend::dispatch::Style::report(Budget::chars(65_536)),
     )
     .text;
     let agent = markdown::render(&run);

@@ -124,7 +124,7 @@ fn changes_golden_files() {
             Format::Markdown,
             &pytest_mcp::frontend::dispatch::Style {
                 pretty: false,
-                ..pytest_mcp::frontend::dispatch::Style::within(*&budget)
+                ..pytest_mcp::frontend::dispatch::Style::within(budget)
             },
         )
         .into_text();
@@ -133,7 +133,7 @@ fn changes_golden_files() {
             Format::Json,
             &pytest_mcp::frontend::dispatch::Style {
                 pretty: true,
-                ..pytest_mcp::frontend::dispatch::Style::within(*&budget)
+                ..pytest_mcp::frontend::dispatch::Style::within(budget)
             },
         )
         .into_text();

@@ -325,7 +325,7 @@ fn a_large_file_reports_the_same_on_every_core_as_on_one() {
     let budget = report::cli_budget(Format::Markdown, None, DEFAULT_MAX_CHARS);
     let library = RenderOnly::read(&[input], Format::Markdown)
         .expect("read")
-        .render(&pytest_mcp::frontend::dispatch::Style::report(*&budget))
+        .render(&pytest_mcp::frontend::dispatch::Style::report(budget))
         .text;
     assert_eq!(text(&report(&[file]).stdout), library);
 

@@ -171,7 +171,7 @@ fn report_of(files: &[(&str, String)], format: Format) -> (Run, String) {
     let text = report::RenderOnly::read(&inputs, format)
         .expect("the inputs are read")
         .render(&pytest_mcp::frontend::dispatch::Style::report(
-            *&pytest_mcp::budget::Budget::chars(report::DEFAULT_MAX_CHARS),
+            pytest_mcp::budget::Budget::chars(report::DEFAULT_MAX_CHARS),
         ))
         .text;
     // The model with every test, for what no renderer shows.
@@ -461,7 +461,7 @@ fn a_json_report_with_colours_comes_out_clean_in_every_format() {
     let json_text = pytest_mcp::frontend::dispatch::output(
         pytest_mcp::frontend::dispatch::Subject::run(&run),
         Format::Json,
-        &pytest_mcp::frontend::dispatch::Style::report(*&pytest_mcp::budget::Budget::NONE),
+        &pytest_mcp::frontend::dispatch::Style::report(pytest_mcp::budget::Budget::NONE),
     )
     .text;
     assert!(

@@ -461,7 +461,7 @@ fn discovery_golden_files() {
             format,
             &dispatch::Style {
                 pretty: true,
-                ..dispatch::Style::within(*&Budget::NONE)
+                ..dispatch::Style::within(Budget::NONE)
             },
         )
         .into_text();

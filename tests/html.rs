@@ -197,7 +197,7 @@ fn baseline_report_shows_new_fixed_and_still_failing() {
             compared: Some(&pytest_mcp::render::view::Compared::of(&run, &base)),
         },
         Format::Html,
-        &pytest_mcp::frontend::dispatch::Style::report(*&Budget::NONE),
+        &pytest_mcp::frontend::dispatch::Style::report(Budget::NONE),
     )
     .text;
     assert_one_document(&page, "pytest-mcp report");

@@ -141,9 +141,9 @@ fn same_markdown_with_passing_counted(inputs: &[Input], full: &Run) {
             pytest_mcp::frontend::dispatch::output(
                 pytest_mcp::frontend::dispatch::Subject::run(full),
                 Format::Markdown,
-                &pytest_mcp::frontend::dispatch::Style::report(*&budget)
+                &pytest_mcp::frontend::dispatch::Style::report(budget)
             ),
-            lean.render(&pytest_mcp::frontend::dispatch::Style::report(*&budget)),
+            lean.render(&pytest_mcp::frontend::dispatch::Style::report(budget)),
             "Markdown within {max} characters differs with passing tests counted"
         );
     }
@@ -162,7 +162,7 @@ pub fn check_run(run: &Run) {
         let text = pytest_mcp::frontend::dispatch::output(
             pytest_mcp::frontend::dispatch::Subject::run(run),
             format,
-            &pytest_mcp::frontend::dispatch::Style::report(*&Budget::chars(300)),
+            &pytest_mcp::frontend::dispatch::Style::report(Budget::chars(300)),
         )
         .text;
         check_rendering(run, format, &text);
@@ -170,7 +170,7 @@ pub fn check_run(run: &Run) {
         let text = pytest_mcp::frontend::dispatch::output(
             pytest_mcp::frontend::dispatch::Subject::run(run),
             format,
-            &pytest_mcp::frontend::dispatch::Style::report(*&Budget::tokens(MIN_TOKENS)),
+            &pytest_mcp::frontend::dispatch::Style::report(Budget::tokens(MIN_TOKENS)),
         )
         .text;
         check_rendering(run, format, &text);
@@ -181,7 +181,7 @@ pub fn check_run(run: &Run) {
             pytest_mcp::frontend::dispatch::output(
                 pytest_mcp::frontend::dispatch::Subject::run(run),
                 Format::Markdown,
-                &pytest_mcp::frontend::dispatch::Style::report(*&budget),
+                &pytest_mcp::frontend::dispatch::Style::report(budget),
             )
             .text,
             render::markdown::render_fitted(run, &budget, "", false).text,
@@ -198,11 +198,11 @@ pub fn check_run(run: &Run) {
         for format in FORMATS {
             let text = pytest_mcp::frontend::dispatch::output(
                 pytest_mcp::frontend::dispatch::Subject::Run {
-                    run: run,
+                    run,
                     compared: Some(&pytest_mcp::render::view::Compared::of(run, baseline)),
                 },
                 format,
-                &pytest_mcp::frontend::dispatch::Style::report(*&Budget::chars(500)),
+                &pytest_mcp::frontend::dispatch::Style::report(Budget::chars(500)),
             )
             .text;
             if format == Format::Json {
