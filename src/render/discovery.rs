@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::markdown;
-use crate::budget::{Budget, Fitted, Truncation, largest_fitting};
+use crate::budget::{Budget, Fitted, Rung, Truncation, first_fitting};
 use crate::model::discovery::{Discovery, Function};
 use crate::text::{one_line, thousands};
 
@@ -83,11 +83,11 @@ pub fn discovery_markdown_fitted(d: &Discovery, budget: &Budget) -> Fitted {
         }
     };
     // As many files as fit (none, when not even one does).
-    largest_fitting(files.len(), |shown| {
+    first_fitting([Rung::most(1, files.len(), |shown| shown)], |shown| {
         let fitted = render(shown);
         budget.fits(&fitted.text).then_some(fitted)
     })
-    .map_or_else(|| render(0), |(_, fitted)| fitted)
+    .unwrap_or_else(|| render(0))
 }
 
 fn tests_phrase(n: usize) -> String {
@@ -264,27 +264,30 @@ pub fn discovery_fitted(d: &Discovery, budget: &Budget, pretty: bool) -> Fitted 
     if budget.fits(&full) {
         return Fitted::whole(full);
     }
-    let mut t = Truncation::new(budget);
-    let Some(Value::Array(entries)) = value.get_mut("tests").map(std::mem::take) else {
+    let Some(Value::Array(mut entries)) = value.get_mut("tests").map(std::mem::take) else {
         return Fitted::whole(full);
     };
-    let mut entries = entries;
     let mut cases_dropped = false;
     for e in &mut entries {
         if let Some(map) = e.as_object_mut() {
             cases_dropped |= map.remove("case_ids").is_some();
         }
     }
-    if cases_dropped {
-        t.dropped.push("case_ids".to_string());
-    }
     let total = entries.len();
-    let render = |shown: usize, t: &mut Truncation| {
-        let mut v = value.clone();
+    // The first `shown` entries; `cut` when that is fewer than fit.
+    let render = |(shown, cut): (usize, bool)| {
+        let mut t = Truncation::new(budget);
+        if cases_dropped {
+            t.dropped.push("case_ids".to_string());
+        }
+        if cut {
+            t.dropped.push("entries beyond those that fit".to_string());
+        }
         t.tests_omitted = entries[shown..]
             .iter()
             .map(|e| e.get("cases").and_then(Value::as_u64).unwrap_or(1) as usize)
             .sum();
+        let mut v = value.clone();
         v["tests"] = Value::Array(entries[..shown].to_vec());
         v["truncated"] = json!({
             "max_tokens": t.max_tokens,
@@ -294,28 +297,20 @@ pub fn discovery_fitted(d: &Discovery, budget: &Budget, pretty: bool) -> Fitted 
             "entries_omitted": total - shown,
             "note": "count is exact. Discover one file or directory (path) to list its tests.",
         });
-        super::json::text(&v, pretty)
-    };
-    let text = render(total, &mut t);
-    if budget.fits(&text) {
-        return Fitted {
-            text,
+        Fitted {
+            text: super::json::text(&v, pretty),
             truncation: Some(t),
-        };
-    }
-    t.dropped.push("entries beyond those that fit".to_string());
-    let best = largest_fitting(total, |shown| {
-        let text = render(shown, &mut t);
-        budget.fits(&text).then(|| (text, t.clone()))
-    });
-    let (text, t) = match best {
-        Some((_, found)) => found,
-        None => (render(0, &mut t), t),
+        }
     };
-    Fitted {
-        text,
-        truncation: Some(t),
-    }
+    let rungs = [
+        Rung::One((total, false)),
+        Rung::most(1, total, |shown| (shown, true)),
+    ];
+    first_fitting(rungs, |plan| {
+        let fitted = render(plan);
+        budget.fits(&fitted.text).then_some(fitted)
+    })
+    .unwrap_or_else(|| render((0, true)))
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 pub use super::discovery::{discovery_markdown, discovery_value};
 use super::markdown;
-use crate::budget::{Budget, Fitted, Truncation};
+use crate::budget::{Budget, Fitted, Rung, Truncation, first_fitting};
 use crate::model::exec_error::{ExecError, Running};
 use crate::render::json as adr006;
 use crate::text::{first_line, one_line};
@@ -33,16 +33,31 @@ pub fn error_markdown(e: &ExecError) -> String {
     out
 }
 
+/// What an execution error's shortened Markdown keeps, richest first.
+#[derive(Debug, Clone, Copy)]
+enum Kept {
+    /// Its own lines, and what finished before the end fitted to the room
+    /// they leave.
+    Partial,
+    /// The status line and the command, clipped.
+    StatusAndCommand,
+    /// The status line alone.
+    Status,
+}
+
 /// [`error_markdown`] within `budget`. When the whole does not fit, the
 /// output's last lines go and what finished before the end is fitted, in
 /// the steps of a run's answer (`markdown::fit`), to the room the error's
 /// own lines leave; its notes say what was left out, the command last.
+/// When the error's own lines alone are too long (a command naming
+/// hundreds of ids, a worker's line each): the status line and the
+/// command, clipped, or the status line alone.
 pub fn error_markdown_fitted(e: &ExecError, budget: &Budget) -> Fitted {
     let whole = error_markdown(e);
     if budget.fits(&whole) {
         return Fitted::whole(whole);
     }
-    let mut out = error_head(e);
+    let head = error_head(e);
     let mut closing = Vec::new();
     let tail_dropped = !output_tail(e).is_empty();
     if tail_dropped {
@@ -56,15 +71,8 @@ pub fn error_markdown_fitted(e: &ExecError, budget: &Budget) -> Fitted {
         .iter()
         .map(|note| format!("> {}\n", markdown::clip(note)))
         .collect();
-    let room = budget.beside(&format!("{out}\n{closing}"), 0);
+    let room = budget.beside(&format!("{head}\n{closing}"), 0);
     let partial = markdown::render_fitted(&e.partial, &room, "", false);
-    // The partial run's answer, without its own header line.
-    let body = partial.text.split_once('\n').map_or("", |(_, rest)| rest);
-    out.push_str(body);
-    if !body.lines().last().is_some_and(|l| l.starts_with("> ")) {
-        out.push('\n');
-    }
-    out.push_str(&closing);
     let mut truncation = partial
         .truncation
         .unwrap_or_else(|| Truncation::new(budget));
@@ -73,23 +81,41 @@ pub fn error_markdown_fitted(e: &ExecError, budget: &Budget) -> Fitted {
             .dropped
             .insert(0, "pytest's last output lines".to_string());
     }
-    if !budget.fits(&out) {
-        // The error's own lines alone are too long (a command naming
-        // hundreds of ids, a worker's line each): the status line and the
-        // command, clipped, or the status line alone.
-        truncation
-            .dropped
-            .push("what finished before the end".into());
-        let status = markdown::clip(first_line(&out)).into_owned();
-        out = format!("{status}\n\n> {}\n", markdown::clip(&command_note(e)));
-        if !budget.fits(&out) {
-            out = format!("{status}\n");
+    let status = markdown::clip(first_line(&head));
+    let render = |kept: Kept| {
+        let mut truncation = truncation.clone();
+        let text = match kept {
+            Kept::Partial => {
+                // The partial run's answer, without its own header line.
+                let body = partial.text.split_once('\n').map_or("", |(_, rest)| rest);
+                let gap = if body.lines().last().is_some_and(|l| l.starts_with("> ")) {
+                    ""
+                } else {
+                    "\n"
+                };
+                format!("{head}{body}{gap}{closing}")
+            }
+            Kept::StatusAndCommand => {
+                format!("{status}\n\n> {}\n", markdown::clip(&command_note(e)))
+            }
+            Kept::Status => format!("{status}\n"),
+        };
+        if !matches!(kept, Kept::Partial) {
+            truncation
+                .dropped
+                .push("what finished before the end".into());
         }
-    }
-    Fitted {
-        text: out,
-        truncation: Some(truncation),
-    }
+        Fitted {
+            text,
+            truncation: Some(truncation),
+        }
+    };
+    let rungs = [Kept::Partial, Kept::StatusAndCommand].map(Rung::One);
+    first_fitting(rungs, |kept| {
+        let fitted = render(kept);
+        budget.fits(&fitted.text).then_some(fitted)
+    })
+    .unwrap_or_else(|| render(Kept::Status))
 }
 
 /// The command that ran, as the last note says it.

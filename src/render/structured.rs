@@ -17,13 +17,14 @@
 use std::collections::BTreeMap;
 
 use rmcp::schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use crate::budget::{Budget, Fitted, Truncation};
 use crate::model::discovery::Discovery;
 use crate::model::exec_error::{ErrorKind, ExecError};
-use crate::model::groups::{self, IdItem, Parametrizations};
-use crate::model::{CollectionError, Outcome, Phase, Run, TestResult};
+use crate::model::groups::{IdItem, shape};
+use crate::model::{CollectionError, Counts, Run, TestResult};
+use crate::render::view::{self, New};
 use crate::text::first_line;
 
 /// Longest message kept in a group or a collection error, in characters.
@@ -79,6 +80,16 @@ pub struct RunResult {
     /// Failures and errors of one shape, new ones first, largest first.
     pub failures: Vec<FailureGroup>,
     pub collection_errors: Vec<FileError>,
+    #[serde(flatten)]
+    pub end: End,
+}
+
+/// What every structured result ends with: the error that gave no
+/// result, the Markdown it carries, the complete result, what was left
+/// out.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct End {
     /// What ended a run that gave no result.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -97,18 +108,22 @@ pub struct RunResult {
     pub truncated: Option<Truncation>,
 }
 
-/// ADR-006's summary counts (without the duration, given beside them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[schemars(crate = "rmcp::schemars")]
-pub struct Summary {
-    pub total: usize,
-    pub passed: usize,
-    pub failed: usize,
-    pub skipped: usize,
-    pub errors: usize,
-    pub xfailed: usize,
-    pub xpassed: usize,
-    pub flaky: usize,
+/// ADR-006's summary counts (without the duration, given beside them):
+/// the run's [`Counts`], as the JSON report writes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Summary(pub Counts);
+
+impl std::ops::Deref for Summary {
+    type Target = Counts;
+    fn deref(&self) -> &Counts {
+        &self.0
+    }
+}
+
+impl Serialize for Summary {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        super::json::summary(serializer, &self.0, None)
+    }
 }
 
 /// How many tests changed since the last run (`model::changes`).
@@ -181,17 +196,8 @@ pub struct DiscoveryResult {
     /// Test functions in collection order.
     pub tests: Vec<TestFunction>,
     pub collection_errors: Vec<FileError>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// As [`RunResult::markdown`].
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub markdown: Option<String>,
-    /// As [`RunResult::full_result`].
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub full_result: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<Object>")]
-    pub truncated: Option<Truncation>,
+    #[serde(flatten)]
+    pub end: End,
 }
 
 /// A test function: a plain test, or a parametrized function whose id runs
@@ -232,7 +238,7 @@ pub fn run(run: &Run, budget: &Budget) -> RunResult {
 /// before the end, within `budget`.
 pub fn run_error(e: &ExecError, budget: &Budget) -> RunResult {
     let mut result = of_run(&e.partial, error_status(e.kind), e.exit_code, e.duration);
-    result.error = Some(e.message.clone());
+    result.end.error = Some(e.message.clone());
     fit_run(result, budget)
 }
 
@@ -261,10 +267,7 @@ pub fn discovery(d: &Discovery, budget: &Budget) -> DiscoveryResult {
         count: d.items.len(),
         tests,
         collection_errors: file_errors(&d.collection_errors),
-        error: None,
-        markdown: None,
-        full_result: None,
-        truncated: None,
+        end: End::default(),
     };
     fit_discovery(result, budget)
 }
@@ -278,10 +281,10 @@ pub fn discovery_error(e: &ExecError, budget: &Budget) -> DiscoveryResult {
         count: e.collected.unwrap_or(0),
         tests: Vec::new(),
         collection_errors: file_errors(&e.partial.collection_errors),
-        error: Some(e.message.clone()),
-        markdown: None,
-        full_result: None,
-        truncated: None,
+        end: End {
+            error: Some(e.message.clone()),
+            ..End::default()
+        },
     };
     fit_discovery(result, budget)
 }
@@ -312,16 +315,7 @@ fn of_run(run: &Run, status: Status, exit_code: Option<i32>, duration: f64) -> R
         status,
         exit_code,
         duration: seconds(duration),
-        summary: Summary {
-            total: c.total,
-            passed: c.passed,
-            failed: c.failed,
-            skipped: c.skipped,
-            errors: c.errors,
-            xfailed: c.xfailed,
-            xpassed: c.xpassed,
-            flaky: c.flaky,
-        },
+        summary: Summary(c),
         changes: run.changes.as_ref().map(|c| ChangeCounts {
             fixed: c.fixed.len(),
             new_failures: c.new_failures.len(),
@@ -334,32 +328,18 @@ fn of_run(run: &Run, status: Status, exit_code: Option<i32>, duration: f64) -> R
         }),
         failures: failure_groups(run),
         collection_errors: file_errors(&run.collection_errors),
-        error: None,
-        markdown: None,
-        full_result: None,
-        truncated: None,
+        end: End::default(),
     }
 }
 
-/// The run's failure groups (`model::groups`), [`IDS_NAMED`] ids each.
+/// The run's failure groups (`view::failure_groups`), [`IDS_NAMED`] ids
+/// each.
 fn failure_groups(run: &Run) -> Vec<FailureGroup> {
-    let groups = groups::failure_groups(run);
-    let new = run
-        .changes
-        .as_ref()
-        .map(|c| c.new_set())
-        .unwrap_or_default();
-    let params = Parametrizations::for_groups(run, &groups);
-    groups
+    view::failure_groups(run, New::SinceLastRun)
         .iter()
         .map(|g| {
-            let first = &run.tests[g.tests[0]];
-            let items = if g.tests.len() > 1 {
-                params.compress(run, &g.tests)
-            } else {
-                vec![IdItem::Test(&first.node_id)]
-            };
-            let (node_ids, covers): (Vec<String>, Vec<usize>) = items
+            let (node_ids, covers): (Vec<String>, Vec<usize>) = g
+                .items
                 .iter()
                 .take(IDS_NAMED)
                 .map(|item| match item {
@@ -367,32 +347,30 @@ fn failure_groups(run: &Run) -> Vec<FailureGroup> {
                     IdItem::Function { id, count } => (id.to_string(), *count),
                 })
                 .unzip();
-            let at = groups::shape(first).map(|s| match s.place {
+            let at = shape(g.first).map(|s| match s.place {
                 (path, Some(line)) => format!("{path}:{line}"),
                 (frame, None) => frame.trim_start_matches("at ").to_string(),
             });
             FailureGroup {
-                kind: kind(first),
-                count: g.tests.len(),
-                message: short(first.message().map(first_line).unwrap_or_default()),
+                kind: kind(g.first),
+                count: g.count,
+                message: short(g.first.message().map(first_line).unwrap_or_default()),
                 at,
                 node_ids,
-                more: g.tests.len().saturating_sub(covers.iter().sum()),
-                new: groups::new_in(run, &new, &g.tests),
+                more: g.count.saturating_sub(covers.iter().sum()),
+                new: g.new,
                 covers,
             }
         })
         .collect()
 }
 
-/// A group's kind: the outcome, and an error's phase (`Call` is the
-/// test's own).
+/// A group's kind: the outcome, and an error's phase when it is not the
+/// test's own (`setup error`).
 fn kind(t: &TestResult) -> String {
-    match (t.outcome, t.phase) {
-        (Outcome::Error, Some(phase @ (Phase::Setup | Phase::Teardown))) => {
-            format!("{} error", phase.as_str())
-        }
-        (outcome, _) => outcome.as_str().to_string(),
+    match super::json::error_phase(t) {
+        Some(phase) => format!("{phase} error"),
+        None => t.outcome.as_str().to_string(),
     }
 }
 
@@ -434,11 +412,14 @@ fn is_zero(n: &usize) -> bool {
 /// groups, test functions) shrinks to fit a budget, and it can carry the
 /// answer's Markdown.
 pub trait Structured: Serialize {
-    type Item: Clone;
-    fn items(&mut self) -> &mut Vec<Self::Item>;
-    fn errors(&mut self) -> &mut Vec<FileError>;
-    fn truncated(&mut self) -> &mut Option<Truncation>;
-    fn markdown(&mut self) -> &mut Option<String>;
+    /// The fields every structured result ends with.
+    fn end(&mut self) -> &mut End;
+    fn truncated(&mut self) -> &mut Option<Truncation> {
+        &mut self.end().truncated
+    }
+    fn markdown(&mut self) -> &mut Option<String> {
+        &mut self.end().markdown
+    }
     /// What a shortened rendering of this kind left out, counted as its
     /// text counts it: failure groups (a run), tests (a discovery). The
     /// structured result should leave out no more than the answer's text.
@@ -480,18 +461,8 @@ pub fn with_markdown<R: Structured>(
 }
 
 impl Structured for RunResult {
-    type Item = FailureGroup;
-    fn items(&mut self) -> &mut Vec<FailureGroup> {
-        &mut self.failures
-    }
-    fn errors(&mut self) -> &mut Vec<FileError> {
-        &mut self.collection_errors
-    }
-    fn truncated(&mut self) -> &mut Option<Truncation> {
-        &mut self.truncated
-    }
-    fn markdown(&mut self) -> &mut Option<String> {
-        &mut self.markdown
+    fn end(&mut self) -> &mut End {
+        &mut self.end
     }
     fn omitted(t: Option<&Truncation>) -> usize {
         t.map_or(0, |t| t.groups_omitted)
@@ -499,18 +470,8 @@ impl Structured for RunResult {
 }
 
 impl Structured for DiscoveryResult {
-    type Item = TestFunction;
-    fn items(&mut self) -> &mut Vec<TestFunction> {
-        &mut self.tests
-    }
-    fn errors(&mut self) -> &mut Vec<FileError> {
-        &mut self.collection_errors
-    }
-    fn truncated(&mut self) -> &mut Option<Truncation> {
-        &mut self.truncated
-    }
-    fn markdown(&mut self) -> &mut Option<String> {
-        &mut self.markdown
+    fn end(&mut self) -> &mut End {
+        &mut self.end
     }
     fn omitted(t: Option<&Truncation>) -> usize {
         // Test functions left out, counted by their cases, as the text

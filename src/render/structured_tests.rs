@@ -1,7 +1,7 @@
 use super::*;
 use crate::budget::count_tokens;
 use crate::model::discovery::Item;
-use crate::model::{Location, TestResult};
+use crate::model::{Location, Outcome, Phase, TestResult};
 
 /// `tests/t.py::test_total[<n>]` failing with `assert <n> == <n+1>` at
 /// `lib.py:7`, for `n` in `cases`.
@@ -94,7 +94,7 @@ fn a_run_is_its_status_counts_and_failure_groups() {
             Some("tests/t.py:3")
         )
     );
-    assert_eq!(r.truncated, None);
+    assert_eq!(r.end.truncated, None);
     let value = serde_json::to_value(&r).unwrap();
     assert_eq!(value["summary"]["xfailed"], 0);
     // Absent, never null: the schema says so.
@@ -131,7 +131,7 @@ fn a_few_ids_are_named_and_one_to_fit_the_budget() {
         (whole.failures[0].count, whole.failures[0].more),
         (400, 395)
     );
-    assert_eq!(whole.truncated, None);
+    assert_eq!(whole.end.truncated, None);
     let value = serde_json::to_value(&whole).unwrap();
     assert_eq!(value["failures"][0]["more"], 395);
     assert!(value["failures"][1].get("more").is_none(), "absent when 0");
@@ -142,7 +142,7 @@ fn a_few_ids_are_named_and_one_to_fit_the_budget() {
     assert_eq!(r.failures.len(), 2);
     assert_eq!(r.failures[0].node_ids, whole.failures[0].node_ids[..1]);
     assert_eq!((r.failures[0].count, r.failures[0].more), (400, 399));
-    let t = r.truncated.expect("truncated");
+    let t = r.end.truncated.expect("truncated");
     assert_eq!(t.dropped, ["node ids"]);
     assert_eq!((t.tests_omitted, t.groups_omitted), (399, 0));
     assert_eq!(t.max_tokens, Some(limit));
@@ -158,7 +158,7 @@ fn the_smallest_groups_go_when_fewer_ids_are_not_enough() {
         let r = super::run(&run, &Budget::tokens(limit));
         let used = tokens_of(&r);
         assert!(used <= limit, "{used} > {limit}");
-        let t = r.truncated.clone().expect("truncated");
+        let t = r.end.truncated.clone().expect("truncated");
         // Messages go before groups: each group kept names its test.
         assert_eq!(t.dropped, ["messages", "failure groups"]);
         assert!(r.failures.iter().all(|g| g.message.is_empty()));
@@ -205,7 +205,7 @@ fn a_tiny_budget_keeps_the_counts() {
     assert!(r.failures.is_empty());
     assert!(r.collection_errors.len() < 40);
     assert_eq!(r.summary.failed, 50);
-    let t = r.truncated.expect("truncated");
+    let t = r.end.truncated.expect("truncated");
     // Every case of test_total failed: one id named them all.
     assert_eq!(
         t.dropped,
@@ -227,7 +227,7 @@ fn an_execution_error_is_its_kind_with_what_finished() {
     let r = run_error(&e, &Budget::NONE);
     assert_eq!(r.status, Status::Timeout);
     assert_eq!((r.exit_code, r.summary.failed), (None, 2));
-    assert_eq!(r.error.as_deref(), Some(e.message.as_str()));
+    assert_eq!(r.end.error.as_deref(), Some(e.message.as_str()));
     assert_eq!(r.failures[0].count, 2);
     let d = discovery_error(&e, &Budget::NONE);
     assert_eq!((d.status, d.count, d.tests.len()), (Status::Timeout, 7, 0));
@@ -286,7 +286,7 @@ fn a_discovery_is_its_functions_within_the_budget() {
         r.tests.len()
     );
     assert_eq!(r.tests[..], whole.tests[..r.tests.len()]);
-    let t = r.truncated.expect("truncated");
+    let t = r.end.truncated.expect("truncated");
     assert_eq!(t.dropped, ["test functions"]);
     assert_eq!(t.tests_omitted, 201 - r.tests.len());
     let none = discovery(&Discovery::default(), &Budget::tokens(400));

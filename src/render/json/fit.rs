@@ -1,13 +1,17 @@
-//! The ADR-006 JSON within a [`Budget`]. Every key of ADR-006 stays; what
-//! goes, in order, stopping at the first answer that fits:
+//! The ADR-006 JSON within a [`Budget`]. Every key of ADR-006 stays; the
+//! plans a shortened answer is tried with, richest first, each leaving out
+//! what the one before did and more ([`first_fitting`] sends the first
+//! that fits):
 //!
 //! 1. `json_report` and `text_output` (become `null`): pytest's own views
-//!    of what the rest already says;
-//! 2. passing (and skipped) tests from `tests`: the summary still counts
-//!    them;
-//! 3. failing tests beyond those that fit, each group's first test first;
+//!    of what the rest already says; and passing (and skipped) tests from
+//!    `tests`: the summary still counts them;
+//! 2. failing tests beyond the first that fit, each group's first test
+//!    first;
+//! 3. every test's entry;
 //! 4. collection errors' tracebacks, then the ids each group names beyond
-//!    the first few, then whole groups from the smallest.
+//!    the first few, then beyond the first (with a shorter message), then
+//!    whole groups from the smallest.
 //!
 //! A shortened answer adds `truncated` (the budget, what was dropped, how
 //! many tests are not listed) and `failure_groups`: every root cause with
@@ -17,11 +21,13 @@
 use std::borrow::Cow;
 
 use serde::Serialize;
+use serde::ser::{SerializeSeq, Serializer};
 
-use super::{Answer, Tests, answer, serialized};
-use crate::budget::{Budget, Fitted, Truncation, largest_fitting};
-use crate::model::groups::{IdItem, Parametrizations, failure_groups, new_in, shape};
-use crate::model::{Outcome, Phase, Run, TestResult};
+use super::{ChangesEntry, Tests, answer, error_phase, serialized};
+use crate::budget::{Budget, Fitted, Rung, Truncation, first_fitting};
+use crate::model::groups::{IdItem, shape};
+use crate::model::{Run, TestResult};
+use crate::render::view::{self, New};
 use crate::text::first_line;
 
 /// Ids a group lists in a shortened answer...
@@ -33,29 +39,28 @@ const GROUP_MESSAGE_CHARS: usize = 300;
 /// ... and when groups are all an answer can hold.
 const SHORT_MESSAGE_CHARS: usize = 80;
 
-/// One root cause: how many tests it broke and how to find them.
-#[derive(Debug, Clone, Serialize)]
-pub(super) struct GroupEntry<'r> {
-    count: usize,
-    /// `failed`, or `error` (`error_phase` says when).
-    outcome: &'static str,
-    error_phase: Option<&'static str>,
-    exception: Option<&'r str>,
-    /// The representative's message, first line.
-    message: Cow<'r, str>,
-    /// The crash location: `path:line`, or another framework's frame.
-    location: Option<String>,
-    /// The tests' ids, a parametrized function's id standing for all its
-    /// cases when the group holds every one of them.
-    ids: Vec<&'r str>,
-    /// Ids of the group not in `ids`.
-    ids_omitted: usize,
-    /// The one id that reruns the whole group, when there is one.
-    rerun: Option<&'r str>,
-    /// How many of its tests fail now and did not last time (the groups
-    /// holding any come first); only when the last run is known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    new: Option<usize>,
+/// One step of the ladder: what a shortened answer keeps. `json_report`,
+/// `text_output` and the passing tests' entries go in every step.
+#[derive(Debug, Clone, Copy)]
+struct Plan {
+    /// The failing tests listed, each group's first test first.
+    tests: Listed,
+    /// Whether collection errors keep their tracebacks.
+    tracebacks: bool,
+    /// Ids each group names, and each list of `changes`.
+    ids: usize,
+    /// The longest message a group shows, in characters.
+    message_chars: usize,
+    /// The groups kept, largest first.
+    groups: usize,
+}
+
+/// The failing tests a plan lists.
+#[derive(Debug, Clone, Copy)]
+enum Listed {
+    All,
+    First(usize),
+    None,
 }
 
 /// The run's ADR-006 JSON (indented when `pretty`) within `budget`, and
@@ -68,25 +73,35 @@ pub fn render_fitted(run: &Run, budget: &Budget, pretty: bool) -> Fitted {
             truncation: None,
         };
     }
-    let (groups, firsts) = groups_of(run);
-    let mut fit = Fit {
+    let causes: Vec<Cause<'_>> = view::failure_groups(run, New::SinceLastRun)
+        .into_iter()
+        .map(|g| Cause::of(run, g))
+        .collect();
+    let s = Shortened {
         run,
         budget,
         pretty,
-        groups,
-        truncation: Truncation::new(budget),
-        tracebacks: true,
-        change_ids: MANY_IDS,
+        problems: problems(run, &causes),
+        causes,
     };
-    fit.drop("json_report");
-    fit.drop("text_output");
+    let (rungs, last) = s.ladder();
+    first_fitting(rungs, |plan| {
+        let fitted = s.render(plan);
+        budget.fits(&fitted.text).then_some(fitted)
+    })
+    .unwrap_or_else(|| s.render(last))
+}
+
+/// The failing tests: each group's first, then the others in the run's
+/// order.
+fn problems<'r>(run: &'r Run, causes: &[Cause<'r>]) -> Vec<&'r TestResult> {
     let mut is_first = vec![false; run.tests.len()];
-    for &i in &firsts {
-        is_first[i] = true;
+    for c in causes {
+        is_first[c.group.tests[0]] = true;
     }
-    let problems: Vec<&TestResult> = firsts
+    causes
         .iter()
-        .map(|&i| &run.tests[i])
+        .map(|c| c.group.first)
         .chain(
             run.tests
                 .iter()
@@ -94,224 +109,248 @@ pub fn render_fitted(run: &Run, budget: &Budget, pretty: bool) -> Fitted {
                 .filter(|(t, first)| t.is_problem() && !**first)
                 .map(|(t, _)| t),
         )
-        .collect();
-    let unlisted_problems = |listed: usize| problems.len() - listed;
-    let passing = run.tests.len() - problems.len();
-    // Passing tests go first, all at once.
-    fit.truncation.tests_omitted = passing;
-    if passing > 0 {
-        fit.drop("passing tests");
-    }
-    let text = fit.text(&problems);
-    if budget.fits(&text) {
-        return fit.done(text);
-    }
-    // Then failing tests beyond the first `k` that fit. The note naming
-    // `k` is part of each text measured, so the text that fitted is the
-    // answer.
-    fit.truncation.dropped.push(String::new());
-    let best = largest_fitting(problems.len().saturating_sub(1), |k| {
-        fit.truncation.tests_omitted = passing + unlisted_problems(k);
-        if let Some(last) = fit.truncation.dropped.last_mut() {
-            *last = format!("failing tests beyond the first {k}");
-        }
-        let text = fit.text(&problems[..k]);
-        budget.fits(&text).then_some((text, fit.truncation.clone()))
-    });
-    if let Some((_, (text, truncation))) = best {
-        fit.truncation = truncation;
-        return fit.done(text);
-    }
-    fit.truncation.dropped.pop();
-    fit.truncation.tests_omitted = run.tests.len();
-    fit.drop("every test's entry");
-    fit.groups_only()
+        .collect()
 }
 
-struct Fit<'a, 'r> {
+/// What every plan of a shortened answer is rendered from.
+struct Shortened<'a, 'r> {
     run: &'r Run,
     budget: &'a Budget,
     pretty: bool,
-    groups: Vec<GroupEntry<'r>>,
-    truncation: Truncation,
-    tracebacks: bool,
-    /// Ids `changes` names per list (the counts stay whole): as many as
-    /// each group names.
-    change_ids: usize,
+    causes: Vec<Cause<'r>>,
+    problems: Vec<&'r TestResult>,
 }
 
-impl<'r> Fit<'_, 'r> {
-    fn drop(&mut self, what: &str) {
-        self.truncation.dropped.push(what.to_string());
-    }
-
-    fn done(self, text: String) -> Fitted {
-        Fitted {
-            text,
-            truncation: Some(self.truncation),
+impl Shortened<'_, '_> {
+    /// The plans, richest first (the steps of the module's doc), and the
+    /// last resort: no test, no group, `truncated` saying so.
+    fn ladder(&self) -> (Vec<Rung<'static, Plan>>, Plan) {
+        let whole = Plan {
+            tests: Listed::All,
+            tracebacks: true,
+            ids: MANY_IDS,
+            message_chars: GROUP_MESSAGE_CHARS,
+            groups: self.causes.len(),
+        };
+        let unlisted = Plan {
+            tests: Listed::None,
+            ..whole
+        };
+        let mut rungs = vec![
+            Rung::One(whole),
+            // The note naming `k` is part of each text measured.
+            Rung::most(1, self.problems.len().saturating_sub(1), move |k| Plan {
+                tests: Listed::First(k),
+                ..whole
+            }),
+            Rung::One(unlisted),
+        ];
+        let mut bare = unlisted;
+        if !self.run.collection_errors.is_empty() {
+            bare.tracebacks = false;
+            rungs.push(Rung::One(bare));
         }
+        let few = Plan {
+            ids: FEW_IDS,
+            ..bare
+        };
+        let one = Plan {
+            ids: 1,
+            message_chars: SHORT_MESSAGE_CHARS,
+            ..few
+        };
+        rungs.extend([
+            Rung::One(few),
+            Rung::One(one),
+            // The smallest groups go (groups are largest first).
+            Rung::most(1, self.causes.len().saturating_sub(1), move |n| Plan {
+                groups: n,
+                ..one
+            }),
+        ]);
+        (rungs, Plan { groups: 0, ..one })
     }
 
-    /// The answer listing `tests`, with every group.
-    fn text(&self, tests: &[&TestResult]) -> String {
-        let mut a: Answer<'_> = answer(self.run);
+    /// The answer `plan` keeps, with the note on what it left out.
+    fn render(&self, plan: Plan) -> Fitted {
+        let truncation = self.truncation(plan);
+        let mut a = answer(self.run);
         a.json_report = None;
         a.text_output = None;
-        a.truncated = Some(&self.truncation);
-        a.failure_groups = Some(&self.groups);
+        a.truncated = Some(&truncation);
+        a.failure_groups = Some(Groups {
+            causes: &self.causes[..plan.groups],
+            plan,
+        });
         if let Some(c) = &self.run.changes {
-            a.changes = Some(super::ChangesEntry::of(c, self.change_ids));
+            a.changes = Some(ChangesEntry::of(c, plan.ids));
         }
-        a.tests = Tests::Some(tests.to_vec());
-        if !self.tracebacks {
+        a.tests = Tests::Some(match plan.tests {
+            Listed::All => &self.problems,
+            Listed::First(k) => &self.problems[..k],
+            Listed::None => &[],
+        });
+        if !plan.tracebacks {
             for e in &mut a.collection_errors {
                 e.traceback = None;
             }
         }
-        serialized(&a, self.pretty)
-    }
-
-    /// No test listed: collection tracebacks go, then ids beyond the first
-    /// few per group, then the smallest groups.
-    fn groups_only(mut self) -> Fitted {
-        let text = self.text(&[]);
-        if self.budget.fits(&text) {
-            return self.done(text);
-        }
-        if !self.run.collection_errors.is_empty() {
-            self.tracebacks = false;
-            self.drop("collection errors' tracebacks");
-            let text = self.text(&[]);
-            if self.budget.fits(&text) {
-                return self.done(text);
-            }
-        }
-        // Fewer ids per group, then one id and a short message each.
-        for (ids, chars) in [(FEW_IDS, GROUP_MESSAGE_CHARS), (1, SHORT_MESSAGE_CHARS)] {
-            self.drop(&match ids {
-                1 => "ids beyond the first of each group".to_string(),
-                n => format!("ids beyond the first {n} of each group"),
-            });
-            self.change_ids = ids;
-            for g in &mut self.groups {
-                if g.ids.len() > ids {
-                    g.ids_omitted += g.ids.len() - ids;
-                    g.ids.truncate(ids);
-                }
-                if let Some((cut, _)) = g.message.char_indices().nth(chars) {
-                    g.message = Cow::Owned(format!("{}…", &g.message[..cut]));
-                }
-            }
-            let text = self.text(&[]);
-            if self.budget.fits(&text) {
-                return self.done(text);
-            }
-        }
-        if self.groups.is_empty() {
-            let text = self.text(&[]);
-            return self.done(text);
-        }
-        // The smallest groups go (groups are largest first): the largest
-        // count that fits, found by bisection (the size grows with it; all
-        // of them did not fit), else none.
-        self.drop("the smallest groups");
-        let all = std::mem::take(&mut self.groups);
-        match largest_fitting(all.len() - 1, |n| {
-            let text = self.with_groups(&all, n);
-            self.budget.fits(&text).then_some(text)
-        }) {
-            Some((n, text)) => {
-                self.keep_groups(&all, n);
-                self.done(text)
-            }
-            None => {
-                let text = self.with_groups(&all, 0);
-                self.done(text)
-            }
+        let text = serialized(&a, self.pretty);
+        Fitted {
+            text,
+            truncation: Some(truncation),
         }
     }
 
-    /// The answer without tests, with the first `n` of `all` groups.
-    fn with_groups(&mut self, all: &[GroupEntry<'r>], n: usize) -> String {
-        self.keep_groups(all, n);
-        self.text(&[])
-    }
-
-    /// Keeps the first `n` of `all` groups, and says how many went.
-    fn keep_groups(&mut self, all: &[GroupEntry<'r>], n: usize) {
-        self.groups = all[..n].to_vec();
-        self.truncation.groups_omitted = all.len() - n;
+    /// What `plan` leaves out, in the order the ladder leaves it out.
+    fn truncation(&self, plan: Plan) -> Truncation {
+        let mut t = Truncation::new(self.budget);
+        let mut drop = |what: String| t.dropped.push(what);
+        drop("json_report".into());
+        drop("text_output".into());
+        if self.problems.len() < self.run.tests.len() {
+            drop("passing tests".into());
+        }
+        let listed = match plan.tests {
+            Listed::All => self.problems.len(),
+            Listed::First(k) => {
+                drop(format!("failing tests beyond the first {k}"));
+                k
+            }
+            Listed::None => {
+                drop("every test's entry".into());
+                0
+            }
+        };
+        if !plan.tracebacks {
+            drop("collection errors' tracebacks".into());
+        }
+        if plan.ids <= FEW_IDS {
+            drop(format!("ids beyond the first {FEW_IDS} of each group"));
+        }
+        if plan.ids == 1 {
+            drop("ids beyond the first of each group".into());
+        }
+        if plan.groups < self.causes.len() {
+            drop("the smallest groups".into());
+        }
+        t.tests_omitted = self.run.tests.len() - listed;
+        t.groups_omitted = self.causes.len() - plan.groups;
+        t
     }
 }
 
-/// Every failure group as JSON lists it, and each group's first test.
-fn groups_of(run: &Run) -> (Vec<GroupEntry<'_>>, Vec<usize>) {
-    let groups = failure_groups(run);
-    let params = Parametrizations::for_groups(run, &groups);
-    let firsts = groups.iter().map(|g| g.tests[0]).collect();
-    let new = run.changes.as_ref().map(|c| c.new_set());
-    let entries = groups
-        .iter()
-        .map(|g| {
-            let t = &run.tests[g.tests[0]];
-            let items = params.compress(run, &g.tests);
-            let mut ids: Vec<&str> = items
-                .iter()
-                .map(|i| match i {
-                    IdItem::Test(id) | IdItem::Function { id, .. } => *id,
-                })
-                .collect();
-            let omitted = ids.len().saturating_sub(MANY_IDS);
-            ids.truncate(MANY_IDS);
-            let rerun = match items.as_slice() {
-                [IdItem::Test(id)] => Some(*id),
-                [IdItem::Function { id, count }] if *count == g.tests.len() => Some(*id),
-                _ => None,
-            };
-            let mut e = entry(t, g.tests.len(), ids, rerun);
-            e.ids_omitted = omitted;
-            e.new = new.as_ref().map(|new| new_in(run, new, &g.tests));
-            e
-        })
-        .collect();
-    (entries, firsts)
-}
-
-fn entry<'r>(
-    t: &'r TestResult,
-    count: usize,
-    ids: Vec<&'r str>,
+/// A failure group (`view::Group`) and what its entry says beside the
+/// ids, worked out once for every plan.
+struct Cause<'r> {
+    group: view::Group<'r>,
+    exception: Option<&'r str>,
+    /// The first test's message, first line.
+    message: Cow<'r, str>,
+    /// The crash location: `path:line`, or another framework's frame.
+    location: Option<String>,
+    /// The one id that reruns the whole group, when there is one.
     rerun: Option<&'r str>,
-) -> GroupEntry<'r> {
-    let s = shape(t);
-    let message = match t.joined_message() {
-        Some(Cow::Borrowed(m)) => Cow::Borrowed(first_line(m)),
-        Some(Cow::Owned(m)) => Cow::Owned(first_line(&m).to_string()),
-        None => Cow::Borrowed(""),
-    };
-    let message = match message.char_indices().nth(GROUP_MESSAGE_CHARS) {
-        Some((cut, _)) => Cow::Owned(format!("{}…", &message[..cut])),
-        None => message,
-    };
-    let location = s.as_ref().map(|s| match s.place {
-        (path, Some(line)) => format!("{path}:{line}"),
-        (frame, None) => frame.to_string(),
-    });
-    GroupEntry {
-        count,
-        outcome: t.outcome.as_str(),
-        error_phase: match (t.outcome, t.phase) {
-            (Outcome::Error, Some(Phase::Setup)) => Some("setup"),
-            (Outcome::Error, Some(Phase::Teardown)) => Some("teardown"),
+    /// How many of its tests are new, when the last run is known.
+    new: Option<usize>,
+}
+
+impl<'r> Cause<'r> {
+    fn of(run: &Run, group: view::Group<'r>) -> Self {
+        let t = group.first;
+        let s = shape(t);
+        let message = match t.joined_message() {
+            Some(Cow::Borrowed(m)) => Cow::Borrowed(first_line(m)),
+            Some(Cow::Owned(m)) => Cow::Owned(first_line(&m).to_string()),
+            None => Cow::Borrowed(""),
+        };
+        let rerun = match group.items.as_slice() {
+            [IdItem::Test(id)] => Some(*id),
+            [IdItem::Function { id, count }] if *count == group.count => Some(*id),
             _ => None,
-        },
-        exception: s.and_then(|s| s.exception),
-        message,
-        location,
-        ids,
-        ids_omitted: 0,
-        rerun,
-        new: None,
+        };
+        Cause {
+            exception: s.as_ref().and_then(|s| s.exception),
+            message,
+            location: s.map(|s| match s.place {
+                (path, Some(line)) => format!("{path}:{line}"),
+                (frame, None) => frame.to_string(),
+            }),
+            rerun,
+            new: run.changes.is_some().then_some(group.new),
+            group,
+        }
+    }
+}
+
+/// The failure groups a plan keeps, each as it shows them.
+pub(super) struct Groups<'a> {
+    causes: &'a [Cause<'a>],
+    plan: Plan,
+}
+
+/// One root cause: how many tests it broke and how to find them.
+#[derive(Serialize)]
+struct GroupEntry<'a> {
+    count: usize,
+    /// `failed`, or `error` (`error_phase` says when).
+    outcome: &'static str,
+    error_phase: Option<&'static str>,
+    exception: Option<&'a str>,
+    /// The representative's message, first line.
+    message: Cow<'a, str>,
+    location: Option<&'a str>,
+    /// The tests' ids, a parametrized function's id standing for all its
+    /// cases when the group holds every one of them.
+    ids: Ids<'a>,
+    /// Ids of the group not in `ids`.
+    ids_omitted: usize,
+    rerun: Option<&'a str>,
+    /// How many of its tests fail now and did not last time (the groups
+    /// holding any come first); only when the last run is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    new: Option<usize>,
+}
+
+impl Serialize for Groups<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.causes.len()))?;
+        for c in self.causes {
+            let items = &c.group.items;
+            let shown = items.len().min(self.plan.ids);
+            seq.serialize_element(&GroupEntry {
+                count: c.group.count,
+                outcome: c.group.first.outcome.as_str(),
+                error_phase: error_phase(c.group.first),
+                exception: c.exception,
+                message: cut(&c.message, self.plan.message_chars),
+                location: c.location.as_deref(),
+                ids: Ids(&items[..shown]),
+                ids_omitted: items.len() - shown,
+                rerun: c.rerun,
+                new: c.new,
+            })?;
+        }
+        seq.end()
+    }
+}
+
+/// Ids as pytest accepts them.
+struct Ids<'a>(&'a [IdItem<'a>]);
+
+impl Serialize for Ids<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|i| match i {
+            IdItem::Test(id) | IdItem::Function { id, .. } => *id,
+        }))
+    }
+}
+
+/// `text` cut to `max` characters, with `…` when cut.
+fn cut(text: &str, max: usize) -> Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => Cow::Owned(format!("{}…", &text[..at])),
+        None => Cow::Borrowed(text),
     }
 }
 
@@ -321,7 +360,7 @@ mod tests {
 
     use super::*;
     use crate::budget::count_tokens;
-    use crate::model::Location;
+    use crate::model::{Location, Outcome};
 
     /// Failing tests of many sizes, at budgets a few tokens apart: the
     /// answer is the text that was measured, never over its budget, and

@@ -10,14 +10,15 @@
 use std::borrow::Cow;
 
 use serde::Serialize;
-use serde::ser::{SerializeSeq, Serializer};
+use serde::ser::{SerializeSeq, SerializeStruct, Serializer};
 use serde_json::Value;
 
 use crate::budget::Truncation;
 use crate::model::affected::{Affected, AllRan};
 use crate::model::changes::Changes;
 use crate::model::raw_report::RawReports;
-use crate::model::{CollectionError, Run, TestResult, Xfail};
+use crate::model::{CollectionError, Counts, Run, TestResult, Xfail};
+use crate::render::view;
 
 mod fit;
 
@@ -41,24 +42,63 @@ struct Answer<'a> {
     truncated: Option<&'a Truncation>,
     /// Only in an answer shortened to fit a budget: every failure group.
     #[serde(skip_serializing_if = "Option::is_none")]
-    failure_groups: Option<&'a [fit::GroupEntry<'a>]>,
+    failure_groups: Option<fit::Groups<'a>>,
     tests: Tests<'a>,
     json_report: Option<&'a RawReports>,
     text_output: Option<&'a str>,
     collection_errors: Vec<ErrorEntry<'a>>,
 }
 
-#[derive(Serialize)]
+/// ADR-006's summary: the run's counts, its duration among them.
 struct Summary {
-    total: usize,
-    passed: usize,
-    failed: usize,
-    skipped: usize,
-    errors: usize,
+    counts: Counts,
     duration: Option<f64>,
-    xfailed: usize,
-    xpassed: usize,
-    flaky: usize,
+}
+
+impl Serialize for Summary {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        summary(serializer, &self.counts, Some(self.duration))
+    }
+}
+
+/// ADR-006's summary object: the counts (collection errors and warnings
+/// are given elsewhere), with the duration after `errors` when there is
+/// one to give (the structured result gives it beside the counts). One
+/// writer for the JSON report and the structured result: the same keys
+/// in the same order.
+pub(super) fn summary<S: Serializer>(
+    serializer: S,
+    c: &Counts,
+    duration: Option<Option<f64>>,
+) -> Result<S::Ok, S::Error> {
+    let mut s = serializer.serialize_struct("Summary", 9)?;
+    let head = [
+        ("total", c.total),
+        ("passed", c.passed),
+        ("failed", c.failed),
+        ("skipped", c.skipped),
+        ("errors", c.errors),
+    ];
+    for (key, n) in head {
+        s.serialize_field(key, &n)?;
+    }
+    if let Some(d) = duration {
+        s.serialize_field("duration", &d)?;
+    }
+    for (key, n) in [
+        ("xfailed", c.xfailed),
+        ("xpassed", c.xpassed),
+        ("flaky", c.flaky),
+    ] {
+        s.serialize_field(key, &n)?;
+    }
+    s.end()
+}
+
+/// A failure's phase when it is not the test's own (`setup`, `teardown`),
+/// as its label says it (`ERROR at setup`).
+pub(super) fn error_phase(t: &TestResult) -> Option<&'static str> {
+    view::label(t).strip_prefix("ERROR at ")
 }
 
 /// What changed since the last run (`model::changes`): each list's count,
@@ -115,7 +155,7 @@ impl<'a> ChangesEntry<'a> {
 /// The tests listed: all of them, or those a budget leaves room for.
 enum Tests<'a> {
     All(&'a [TestResult]),
-    Some(Vec<&'a TestResult>),
+    Some(&'a [&'a TestResult]),
 }
 
 impl Serialize for Tests<'_> {
@@ -173,15 +213,8 @@ fn answer(run: &Run) -> Answer<'_> {
     Answer {
         exit_code: run.exit_code(),
         summary: Summary {
-            total: c.total,
-            passed: c.passed,
-            failed: c.failed,
-            skipped: c.skipped,
-            errors: c.errors,
+            counts: c,
             duration: finite(round_secs(run.duration_secs())),
-            xfailed: c.xfailed,
-            xpassed: c.xpassed,
-            flaky: c.flaky,
         },
         changes: run
             .changes

@@ -1,9 +1,12 @@
-//! Fitting a structured result to its budget (see the parent module):
-//! fewer ids per group, shorter messages, then none from the last groups
-//! up, then fewer groups (a discovery: fewer test functions), then fewer
-//! collection errors, until its compact JSON fits.
+//! Fitting a structured result to its budget (see the parent module). Its
+//! plans, richest first, each leaving out what the one before did and
+//! more ([`first_fitting`] keeps the first whose compact JSON fits): one
+//! id per group, shorter messages, then none from the last groups up,
+//! then fewer groups (a discovery: fewer test functions), then fewer
+//! collection errors.
 
 use super::*;
+use crate::budget::{Rung, first_fitting};
 
 /// Characters of a group's message kept when the whole message does not
 /// fit the budget: the exception and the start of what it says.
@@ -25,165 +28,216 @@ pub(super) fn fits(budget: &Budget, value: &impl Serialize) -> bool {
     budget.fits(&text)
 }
 
-/// The largest `k` in `0..=n` for which `fits(k)` holds (0 when none).
-fn largest_fitting(n: usize, mut fits: impl FnMut(usize) -> bool) -> usize {
-    crate::budget::largest_fitting(n, |k| fits(k).then_some(())).map_or(0, |(k, ())| k)
+/// One step of the ladder: what a structured result keeps.
+#[derive(Debug, Clone, Copy)]
+struct Plan {
+    /// Ids each group names: [`IDS_NAMED`], or 1 (`node ids` dropped).
+    ids: usize,
+    messages: Messages,
+    /// The first items kept (`failure groups`, `test functions` dropped);
+    /// all of them when `None`.
+    items: Option<usize>,
+    /// The first collection errors kept (`collection errors` dropped); all
+    /// of them when `None`.
+    errors: Option<usize>,
 }
 
-/// Names at most `cap` ids per group.
-fn cap_ids(groups: &mut [FailureGroup], cap: usize) {
-    for g in groups {
-        if g.node_ids.len() > cap {
-            g.node_ids.truncate(cap);
-            g.covers.truncate(cap);
-            g.more = g.count.saturating_sub(g.covers.iter().sum());
+/// The groups' messages a plan keeps.
+#[derive(Debug, Clone, Copy)]
+enum Messages {
+    /// As they are.
+    Whole,
+    /// Cut to [`SHORT_MESSAGE_CHARS`] (`long messages` dropped).
+    Short,
+    /// Cut, and only on the first `k` groups, with their place (`messages`
+    /// dropped, those beyond the first `k` groups when `k` > 0).
+    First(usize),
+}
+
+impl Plan {
+    const WHOLE: Plan = Plan {
+        ids: IDS_NAMED,
+        messages: Messages::Whole,
+        items: None,
+        errors: None,
+    };
+
+    /// What the plan leaves out, in the order the ladder leaves it out.
+    fn dropped(self, items: &str) -> Vec<String> {
+        let mut dropped = Vec::new();
+        if self.ids < IDS_NAMED {
+            dropped.push("node ids".to_string());
         }
+        match self.messages {
+            Messages::Whole => {}
+            Messages::Short => dropped.push("long messages".into()),
+            Messages::First(0) => dropped.push("messages".into()),
+            Messages::First(k) => dropped.push(format!("messages beyond the first {k} groups")),
+        }
+        if self.items.is_some() {
+            dropped.push(items.into());
+        }
+        if self.errors.is_some() {
+            dropped.push("collection errors".into());
+        }
+        dropped
     }
 }
 
-/// Failing tests that no listed id names.
-fn unnamed(groups: &[FailureGroup]) -> usize {
-    groups.iter().map(|g| g.more).sum()
+/// A structured result whose list shrinks to fit a budget.
+trait Ladder: Structured + Clone {
+    type Item: Clone;
+    /// What leaving out items is called: `failure groups`, `test
+    /// functions`.
+    const ITEMS: &'static str;
+    fn items(&mut self) -> &mut Vec<Self::Item>;
+    fn errors(&mut self) -> &mut Vec<FileError>;
+    /// The `i`th item as `plan` shows it.
+    fn shown(item: &Self::Item, i: usize, plan: Plan) -> Self::Item;
+    /// Says in `t` how many tests (and groups) are not named, with `kept`
+    /// the items kept and `left` those left out.
+    fn count_omitted(t: &mut Truncation, kept: &[Self::Item], left: &[Self::Item]);
 }
 
-/// `result` within `budget`: fewer ids per group, then shorter messages,
-/// then none, then fewer groups (the last go first: the smallest of those
-/// seen before), until its compact JSON fits; when not even the
-/// counts and the collection errors fit, fewer collection errors and no
-/// group.
-pub(super) fn fit_run(mut r: RunResult, budget: &Budget) -> RunResult {
+impl Ladder for RunResult {
+    type Item = FailureGroup;
+    const ITEMS: &'static str = "failure groups";
+    fn items(&mut self) -> &mut Vec<FailureGroup> {
+        &mut self.failures
+    }
+    fn errors(&mut self) -> &mut Vec<FileError> {
+        &mut self.collection_errors
+    }
+    fn shown(g: &FailureGroup, i: usize, plan: Plan) -> FailureGroup {
+        let mut g = g.clone();
+        if g.node_ids.len() > plan.ids {
+            g.node_ids.truncate(plan.ids);
+            g.covers.truncate(plan.ids);
+            g.more = g.count.saturating_sub(g.covers.iter().sum());
+        }
+        match plan.messages {
+            Messages::Whole => {}
+            Messages::First(k) if i >= k => (g.message, g.at) = (String::new(), None),
+            Messages::Short | Messages::First(_) => {
+                g.message = cut_chars(&g.message, SHORT_MESSAGE_CHARS);
+            }
+        }
+        g
+    }
+    fn count_omitted(t: &mut Truncation, kept: &[FailureGroup], left: &[FailureGroup]) {
+        t.groups_omitted = left.len();
+        t.tests_omitted = kept.iter().map(|g| g.more).sum::<usize>()
+            + left.iter().map(|g| g.count).sum::<usize>();
+    }
+}
+
+impl Ladder for DiscoveryResult {
+    type Item = TestFunction;
+    const ITEMS: &'static str = "test functions";
+    fn items(&mut self) -> &mut Vec<TestFunction> {
+        &mut self.tests
+    }
+    fn errors(&mut self) -> &mut Vec<FileError> {
+        &mut self.collection_errors
+    }
+    fn shown(f: &TestFunction, _: usize, _: Plan) -> TestFunction {
+        f.clone()
+    }
+    fn count_omitted(t: &mut Truncation, _: &[TestFunction], left: &[TestFunction]) {
+        t.tests_omitted = left.iter().map(|f| f.cases.unwrap_or(1)).sum();
+    }
+}
+
+/// `r` within `budget`: one id per group, then shorter messages, then
+/// none from the last groups up, then fewer groups (the last go first:
+/// the smallest of those seen before); when not even the counts and the
+/// collection errors fit, fewer collection errors and no group.
+pub(super) fn fit_run(r: RunResult, budget: &Budget) -> RunResult {
     if !budget.is_limited() || fits(budget, &r) {
         return r;
     }
-    let mut t = Truncation::new(budget);
-    if r.failures.iter().any(|g| g.node_ids.len() > 1) {
-        cap_ids(&mut r.failures, 1);
-        t.dropped.push("node ids".into());
-        t.tests_omitted = unnamed(&r.failures);
-        r.truncated = Some(t.clone());
-        if fits(budget, &r) {
-            return r;
-        }
+    let groups = &r.failures;
+    let mut plan = Plan::WHOLE;
+    let mut rungs = Vec::new();
+    if groups.iter().any(|g| g.node_ids.len() > 1) {
+        plan.ids = 1;
+        rungs.push(Rung::One(plan));
     }
-    if shed_messages(&mut r, &mut t, budget) {
-        return r;
-    }
-    t.dropped.push("failure groups".into());
-    // With the first `k` groups, the rest left out.
-    keep_fitting(r, budget, |all: &[FailureGroup], k| {
-        let mut t = t.clone();
-        t.groups_omitted = all.len() - k;
-        t.tests_omitted = unnamed(&all[..k]) + all[k..].iter().map(|g| g.count).sum::<usize>();
-        t
-    })
-}
-
-/// Every group kept with one line, as the text keeps them: messages cut
-/// to [`SHORT_MESSAGE_CHARS`], then left out from the last groups up,
-/// before any group is. Whether `r` then fits, `t` saying what went.
-fn shed_messages(r: &mut RunResult, t: &mut Truncation, budget: &Budget) -> bool {
-    if r.failures
+    // Every group kept with one line, as the text keeps them, before any
+    // group goes.
+    if groups
         .iter()
         .any(|g| g.message.chars().count() > SHORT_MESSAGE_CHARS)
     {
-        for g in &mut r.failures {
-            g.message = cut_chars(&g.message, SHORT_MESSAGE_CHARS);
-        }
-        t.dropped.push("long messages".into());
-        r.truncated = Some(t.clone());
-        if fits(budget, r) {
-            return true;
-        }
+        rungs.push(Rung::One(Plan {
+            messages: Messages::Short,
+            ..plan
+        }));
     }
-    if !r
-        .failures
+    if groups
         .iter()
         .any(|g| !g.message.is_empty() || g.at.is_some())
     {
-        return false;
+        rungs.push(Rung::most(0, groups.len(), move |k| Plan {
+            messages: Messages::First(k),
+            ..plan
+        }));
+        plan.messages = Messages::First(0);
     }
-    // Messages left out include the long ones shortened before.
-    t.dropped.retain(|d| d != "long messages");
-    t.dropped.push("messages".into());
-    r.truncated = Some(t.clone());
-    let lines: Vec<(String, Option<String>)> = r
-        .failures
-        .iter()
-        .map(|g| (g.message.clone(), g.at.clone()))
-        .collect();
-    // The first `k` groups with their message and place, not the rest.
-    let keep = |r: &mut RunResult, k: usize| {
-        for (i, (g, (message, at))) in r.failures.iter_mut().zip(&lines).enumerate() {
-            (g.message, g.at) = if i < k {
-                (message.clone(), at.clone())
-            } else {
-                (String::new(), None)
-            };
-        }
-    };
-    let k = largest_fitting(lines.len(), |k| {
-        keep(r, k);
-        fits(budget, r)
-    });
-    keep(r, k);
-    if !fits(budget, r) {
-        return false;
-    }
-    if k > 0 {
-        t.dropped.pop();
-        t.dropped
-            .push(format!("messages beyond the first {k} groups"));
-        r.truncated = Some(t.clone());
-    }
-    true
+    fit(r, budget, rungs, plan)
 }
 
-/// `result` within `budget`: fewer test functions (the last go first),
-/// until its compact JSON fits; when not even the counts and the collection
+/// `r` within `budget`: fewer test functions (the last go first), until
+/// its compact JSON fits; when not even the counts and the collection
 /// errors fit, fewer collection errors and no test function.
 pub(super) fn fit_discovery(r: DiscoveryResult, budget: &Budget) -> DiscoveryResult {
     if !budget.is_limited() || fits(budget, &r) {
         return r;
     }
-    let mut t = Truncation::new(budget);
-    t.dropped.push("test functions".into());
-    keep_fitting(r, budget, |all: &[TestFunction], k| {
-        let mut t = t.clone();
-        t.tests_omitted = all[k..].iter().map(|f| f.cases.unwrap_or(1)).sum();
-        t
-    })
+    fit(r, budget, Vec::new(), Plan::WHOLE)
 }
 
-/// `r` with the first `k` of its items that fit, `truncation(all, k)`
-/// saying what went; when not even none of them fits, no item and as many
-/// collection errors as fit.
-fn keep_fitting<R: Structured>(
-    mut r: R,
-    budget: &Budget,
-    truncation: impl Fn(&[R::Item], usize) -> Truncation,
-) -> R {
-    let mut all = std::mem::take(r.items());
-    *r.truncated() = Some(truncation(&all, 0));
-    if !fits(budget, &r) {
-        let mut t = truncation(&all, 0);
-        t.dropped.push("collection errors".into());
-        *r.truncated() = Some(t);
-        let keep = largest_fitting(r.errors().len(), |k| {
-            let rest = r.errors().split_off(k);
-            let fits = fits(budget, &r);
-            r.errors().extend(rest);
-            fits
-        });
-        r.errors().truncate(keep);
-        return r;
-    }
-    let k = largest_fitting(all.len(), |k| {
-        *r.items() = all[..k].to_vec();
-        *r.truncated() = Some(truncation(&all, k));
-        fits(budget, &r)
-    });
-    *r.truncated() = Some(truncation(&all, k));
-    all.truncate(k);
-    *r.items() = all;
-    r
+/// `r` as the first of `rungs` that fits, then of fewer items (the first
+/// `k` kept), then of no item and fewer collection errors, `plan` saying
+/// what else goes; no item and no collection error when nothing fits.
+fn fit<'a, R: Ladder>(mut r: R, budget: &Budget, mut rungs: Vec<Rung<'a, Plan>>, plan: Plan) -> R {
+    let items = std::mem::take(r.items());
+    let errors = std::mem::take(r.errors());
+    rungs.push(Rung::most(0, items.len(), move |k| Plan {
+        items: Some(k),
+        ..plan
+    }));
+    rungs.push(Rung::most(1, errors.len(), move |k| Plan {
+        items: Some(0),
+        errors: Some(k),
+        ..plan
+    }));
+    // `r` is left with none of its items and errors: each plan's copy
+    // takes only those it keeps.
+    let shaped = |plan: Plan| {
+        let mut s = r.clone();
+        let (kept, left) = items.split_at(plan.items.unwrap_or(items.len()));
+        *s.items() = kept
+            .iter()
+            .enumerate()
+            .map(|(i, item)| R::shown(item, i, plan))
+            .collect();
+        *s.errors() = errors[..plan.errors.unwrap_or(errors.len())].to_vec();
+        let mut t = Truncation::new(budget);
+        t.dropped = plan.dropped(R::ITEMS);
+        R::count_omitted(&mut t, s.items(), left);
+        *s.truncated() = Some(t);
+        s
+    };
+    first_fitting(rungs, |plan| {
+        let s = shaped(plan);
+        fits(budget, &s).then_some(s)
+    })
+    .unwrap_or_else(|| {
+        shaped(Plan {
+            items: Some(0),
+            errors: Some(0),
+            ..plan
+        })
+    })
 }
