@@ -305,10 +305,7 @@ pub fn first_fitting<'a, P, T>(
 /// It gallops up from 1 (1, 3, 7, 15, ... items) before halving, so no
 /// rendering tried is much larger than the largest that fits, however many
 /// items there are: counting tokens costs in proportion to the text.
-pub fn largest_fitting<T>(
-    n: usize,
-    mut attempt: impl FnMut(usize) -> Option<T>,
-) -> Option<(usize, T)> {
+fn largest_fitting<T>(n: usize, mut attempt: impl FnMut(usize) -> Option<T>) -> Option<(usize, T)> {
     let (mut lo, mut hi) = (0, n);
     let mut best = None;
     let mut step = 1;

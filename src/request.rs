@@ -337,21 +337,33 @@ impl ToolRequest for DiscoverTestsRequest {
     }
 }
 
-/// A request type's description (its doc comment) and input schema: an
-/// object of the type's fields, none required, no others allowed.
-fn derive_schema<T: JsonSchema>() -> (String, Map<String, Value>) {
-    let mut settings = SchemaSettings::draft2020_12();
-    // Integer widths ("int64") are not JSON Schema formats: dropped
-    // while `$schema` still says which standard applies.
+/// `T`'s schema as a JSON object, derived with `settings` and kept short
+/// by `lean` (applied to every subschema). Integer widths (`int64`) are
+/// not JSON Schema formats: they are dropped while `$schema` still says
+/// which standard applies. The tools' input and output schemas are both
+/// made here.
+pub fn schema_object<T: JsonSchema>(
+    mut settings: SchemaSettings,
+    lean: fn(&mut Schema),
+) -> Map<String, Value> {
     settings
         .transforms
         .push(Box::new(RestrictFormats::default()));
     settings.transforms.push(Box::new(RecursiveTransform(lean)));
-    let schema = settings.into_generator().into_root_schema_for::<T>();
-    let mut object = match schema.to_value() {
+    match settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value()
+    {
         Value::Object(object) => object,
         _ => Map::new(),
-    };
+    }
+}
+
+/// A request type's description (its doc comment) and input schema: an
+/// object of the type's fields, none required, no others allowed.
+fn derive_schema<T: JsonSchema>() -> (String, Map<String, Value>) {
+    let mut object = schema_object::<T>(SchemaSettings::draft2020_12(), lean);
     for noise in ["$schema", "title"] {
         object.shift_remove(noise);
     }

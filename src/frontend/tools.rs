@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use rmcp::model::{Tool, ToolAnnotations};
 use rmcp::schemars::generate::SchemaSettings;
-use rmcp::schemars::transform::{RecursiveTransform, RestrictFormats};
 use rmcp::schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value};
 
@@ -68,15 +67,7 @@ fn tool<T: ToolRequest>(title: &str) -> Tool {
 pub fn output_schema<T: JsonSchema>() -> Map<String, Value> {
     let mut settings = SchemaSettings::draft2020_12().for_serialize();
     settings.inline_subschemas = true;
-    settings
-        .transforms
-        .push(Box::new(RestrictFormats::default()));
-    settings.transforms.push(Box::new(RecursiveTransform(lean)));
-    let schema = settings.into_generator().into_root_schema_for::<T>();
-    let mut object = match schema.to_value() {
-        Value::Object(object) => object,
-        _ => Map::new(),
-    };
+    let mut object = crate::request::schema_object::<T>(settings, lean);
     // Which fields an item of a list always has is for the README: only
     // the result's own fields say so here.
     if let Some(Value::Object(properties)) = object.get_mut("properties") {
