@@ -219,6 +219,60 @@ fn no_path_attribute_leaves_its_tree() {
     ));
 }
 
+/// Unit tests one way (ARCHITECTURE.md, "Tests and goldens"): a module's
+/// tests are the file `tests.rs` in its folder, declared last as
+/// `#[cfg(test)] mod tests;`: no inline test module, no `#[path]` in
+/// `src/`, and every `tests.rs` is some module's.
+#[test]
+fn unit_tests_live_in_the_modules_folder() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let tree = read_tree(&src);
+    let mut broken = Vec::new();
+    let mut declared = BTreeSet::new();
+    for (file, text) in &tree {
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        for (i, line) in lines.iter().enumerate() {
+            if line.starts_with("#[path") || line.starts_with("mod tests {") {
+                broken.push(format!("{}: {line}", file.display()));
+            }
+            if *line == "mod tests;" {
+                if i == 0 || lines[i - 1] != "#[cfg(test)]" {
+                    broken.push(format!(
+                        "{}: mod tests; without #[cfg(test)]",
+                        file.display()
+                    ));
+                }
+                declared.insert(tests_file_of(file));
+            }
+        }
+    }
+    for (file, _) in &tree {
+        if file.file_name().is_some_and(|n| n == "tests.rs") && !declared.contains(file) {
+            broken.push(format!("{}: no module declares it", file.display()));
+        }
+    }
+    assert!(declared.len() > 20, "{declared:?}: the scan is broken");
+    assert_eq!(broken, Vec::<String>::new());
+    assert_eq!(
+        tests_file_of(Path::new("render/gfm/mod.rs")),
+        Path::new("render/gfm/tests.rs")
+    );
+    assert_eq!(
+        tests_file_of(Path::new("text.rs")),
+        Path::new("text/tests.rs")
+    );
+}
+
+/// Where `mod tests;` in `file` finds its file: `a/tests.rs` for
+/// `a/mod.rs`, `a/foo/tests.rs` for `a/foo.rs`.
+fn tests_file_of(file: &Path) -> PathBuf {
+    let folder = file.parent().unwrap_or(Path::new(""));
+    match file.file_stem().and_then(|s| s.to_str()) {
+        Some("mod") | Some("lib") | None => folder.join("tests.rs"),
+        Some(stem) => folder.join(stem).join("tests.rs"),
+    }
+}
+
 /// The values of the `#[path = "..."]` attributes of a file.
 fn path_attributes(text: &str) -> Vec<String> {
     text.lines()

@@ -185,7 +185,7 @@ pub fn exec_error(e: &ExecError, format: Format, budget: &Budget) -> Answer {
     let markdown = if format.errors_as_objects() {
         String::new()
     } else {
-        render::outcome::error_markdown_fitted(e, budget).text
+        render::exec_error::error_markdown_fitted(e, budget).text
     };
     Answer::error(
         format,
@@ -201,7 +201,7 @@ fn error_object(e: &ExecError) -> ErrorObject {
     ErrorObject {
         code: e.kind.code(),
         message: e.message.clone(),
-        data: render::outcome::error_data(e),
+        data: render::exec_error::error_data(e),
     }
 }
 
@@ -451,7 +451,7 @@ pub fn tool_exec_error(
         // The JSON-RPC error object: no text, no structured result.
         return ToolAnswer::bare(exec_error(e, format, budget), headline);
     }
-    let text = |b: &Budget| render::outcome::error_markdown_fitted(e, b);
+    let text = |b: &Budget| render::exec_error::error_markdown_fitted(e, b);
     let answer = |fitted: Fitted| Answer::Text {
         text: fitted.text,
         is_error: true,

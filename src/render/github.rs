@@ -417,5 +417,4 @@ fn repository_path(path: &str, options: &Options) -> String {
 }
 
 #[cfg(test)]
-#[path = "github_tests.rs"]
 mod tests;

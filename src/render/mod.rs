@@ -1,20 +1,34 @@
-//! Renderers: pure functions from a [`Run`](crate::model::Run) to text.
+//! Renderers: pure functions from the model (a [`Run`](crate::model::Run),
+//! a discovery, an execution error) to text.
 //!
-//! [`json`] is the ADR-006 structure, [`markdown`] the token-lean rendering,
-//! [`html`] a self-contained report page for people, [`junit`] standard JUnit XML,
-//! [`github`] GitHub workflow commands (annotations), [`gfm`] GitHub
-//! Flavored Markdown for people (job summaries, PR comments),
-//! [`outcome`] execution errors, [`discovery`] what discovery found,
-//! [`structured`] the MCP tools' structured results.
-//! Which one a request gets is the frontends' choice (`crate::request::Format`).
+//! One shared core and thin outputs over it:
+//!
+//! - [`view`] works out once what every output shows: the failure groups
+//!   as shown (first test, count, the others' ids, new or not, label),
+//!   skip reasons, flaky tests, the slowest tests, the comparison with a
+//!   baseline. No output builds any of these itself.
+//! - Every output that has a budget offers its plans, richest first, to
+//!   the one fitting loop, [`crate::budget::first_fitting`], which picks
+//!   the first that fits; the output only renders a plan with its note on
+//!   what it left out.
+//! - The outputs: [`markdown`] the token-lean rendering for agents,
+//!   [`json`] the JSON report (docs/json-report.md), [`structured`] the
+//!   MCP tools' structured results, [`gfm`] GitHub Flavored Markdown for
+//!   people (job summaries, PR comments), [`html`] a self-contained page,
+//!   [`junit`] standard JUnit XML, [`github`] workflow commands
+//!   (annotations), [`discovery`] what discovery found, [`exec_error`] a run
+//!   that gave no result (docs/errors.md).
+//!
+//! Which output a request gets is decided in one place,
+//! `frontend::dispatch` (ARCHITECTURE.md, "One view, thin outputs").
 
 pub mod discovery;
+pub mod exec_error;
 pub mod gfm;
 pub mod github;
 pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
-pub mod outcome;
 pub mod structured;
 pub mod view;

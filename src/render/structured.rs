@@ -484,5 +484,4 @@ mod fit;
 use fit::{fit_discovery, fit_run};
 
 #[cfg(test)]
-#[path = "structured_tests.rs"]
 mod tests;

@@ -211,7 +211,7 @@ fn run_pytest(args: &RunArgs) -> u8 {
         }
         Err(RunError::Failed(e)) => {
             if let Some(summary) = project.format.step_summary() {
-                let markdown = crate::render::outcome::error_markdown(&e);
+                let markdown = crate::render::exec_error::error_markdown(&e);
                 let page = error_page(&markdown, summary);
                 github::append_summary(|room| github::cut_to(page, room));
             }

@@ -1,0 +1,108 @@
+use super::*;
+use crate::model::discovery::Item;
+
+fn item(nodeid: &str, function: Option<&str>, line: u32) -> Item {
+    Item {
+        nodeid: nodeid.into(),
+        file: nodeid.split("::").next().map(str::to_string),
+        line: Some(line),
+        module: None,
+        class: None,
+        function: function.map(str::to_string),
+    }
+}
+
+fn discovery(items: Vec<Item>) -> Discovery {
+    Discovery {
+        items,
+        ..Discovery::default()
+    }
+}
+
+/// Parameters may hold `::` and `[`; the function's id ends before the
+/// first `[` after the file.
+#[test]
+fn cases_are_grouped_under_their_function() {
+    let d = discovery(vec![
+        item("t/test_a.py::test_p[a::b]", Some("test_p"), 3),
+        item("t/test_a.py::test_plain", Some("test_plain"), 7),
+        item("t/test_a.py::test_p[[x]-1]", Some("test_p"), 3),
+        item("t/test_a.py::C::test_m[0]", Some("test_m"), 12),
+        item("t/test_b.py::test_b", Some("test_b"), 1),
+        item("t/test_a.py::C::test_m[1]", Some("test_m"), 12),
+    ]);
+    let f = d.functions();
+    let ids: Vec<(&str, usize, bool)> = f
+        .iter()
+        .map(|f| (f.id, f.items.len(), f.parametrized))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            ("t/test_a.py::test_p", 2, true),
+            ("t/test_a.py::test_plain", 1, false),
+            ("t/test_a.py::C::test_m", 2, true),
+            ("t/test_b.py::test_b", 1, false),
+        ]
+    );
+    let md = discovery_markdown(&d);
+    assert!(
+        md.contains(
+            "\n### t/test_a.py\n- L3 test_p — 2 cases\n- L7 test_plain\n- L12 C::test_m — 2 cases\n"
+        ),
+        "{md}"
+    );
+    assert_eq!(md.matches("### t/test_a.py").count(), 1, "{md}");
+    assert!(
+        md.contains("> 4 cases of 2 parametrized functions counted"),
+        "{md}"
+    );
+}
+
+/// A plugin's item whose name has brackets of its own, or an id whose
+/// base is not the function pytest named, stays as it is.
+#[test]
+fn ids_of_other_shapes_are_not_grouped() {
+    for (id, function) in [
+        ("t/spec.yaml::case [slow]", None),
+        ("t/test_a.py::test_x[1]", Some("test_y")),
+        ("t/test_a.py[1]", None),
+        ("t/test_a.py::[1]", None),
+        ("t/test_a.py::test_x[1]extra", None),
+    ] {
+        let d = discovery(vec![item(id, function, 1)]);
+        let f = d.functions();
+        assert_eq!(f.len(), 1);
+        assert!(!f[0].parametrized && f[0].id == id, "{id}: {f:?}");
+    }
+    let d = discovery(vec![item("t/test_a.py::test_x[1]", None, 1)]);
+    assert_eq!(d.functions()[0].id, "t/test_a.py::test_x");
+}
+
+#[test]
+fn json_keeps_the_first_case_ids_and_says_how_many_it_left_out() {
+    let mut items: Vec<Item> = (0..10)
+        .map(|n| item(&format!("t/test_a.py::test_p[{n}]"), Some("test_p"), 3))
+        .collect();
+    items.push(item("t/test_a.py::test_one[only]", Some("test_one"), 9));
+    items.push(item("t/test_a.py::test_plain", Some("test_plain"), 12));
+    let v = discovery_value(&discovery(items));
+    assert_eq!(v["count"], 12);
+    let tests = v["tests"].as_array().expect("tests");
+    assert_eq!(tests.len(), 3);
+    assert_eq!(tests[0]["node_id"], "t/test_a.py::test_p");
+    assert_eq!(tests[0]["cases"], 10);
+    assert_eq!(
+        tests[0]["case_ids"],
+        json!([
+            "t/test_a.py::test_p[0]",
+            "t/test_a.py::test_p[1]",
+            "t/test_a.py::test_p[2]"
+        ])
+    );
+    assert_eq!(tests[1]["cases"], 1);
+    assert!(tests[2].get("cases").is_none() && tests[2].get("case_ids").is_none());
+    assert_eq!(v["truncated"]["case_ids_omitted"], 7);
+    let plain = discovery_value(&discovery(vec![item("t/test_a.py::test_plain", None, 1)]));
+    assert!(plain.get("truncated").is_none(), "{plain}");
+}
