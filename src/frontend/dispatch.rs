@@ -232,29 +232,16 @@ fn gfm(subject: Subject<'_>, style: &Style) -> Fitted {
     }
 }
 
-/// The JSON report of a run compared with a baseline: the comparison gets
-/// at most half of a token budget (its lists cut, saying how many ids each
-/// left out), the run what it leaves; the comparison is the last key,
-/// `baseline`.
+/// The JSON report of a run compared with a baseline, the comparison its
+/// last key, `baseline`: within a token budget, the comparison gets at
+/// most half of it (its lists cut, saying how many ids each left out) and
+/// the run is fitted to the whole, the comparison included.
 fn compared_json(run: &Run, compared: &Compared, budget: &Budget, pretty: bool) -> Fitted {
     let mut baseline = compared.comparison.to_value();
-    let fitted = match budget.tokens {
-        Some(max) => {
-            halve_lists_to_fit(&mut baseline, max / 2);
-            let used = crate::budget::count_tokens(&render::json::text(&baseline, true));
-            let rest = Budget::tokens(max.saturating_sub(used).max(crate::budget::MIN_TOKENS));
-            render::json::render_fitted(run, &rest, pretty)
-        }
-        None => Fitted::whole(render::json::render(run, pretty)),
-    };
-    let mut value: Value = serde_json::from_str(&fitted.text).unwrap_or(Value::Null);
-    if let Value::Object(map) = &mut value {
-        map.insert("baseline".into(), baseline);
+    if let Some(max) = budget.tokens {
+        halve_lists_to_fit(&mut baseline, max / 2);
     }
-    Fitted {
-        text: render::json::text(&value, pretty),
-        truncation: fitted.truncation,
-    }
+    render::json::render_fitted_compared(run, Some(&baseline), budget, pretty)
 }
 
 /// Cuts the id lists of a comparison object in half until its indented

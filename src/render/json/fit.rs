@@ -22,6 +22,7 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
+use serde_json::Value;
 
 use super::{ChangesEntry, Tests, answer, error_phase, serialized};
 use crate::budget::{Budget, Fitted, Rung, Truncation, first_fitting};
@@ -66,7 +67,19 @@ enum Listed {
 /// The run's ADR-006 JSON (indented when `pretty`) within `budget`, and
 /// what it left out.
 pub fn render_fitted(run: &Run, budget: &Budget, pretty: bool) -> Fitted {
-    let full = super::render(run, pretty);
+    render_fitted_compared(run, None, budget, pretty)
+}
+
+/// [`render_fitted`] with the comparison with a baseline as the last key,
+/// `baseline` (see [`super::render_compared`]), kept whole in every plan:
+/// the caller fits its lists first.
+pub fn render_fitted_compared(
+    run: &Run,
+    baseline: Option<&Value>,
+    budget: &Budget,
+    pretty: bool,
+) -> Fitted {
+    let full = super::render_compared(run, baseline, pretty);
     if budget.fits(&full) {
         return Fitted {
             text: full,
@@ -79,6 +92,7 @@ pub fn render_fitted(run: &Run, budget: &Budget, pretty: bool) -> Fitted {
         .collect();
     let s = Shortened {
         run,
+        baseline,
         budget,
         pretty,
         problems: problems(run, &causes),
@@ -115,6 +129,7 @@ fn problems<'r>(run: &'r Run, causes: &[Cause<'r>]) -> Vec<&'r TestResult> {
 /// What every plan of a shortened answer is rendered from.
 struct Shortened<'a, 'r> {
     run: &'r Run,
+    baseline: Option<&'a Value>,
     budget: &'a Budget,
     pretty: bool,
     causes: Vec<Cause<'r>>,
@@ -175,6 +190,7 @@ impl Shortened<'_, '_> {
     fn render(&self, plan: Plan) -> Fitted {
         let truncation = self.truncation(plan);
         let mut a = answer(self.run);
+        a.baseline = self.baseline;
         a.json_report = None;
         a.text_output = None;
         a.truncated = Some(&truncation);

@@ -22,7 +22,7 @@ use crate::render::view;
 
 mod fit;
 
-pub use fit::render_fitted;
+pub use fit::{render_fitted, render_fitted_compared};
 
 /// The ADR-006 object, borrowing from the run: serialized straight to text,
 /// so a run of 100,000 tests is never copied into a `Value` tree first.
@@ -47,6 +47,10 @@ struct Answer<'a> {
     json_report: Option<&'a RawReports>,
     text_output: Option<&'a str>,
     collection_errors: Vec<ErrorEntry<'a>>,
+    /// Only for a run compared with a baseline (`report --baseline`): the
+    /// comparison, last.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<&'a Value>,
 }
 
 /// ADR-006's summary: the run's counts, its duration among them.
@@ -227,6 +231,7 @@ fn answer(run: &Run) -> Answer<'_> {
         json_report: run.json_report.as_ref(),
         text_output: run.text_output.as_deref(),
         collection_errors: run.collection_errors.iter().map(ErrorEntry::of).collect(),
+        baseline: None,
     }
 }
 
@@ -258,7 +263,15 @@ pub fn write_pretty(run: &Run, out: &mut (impl std::io::Write + ?Sized)) -> std:
 /// Renders the ADR-006 object as text: indented for people, compact for
 /// agents (fewer tokens).
 pub fn render(run: &Run, pretty: bool) -> String {
-    serialized(&answer(run), pretty)
+    render_compared(run, None, pretty)
+}
+
+/// [`render`], with the comparison with a baseline (a value made by
+/// `model::baseline`) as its last key, `baseline`, when there is one.
+pub fn render_compared(run: &Run, baseline: Option<&Value>, pretty: bool) -> String {
+    let mut a = answer(run);
+    a.baseline = baseline;
+    serialized(&a, pretty)
 }
 
 /// Any JSON answer as text ending in a newline: indented for people,
