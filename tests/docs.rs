@@ -177,3 +177,77 @@ fn the_link_checker_finds_what_is_broken() {
     assert!(!anchors(&repo().join("README.md")).contains("no-such-heading"));
     assert_eq!(prose("a `[x](y)` b"), ["a  b"]);
 }
+
+/// Every document a comment in `src/` cites is in the repository: a
+/// `NAME.md` or `docs/NAME.md` named in a comment exists, and an ADR cited
+/// by number (`ADR-006`) has a page whose title names it.
+#[test]
+fn the_documents_the_code_cites_are_in_the_repository() {
+    let mut titles = String::new();
+    for page in documents() {
+        let text = std::fs::read_to_string(&page).expect("a document");
+        titles.extend(
+            text.lines()
+                .filter(|l| l.starts_with('#'))
+                .map(|l| format!("{l}\n")),
+        );
+    }
+    let mut cited = BTreeSet::new();
+    let mut missing = Vec::new();
+    let mut files = vec![repo().join("src")];
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(
+                std::fs::read_dir(&path)
+                    .expect("src/")
+                    .map(|e| e.expect("entry").path()),
+            );
+            continue;
+        }
+        if path.extension().is_none_or(|x| x != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("a source file");
+        for comment in text
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("//"))
+        {
+            for name in cited_documents(comment) {
+                let found = if name.starts_with("ADR-") {
+                    titles.contains(&format!("({name})"))
+                } else {
+                    repo().join(&name).is_file()
+                };
+                if !found {
+                    missing.push(format!("{}: {name}", path.display()));
+                }
+                cited.insert(name);
+            }
+        }
+    }
+    assert!(
+        cited.contains("ADR-006") && cited.contains("ARCHITECTURE.md"),
+        "{cited:?}"
+    );
+    assert_eq!(missing, Vec::<String>::new());
+    assert_eq!(
+        cited_documents("see docs/errors.md, SPEC.md and ADR-007's table."),
+        ["docs/errors.md", "SPEC.md", "ADR-007"]
+    );
+}
+
+/// The documents a comment names: `*.md` paths and `ADR-NNN` numbers.
+fn cited_documents(comment: &str) -> Vec<String> {
+    let words = comment.split(|c: char| c.is_whitespace() || "(),;:`'\"[]".contains(c));
+    words
+        .map(|w| w.trim_end_matches(['.', ',']))
+        .map(|w| w.strip_suffix("'s").unwrap_or(w))
+        .filter(|w| {
+            w.ends_with(".md") && !w.contains('*') && !w.starts_with("http")
+                || w.len() == 7
+                    && w.starts_with("ADR-")
+                    && w[4..].chars().all(|c| c.is_ascii_digit())
+        })
+        .map(str::to_string)
+        .collect()
+}

@@ -194,7 +194,7 @@ fn counted_note(functions: &[Function<'_>]) -> Option<String> {
     ))
 }
 
-/// Discovery as the style guide's JSON (`tests`, `count`,
+/// Discovery's JSON (docs/json-report.md, "Discovery's JSON": `tests`, `count`,
 /// `collection_errors`), one `tests` entry per test function: a
 /// parametrized function's entry has the function's id as `node_id`, its
 /// number of cases as `cases` and the ids of the first few as `case_ids`.
@@ -209,7 +209,7 @@ pub fn discovery_value(d: &Discovery) -> Value {
             let first = f.items[0];
             let mut entry = json!({
                 "node_id": f.id,
-                // The style guide's dotted path from the root (`tests.test_x`);
+                // A dotted path from the root (`tests.test_x`);
                 // the imported name only when pytest gave no file.
                 "module": first.file.as_deref().map(crate::pytest_text::path_to_module).or_else(|| first.module.clone()),
                 "class": first.class,

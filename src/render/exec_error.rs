@@ -1,7 +1,7 @@
 //! Renderings of what `run` and `discover` produce besides a test result:
-//! execution errors (ADR-007; SPEC.md: errors follow the request's format)
-//! and, re-exported from [`super::discovery`], discovery (the style
-//! guide's discovery template).
+//! execution errors (ADR-007, docs/errors.md: errors follow the request's
+//! format) and, re-exported from [`super::discovery`], discovery
+//! (docs/run-and-discover.md).
 
 use std::fmt::Write as _;
 

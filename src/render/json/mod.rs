@@ -1,9 +1,9 @@
-//! The ADR-006 JSON rendering.
+//! The JSON report (ADR-006, docs/json-report.md).
 //!
 //! Every key is always present (`null` when there is no value), so a consumer
-//! writes its parsing once. Keys and order follow ADR-006; ARCHITECTURE.md adds
+//! writes its parsing once. Keys and order: docs/json-report.md, with
 //! `summary.xfailed` and `summary.xpassed` (subsets of `skipped` and
-//! `passed`). Collection errors use the style guide's object (`file`,
+//! `passed`). Collection errors are objects of their own (`file`,
 //! `error_type`, `message`, `line`, `traceback`) and are not tests: pytest's
 //! "N errors" equals `summary.errors + collection_errors.length`.
 

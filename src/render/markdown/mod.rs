@@ -1,4 +1,5 @@
-//! The token-lean Markdown rendering (SPEC.md, design `002`).
+//! The token-lean Markdown rendering (ARCHITECTURE.md, "The Markdown shape";
+//! docs/report.md, "The Markdown").
 //!
 //! ```text
 //! Test FAILURE (5.1s) — 42 run, 2 failed, 1 error, 1 skipped
