@@ -7,6 +7,7 @@
 //!
 //! Interpreter: `PYTEST_MCP_TEST_PYTHON`, else `.venv/bin/python`.
 
+use pytest_mcp::frontend::dispatch;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -86,9 +87,9 @@ fn answer(format: Format, budget: &Budget) -> (String, bool) {
     match respond::run(
         run(),
         format,
-        &pytest_mcp::frontend::dispatch::Style {
+        &dispatch::Style {
             pretty: false,
-            ..pytest_mcp::frontend::dispatch::Style::within(*budget)
+            ..dispatch::Style::within(*budget)
         },
     ) {
         respond::Answer::Text {

@@ -5,6 +5,7 @@
 
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use pytest_mcp::budget::Budget;
+use pytest_mcp::frontend::dispatch;
 use pytest_mcp::model::Run;
 use pytest_mcp::render::markdown;
 
@@ -130,10 +131,10 @@ fn even_a_tiny_budget_is_respected() {
 fn long_failures_fold_into_details_in_reports_only() {
     let xml = junit_with_failures(3);
     let run = junit::parse(xml.as_bytes(), "long.xml").expect("readable");
-    let report = pytest_mcp::frontend::dispatch::output(
-        pytest_mcp::frontend::dispatch::Subject::run(&run),
+    let report = dispatch::output(
+        dispatch::Subject::run(&run),
         pytest_mcp::request::Format::Markdown,
-        &pytest_mcp::frontend::dispatch::Style::report(Budget::chars(65_536)),
+        &dispatch::Style::report(Budget::chars(65_536)),
     )
     .text;
     let agent = markdown::render(&run);

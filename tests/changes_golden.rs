@@ -13,6 +13,8 @@
 //! To accept new output after reviewing it:
 //! `UPDATE_GOLDEN=1 cargo test --test changes_golden`.
 
+use pytest_mcp::frontend::dispatch;
+use pytest_mcp::frontend::report;
 use std::path::{Path, PathBuf};
 
 use pytest_mcp::budget::{Budget, DEFAULT_MCP_TOKENS};
@@ -53,11 +55,8 @@ fn run_of(scenario: &Path) -> Run {
             contents: std::fs::read(root().join(rel)).map_err(|e| e.to_string()),
         })
         .collect();
-    let mut run = pytest_mcp::frontend::report::read_run(
-        &inputs,
-        pytest_mcp::frontend::report::Reading::for_format(Format::Json),
-    )
-    .expect("readable inputs");
+    let mut run = report::read_run(&inputs, report::Reading::for_format(Format::Json))
+        .expect("readable inputs");
     let last: LastRun = serde_json::from_str(
         &std::fs::read_to_string(scenario.join("last_run.json")).expect("last_run.json"),
     )
@@ -122,18 +121,18 @@ fn changes_golden_files() {
         let md = respond::run(
             &run,
             Format::Markdown,
-            &pytest_mcp::frontend::dispatch::Style {
+            &dispatch::Style {
                 pretty: false,
-                ..pytest_mcp::frontend::dispatch::Style::within(budget)
+                ..dispatch::Style::within(budget)
             },
         )
         .into_text();
         let json = respond::run(
             &run,
             Format::Json,
-            &pytest_mcp::frontend::dispatch::Style {
+            &dispatch::Style {
                 pretty: true,
-                ..pytest_mcp::frontend::dispatch::Style::within(budget)
+                ..dispatch::Style::within(budget)
             },
         )
         .into_text();

@@ -1,6 +1,7 @@
 //! The `report` command end to end: the real binary, its exit status, where
 //! its output goes, and its errors.
 
+use pytest_mcp::frontend::dispatch;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -325,7 +326,7 @@ fn a_large_file_reports_the_same_on_every_core_as_on_one() {
     let budget = report::cli_budget(Format::Markdown, None, DEFAULT_MAX_CHARS);
     let library = RenderOnly::read(&[input], Format::Markdown)
         .expect("read")
-        .render(&pytest_mcp::frontend::dispatch::Style::report(budget))
+        .render(&dispatch::Style::report(budget))
         .text;
     assert_eq!(text(&report(&[file]).stdout), library);
 
@@ -334,11 +335,8 @@ fn a_large_file_reports_the_same_on_every_core_as_on_one() {
         name: file.to_string(),
         contents: Ok(xml[..xml.len() * 2 / 3].to_vec()),
     };
-    let e = &pytest_mcp::frontend::report::read_run(
-        &[cut],
-        pytest_mcp::frontend::report::Reading::for_format(Format::Markdown),
-    )
-    .expect_err("truncated")[0];
+    let e = &report::read_run(&[cut], report::Reading::for_format(Format::Markdown))
+        .expect_err("truncated")[0];
     let out = report(&[file]);
     assert_eq!(out.status.code(), Some(2));
     let at = format!("line {}, column {}", e.line, e.column);

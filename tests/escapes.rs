@@ -17,6 +17,7 @@
 //! The inputs are written here, with every control character spelled as an
 //! escape, so that this file holds none.
 
+use pytest_mcp::frontend::dispatch;
 use std::path::{Path, PathBuf};
 
 use pytest_mcp::frontend::report::{self, Input};
@@ -170,16 +171,13 @@ fn report_of(files: &[(&str, String)], format: Format) -> (Run, String) {
         .collect();
     let text = report::RenderOnly::read(&inputs, format)
         .expect("the inputs are read")
-        .render(&pytest_mcp::frontend::dispatch::Style::report(
-            pytest_mcp::budget::Budget::chars(report::DEFAULT_MAX_CHARS),
-        ))
+        .render(&dispatch::Style::report(pytest_mcp::budget::Budget::chars(
+            report::DEFAULT_MAX_CHARS,
+        )))
         .text;
     // The model with every test, for what no renderer shows.
-    let run = pytest_mcp::frontend::report::read_run(
-        &inputs,
-        pytest_mcp::frontend::report::Reading::for_format(format),
-    )
-    .expect("the inputs are read");
+    let run = report::read_run(&inputs, report::Reading::for_format(format))
+        .expect("the inputs are read");
     (run, text)
 }
 
@@ -444,11 +442,7 @@ fn a_json_report_with_colours_comes_out_clean_in_every_format() {
         name: "report.json".into(),
         contents: Ok(json_report().into_bytes()),
     }];
-    let run = pytest_mcp::frontend::report::read_run(
-        &inputs,
-        pytest_mcp::frontend::report::Reading::for_format(Format::Json),
-    )
-    .expect("read");
+    let run = report::read_run(&inputs, report::Reading::for_format(Format::Json)).expect("read");
     let raw = run.json_report.as_ref().expect("kept for JSON").to_value();
     assert_eq!(
         raw["tests"][0]["call"]["crash"]["message"],
@@ -458,10 +452,10 @@ fn a_json_report_with_colours_comes_out_clean_in_every_format() {
         run.warnings[0].message, "a coloured warning",
         "the warning is read clean"
     );
-    let json_text = pytest_mcp::frontend::dispatch::output(
-        pytest_mcp::frontend::dispatch::Subject::run(&run),
+    let json_text = dispatch::output(
+        dispatch::Subject::run(&run),
         Format::Json,
-        &pytest_mcp::frontend::dispatch::Style::report(pytest_mcp::budget::Budget::NONE),
+        &dispatch::Style::report(pytest_mcp::budget::Budget::NONE),
     )
     .text;
     assert!(

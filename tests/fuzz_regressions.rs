@@ -11,6 +11,8 @@
 //! parameter that breaks a rule). The tests after the replay loops say what
 //! particular inputs must give.
 
+use pytest_mcp::frontend::dispatch;
+use pytest_mcp::frontend::report;
 use std::path::{Path, PathBuf};
 
 use pytest_mcp_testkit::pipeline;
@@ -85,16 +87,10 @@ fn a_duplicate_key_reads_the_same_for_every_format() {
             name: name.to_string(),
             contents: Ok(bytes),
         }];
-        let markdown = pytest_mcp::frontend::report::read_run(
-            &inputs,
-            pytest_mcp::frontend::report::Reading::for_format(Format::Markdown),
-        )
-        .expect("read for Markdown");
-        let json = pytest_mcp::frontend::report::read_run(
-            &inputs,
-            pytest_mcp::frontend::report::Reading::for_format(Format::Json),
-        )
-        .expect("read for JSON");
+        let markdown = report::read_run(&inputs, report::Reading::for_format(Format::Markdown))
+            .expect("read for Markdown");
+        let json = report::read_run(&inputs, report::Reading::for_format(Format::Json))
+            .expect("read for JSON");
         assert_eq!(markdown.tests, json.tests, "{name}");
         assert_eq!(run.tests, markdown.tests, "{name}");
     }
@@ -186,8 +182,7 @@ fn a_doctype_with_entities_expands_nothing() {
         "{:?}",
         run.tests
     );
-    let markdown =
-        pytest_mcp::frontend::dispatch::whole(&run, pytest_mcp::request::Format::Markdown);
+    let markdown = dispatch::whole(&run, pytest_mcp::request::Format::Markdown);
     assert!(!markdown.contains("root:"), "{markdown}");
 }
 

@@ -10,6 +10,7 @@
 //! Interpreter: `PYTEST_MCP_TEST_PYTHON` (with `cmarkgfm`, pinned in
 //! requirements-dev.txt).
 
+use pytest_mcp::frontend::report;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -70,11 +71,8 @@ fn read_list(path: &Path) -> Vec<Input> {
 /// The agent Markdown of `inputs`, whole and uncollapsed: its failure
 /// sections say what every failure's lines are.
 fn agent_markdown(inputs: &[Input], name: &str) -> PathBuf {
-    let run = pytest_mcp::frontend::report::read_run(
-        inputs,
-        pytest_mcp::frontend::report::Reading::for_format(Format::Markdown),
-    )
-    .expect("readable inputs");
+    let run = report::read_run(inputs, report::Reading::for_format(Format::Markdown))
+        .expect("readable inputs");
     let path = out_dir().join(format!("{name}.md"));
     std::fs::write(&path, render::markdown::render(&run)).expect("write the agent Markdown");
     path

@@ -19,6 +19,7 @@
 //! git diff golden/
 //! ```
 
+use pytest_mcp::render::view::Compared;
 use std::path::{Path, PathBuf};
 
 use pytest_mcp::budget::Budget;
@@ -100,7 +101,7 @@ fn render(inputs: &[Input], baseline: &[Input], format: Format, budget: &Budget)
             dispatch::output(
                 Subject::Run {
                     run: &run,
-                    compared: Some(&pytest_mcp::render::view::Compared::of(&run, &base)),
+                    compared: Some(&Compared::of(&run, &base)),
                 },
                 format,
                 &dispatch::Style::report(*budget),
@@ -158,9 +159,7 @@ fn render_gfm(
             dispatch::output(
                 Subject::Run {
                     run: &run,
-                    compared: Some(&base)
-                        .map(|b| pytest_mcp::render::view::Compared::of(&run, b))
-                        .as_ref(),
+                    compared: Some(&base).map(|b| Compared::of(&run, b)).as_ref(),
                 },
                 pytest_mcp::request::Format::Gfm,
                 &dispatch::Style {

@@ -15,6 +15,9 @@ mod browser;
 #[path = "html/markup.rs"]
 mod markup;
 
+use pytest_mcp::frontend::dispatch;
+use pytest_mcp::frontend::report;
+use pytest_mcp::render::view::Compared;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -42,11 +45,8 @@ fn read_run(files: &[PathBuf]) -> Run {
             contents: std::fs::read(file).map_err(|e| e.to_string()),
         })
         .collect();
-    pytest_mcp::frontend::report::read_run(
-        &inputs,
-        pytest_mcp::frontend::report::Reading::for_format(Format::Html),
-    )
-    .unwrap_or_else(|e| panic!("{files:?} do not read: {e:?}"))
+    report::read_run(&inputs, report::Reading::for_format(Format::Html))
+        .unwrap_or_else(|e| panic!("{files:?} do not read: {e:?}"))
 }
 
 /// The run of a pytest fixture, from its JSON report and xunit1 JUnit XML.
@@ -191,13 +191,13 @@ fn baseline_report_shows_new_fixed_and_still_failing() {
     let dir = root().join("tests/fixtures/baseline");
     let run = read_run(&[dir.join("after.xml")]);
     let base = read_run(&[dir.join("before.xml")]);
-    let page = pytest_mcp::frontend::dispatch::output(
-        pytest_mcp::frontend::dispatch::Subject::Run {
+    let page = dispatch::output(
+        dispatch::Subject::Run {
             run: &run,
-            compared: Some(&pytest_mcp::render::view::Compared::of(&run, &base)),
+            compared: Some(&Compared::of(&run, &base)),
         },
         Format::Html,
-        &pytest_mcp::frontend::dispatch::Style::report(Budget::NONE),
+        &dispatch::Style::report(Budget::NONE),
     )
     .text;
     assert_one_document(&page, "pytest-mcp report");

@@ -13,6 +13,7 @@
 //! xpassed; the summaries are compared with xpassed counted in passed (which
 //! the model does anyway) and the read-back xpassed count must be 0.
 
+use pytest_mcp::frontend::report;
 use std::path::{Path, PathBuf};
 
 use pytest_mcp::frontend::report::Input;
@@ -38,11 +39,8 @@ fn input(path: &Path) -> Input {
 
 fn run_of(paths: &[PathBuf]) -> Run {
     let inputs: Vec<Input> = paths.iter().map(|p| input(p)).collect();
-    pytest_mcp::frontend::report::read_run(
-        &inputs,
-        pytest_mcp::frontend::report::Reading::for_format(Format::Markdown),
-    )
-    .unwrap_or_else(|e| panic!("cannot read {paths:?}: {e:?}"))
+    report::read_run(&inputs, report::Reading::for_format(Format::Markdown))
+        .unwrap_or_else(|e| panic!("cannot read {paths:?}: {e:?}"))
 }
 
 /// What the round trip must keep. `passed` includes xpassed (see the module

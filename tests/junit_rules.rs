@@ -3,6 +3,7 @@
 //! baseline, the renderers) drops or merges two results that share an id.
 //! Fixtures: `tests/fixtures/junit/`.
 
+use pytest_mcp::frontend::report;
 use std::path::{Path, PathBuf};
 
 use pytest_mcp::frontend::report::Input;
@@ -221,9 +222,9 @@ fn repeats_xml() -> String {
 
 #[test]
 fn renderers_show_both_results_of_a_shared_id() {
-    let run = pytest_mcp::frontend::report::read_run(
+    let run = report::read_run(
         &[input("repeats.xml", &repeats_xml())],
-        pytest_mcp::frontend::report::Reading::for_format(Format::Markdown),
+        report::Reading::for_format(Format::Markdown),
     )
     .unwrap();
     let md = pytest_mcp::render::markdown::render(&run);
@@ -266,13 +267,13 @@ fn renderers_show_both_results_of_a_shared_id() {
 
 #[test]
 fn a_merge_keeps_both_results_of_a_shared_id() {
-    let run = pytest_mcp::frontend::report::read_run(&[
+    let run = report::read_run(&[
             input("repeats.xml", &repeats_xml()),
             input(
                 "shard.xml",
                 r#"<testsuite name="shard"><testcase classname="pkg" name="TestAfterPass"/></testsuite>"#,
             ),
-        ], pytest_mcp::frontend::report::Reading::for_format(Format::Markdown))
+        ], report::Reading::for_format(Format::Markdown))
     .unwrap();
     assert_eq!(run.tests.len(), 7);
     assert_eq!(run.counts().failed, 2);

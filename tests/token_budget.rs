@@ -7,6 +7,7 @@
 //! Figures: `cargo test --test token_budget -- --nocapture`, or
 //! `cargo bench --bench token_cost` for the table with a breakdown.
 
+use pytest_mcp::frontend::report;
 use pytest_mcp_testkit::corpus_dir;
 use pytest_mcp_testkit::tokens::{
     Measurement, cases, check_coverage, measure, own_junit_cases, path_lines, table,
@@ -115,12 +116,12 @@ fn coverage_check_notices_what_is_missing() {
     let m = measure(&case);
     assert!(m.coverage.complete(), "{:?}", m.coverage.missing);
     assert_eq!(m.coverage.tests, 5);
-    let run = pytest_mcp::frontend::report::read_run(
+    let run = report::read_run(
         &[pytest_mcp::frontend::report::Input {
             name: "junit-xunit1.xml".into(),
             contents: std::fs::read(&case.files[0]).map_err(|e| e.to_string()),
         }],
-        pytest_mcp::frontend::report::Reading::for_format(pytest_mcp::request::Format::Json),
+        report::Reading::for_format(pytest_mcp::request::Format::Json),
     )
     .expect("readable");
 

@@ -8,6 +8,7 @@
 //! 65,536 characters, is counted beside it: where it is shorter it cannot
 //! carry every id, and must say what it left out.
 
+use pytest_mcp::frontend::report;
 use std::path::Path;
 use std::process::Command;
 
@@ -103,12 +104,12 @@ fn texts(env: &Env, dir: &Path) -> Texts {
 /// answer parsed) describes.
 fn coverage_of(t: &Texts, value: &serde_json::Value) -> tokens::Coverage {
     let report = serde_json::to_vec(&value["json_report"]).expect("serialize");
-    let run = pytest_mcp::frontend::report::read_run(
+    let run = report::read_run(
         &[Input {
             name: "report.json".into(),
             contents: Ok(report),
         }],
-        pytest_mcp::frontend::report::Reading::for_format(Format::Json),
+        report::Reading::for_format(Format::Json),
     )
     .expect("the embedded JSON report reads back");
     tokens::check_coverage(&t.json, &run, &t.whole)

@@ -10,6 +10,8 @@
 //! our own reader reads back with the same number of cases, and Markdown held
 //! to a budget stays within it.
 
+use pytest_mcp::frontend::dispatch;
+use pytest_mcp::render::view::Compared;
 use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -102,10 +104,7 @@ fn after_read(data: &[u8], name: &str, direct: &Result<Run, ParseError>) {
         contents: Ok(data.to_vec()),
     }];
     for format in [Format::Markdown, Format::Json] {
-        match pytest_mcp::frontend::report::read_run(
-            &inputs,
-            pytest_mcp::frontend::report::Reading::for_format(format),
-        ) {
+        match report::read_run(&inputs, report::Reading::for_format(format)) {
             Ok(run) => {
                 assert!(
                     sources::read(data, name, ReadOptions::default()).is_ok(),
@@ -138,12 +137,12 @@ fn same_markdown_with_passing_counted(inputs: &[Input], full: &Run) {
     for max in BUDGETS {
         let budget = Budget::chars(max);
         assert_eq!(
-            pytest_mcp::frontend::dispatch::output(
-                pytest_mcp::frontend::dispatch::Subject::run(full),
+            dispatch::output(
+                dispatch::Subject::run(full),
                 Format::Markdown,
-                &pytest_mcp::frontend::dispatch::Style::report(budget)
+                &dispatch::Style::report(budget)
             ),
-            lean.render(&pytest_mcp::frontend::dispatch::Style::report(budget)),
+            lean.render(&dispatch::Style::report(budget)),
             "Markdown within {max} characters differs with passing tests counted"
         );
     }
@@ -157,20 +156,20 @@ pub fn check_run(run: &Run) {
         counts.passed + counts.failed + counts.skipped + counts.errors
     );
     for format in FORMATS {
-        let text = pytest_mcp::frontend::dispatch::whole(run, format);
+        let text = dispatch::whole(run, format);
         check_rendering(run, format, &text);
-        let text = pytest_mcp::frontend::dispatch::output(
-            pytest_mcp::frontend::dispatch::Subject::run(run),
+        let text = dispatch::output(
+            dispatch::Subject::run(run),
             format,
-            &pytest_mcp::frontend::dispatch::Style::report(Budget::chars(300)),
+            &dispatch::Style::report(Budget::chars(300)),
         )
         .text;
         check_rendering(run, format, &text);
         // The smallest token budget a request may ask for: JSON stays JSON.
-        let text = pytest_mcp::frontend::dispatch::output(
-            pytest_mcp::frontend::dispatch::Subject::run(run),
+        let text = dispatch::output(
+            dispatch::Subject::run(run),
             format,
-            &pytest_mcp::frontend::dispatch::Style::report(Budget::tokens(MIN_TOKENS)),
+            &dispatch::Style::report(Budget::tokens(MIN_TOKENS)),
         )
         .text;
         check_rendering(run, format, &text);
@@ -178,10 +177,10 @@ pub fn check_run(run: &Run) {
     for max in BUDGETS {
         let budget = Budget::chars(max);
         for text in [
-            pytest_mcp::frontend::dispatch::output(
-                pytest_mcp::frontend::dispatch::Subject::run(run),
+            dispatch::output(
+                dispatch::Subject::run(run),
                 Format::Markdown,
-                &pytest_mcp::frontend::dispatch::Style::report(budget),
+                &dispatch::Style::report(budget),
             )
             .text,
             render::markdown::render_fitted(run, &budget, "", false).text,
@@ -196,13 +195,13 @@ pub fn check_run(run: &Run) {
     // Compared with itself and with an empty baseline.
     for baseline in [run, &Run::default()] {
         for format in FORMATS {
-            let text = pytest_mcp::frontend::dispatch::output(
-                pytest_mcp::frontend::dispatch::Subject::Run {
+            let text = dispatch::output(
+                dispatch::Subject::Run {
                     run,
-                    compared: Some(&pytest_mcp::render::view::Compared::of(run, baseline)),
+                    compared: Some(&Compared::of(run, baseline)),
                 },
                 format,
-                &pytest_mcp::frontend::dispatch::Style::report(Budget::chars(500)),
+                &dispatch::Style::report(Budget::chars(500)),
             )
             .text;
             if format == Format::Json {

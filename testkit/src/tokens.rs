@@ -8,6 +8,7 @@
 //! node id, the first line of its message and a `file:line` for it (and, for
 //! collection errors, the file and `L<line>`).
 
+use pytest_mcp::frontend::report;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -224,16 +225,10 @@ pub fn measure(case: &Case) -> Measurement {
             contents: std::fs::read(path).map_err(|e| format!("{}: {e}", path.display())),
         })
         .collect();
-    let md_run = pytest_mcp::frontend::report::read_run(
-        &inputs,
-        pytest_mcp::frontend::report::Reading::for_format(Format::Markdown),
-    )
-    .unwrap_or_else(|e| panic!("{}: inputs not readable: {e:?}", case.scenario));
-    let json_run = pytest_mcp::frontend::report::read_run(
-        &inputs,
-        pytest_mcp::frontend::report::Reading::for_format(Format::Json),
-    )
-    .unwrap_or_else(|e| panic!("{}: inputs not readable: {e:?}", case.scenario));
+    let md_run = report::read_run(&inputs, report::Reading::for_format(Format::Markdown))
+        .unwrap_or_else(|e| panic!("{}: inputs not readable: {e:?}", case.scenario));
+    let json_run = report::read_run(&inputs, report::Reading::for_format(Format::Json))
+        .unwrap_or_else(|e| panic!("{}: inputs not readable: {e:?}", case.scenario));
     let markdown = whole(&md_run, Format::Markdown);
     let json = pytest_mcp::render::json::render(&json_run, false);
     let json_report_tokens = json_run
