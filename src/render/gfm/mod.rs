@@ -74,11 +74,6 @@ pub struct Baseline<'a> {
     pub counts: Counts,
 }
 
-/// The whole rendering, nothing left out.
-pub fn render(run: &Run, baseline: Option<&Baseline<'_>>, options: &Options) -> String {
-    render_fitted(run, baseline, options, &crate::budget::Budget::NONE).text
-}
-
 /// An error (a file that cannot be read, a timeout) or a discovery as
 /// GitHub Flavored Markdown: its first line as a heading, then its agent
 /// Markdown whole in a code block, where nothing in it is read as Markdown

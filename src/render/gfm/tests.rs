@@ -38,7 +38,13 @@ fn test_text_goes_into_code() {
         "t.py::test_x[<b>@octocat #1]",
         "</details> **bold** <img src=x>",
     )]);
-    let text = render(&run, None, &Options::default());
+    let text = render_fitted(
+        &run,
+        None,
+        &Options::default(),
+        &crate::budget::Budget::NONE,
+    )
+    .text;
     assert!(
         text.starts_with("## Test FAILURE — 1 run, 1 failed\n"),
         "{text}"
@@ -202,7 +208,13 @@ fn collection_errors_shrink_to_fit() {
             ),
         })
         .collect();
-    let whole = render(&run, None, &Options::default());
+    let whole = render_fitted(
+        &run,
+        None,
+        &Options::default(),
+        &crate::budget::Budget::NONE,
+    )
+    .text;
     let cases = [(65_536, "one line per file"), (3_000, "counted only")];
     for (max, said) in cases {
         assert!(whole.chars().count() > max);

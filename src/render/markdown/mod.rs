@@ -238,8 +238,6 @@ pub fn body(out: &mut String, run: &Run) {
     body_with(out, run, Detail::Full, false);
 }
 
-/// A failure's heading label: `FAILED`, `ERROR at setup`, ...
-pub(crate) use crate::render::view::label;
 pub(crate) use sections::sources_note;
 
 /// What the agent Markdown writes under a failure's heading, at `detail`:
@@ -264,7 +262,7 @@ pub(crate) fn collection_error_lines(e: &crate::model::CollectionError) -> Vec<S
 /// [`body`] at a chosen level of detail. Failures that share their shape
 /// ([`crate::model::groups`]) are shown once, largest group first, naming
 /// the other tests they hit.
-pub fn body_with(out: &mut String, run: &Run, detail: Detail, collapse: bool) {
+fn body_with(out: &mut String, run: &Run, detail: Detail, collapse: bool) {
     let groups = grouping::failure_groups(run);
     let levels = fit::Levels::same(detail);
     let shown = grouping::shown(&groups, 0);
@@ -300,13 +298,4 @@ fn body_until(
     flaky(out, run);
     skipped(out, run);
     fits(out, from)
-}
-
-/// A failing test's section as this report writes it at full detail,
-/// without the line naming the other tests of its group: the heading's
-/// label (`FAILED`, `ERROR at setup`, ...) and the body (the message flush
-/// left, detail and captured output indented two spaces). For renderings
-/// for people that show the same detail their own way (the HTML page).
-pub fn failure_section(t: &crate::model::TestResult) -> (&'static str, String) {
-    (label(t), failure_lines(t, Detail::Full))
 }
