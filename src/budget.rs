@@ -251,7 +251,17 @@ pub enum Rung<'a, P> {
     },
 }
 
-impl<'a, P> Rung<'a, P> {
+impl<'a, P: 'a> Rung<'a, P> {
+    /// The same rung with each plan turned into another by `f` (an output
+    /// whose plans include another's, as an error's include its partial
+    /// run's).
+    pub fn map<Q: 'a>(self, f: impl Fn(P) -> Q + 'a) -> Rung<'a, Q> {
+        match self {
+            Rung::One(plan) => Rung::One(f(plan)),
+            Rung::Most { least, most, make } => Rung::most(least, most, move |k| f(make(k))),
+        }
+    }
+
     /// [`Rung::Most`] from `least` to `most`.
     pub fn most(least: usize, most: usize, make: impl Fn(usize) -> P + 'a) -> Rung<'a, P> {
         Rung::Most {
@@ -262,14 +272,91 @@ impl<'a, P> Rung<'a, P> {
     }
 }
 
-/// The fitting loop every budgeted output goes through: the answer of the
-/// first rung whose plan `attempt` renders within the budget (`attempt`
-/// gives `None` for a plan that does not fit); for a [`Rung::Most`], the
-/// largest of its plans that does. An output only says what its plans are,
-/// richest first, and how one is rendered with the note on what it left
-/// out; which one is sent is decided here. `None` when no plan fits: the
-/// output then sends its last resort.
-pub fn first_fitting<'a, P, T>(
+/// What an output offers to fit its budget: its plans, richest first, and
+/// how one is rendered with its note on what it left out. The output
+/// decides nothing: which plan is sent is [`fit`]'s choice.
+pub trait Plans {
+    /// One way of shortening the answer (the output's own type).
+    type Plan;
+    /// What a plan renders to: a text and what it left out, or a value.
+    type Answer;
+    /// The plans, richest first.
+    fn ladder(&self) -> Vec<Rung<'_, Self::Plan>>;
+    /// `plan` rendered with its note on what it left out, when it fits the
+    /// budget (`None` also for a plan given up while rendering, past it).
+    fn attempt(&self, plan: Self::Plan) -> Option<Self::Answer>;
+    /// What is sent when no plan fits.
+    fn last_resort(&self) -> Self::Answer;
+}
+
+/// An answer to be fitted: whole already (it fits, or its format is never
+/// cut), or the plans to choose from.
+pub enum Offer<'a, A> {
+    Whole(A),
+    Plans(Box<dyn Choose<A> + 'a>),
+}
+
+impl<'a, A> Offer<'a, A> {
+    /// An offer of `plans`.
+    pub fn plans(plans: impl Plans<Answer = A> + 'a) -> Offer<'a, A> {
+        Offer::Plans(Box::new(plans))
+    }
+}
+
+impl<'a, A: 'a> Offer<'a, A> {
+    /// The same offer, its answer turned into another by `f` once chosen
+    /// (an error's Markdown shown as a page, say).
+    pub fn map<B>(self, f: impl Fn(A) -> B + 'a) -> Offer<'a, B> {
+        match self {
+            Offer::Whole(answer) => Offer::Whole(f(answer)),
+            Offer::Plans(plans) => Offer::Plans(Box::new(Mapped { plans, f })),
+        }
+    }
+}
+
+/// An offer's plans whose chosen answer is then turned by `f`.
+struct Mapped<'a, A, F> {
+    plans: Box<dyn Choose<A> + 'a>,
+    f: F,
+}
+
+impl<A, B, F: Fn(A) -> B> Choose<B> for Mapped<'_, A, F> {
+    fn choose(&self) -> B {
+        (self.f)(self.plans.choose())
+    }
+}
+
+/// [`Plans`] with their plan type out of sight, so that offers of every
+/// output can be fitted in one place.
+pub trait Choose<A> {
+    /// The answer of the first rung that fits, else the last resort.
+    fn choose(&self) -> A;
+}
+
+impl<P: Plans> Choose<P::Answer> for P {
+    fn choose(&self) -> P::Answer {
+        first_fitting(self.ladder(), |plan| self.attempt(plan))
+            .unwrap_or_else(|| self.last_resort())
+    }
+}
+
+/// The one fitting loop: an offer's whole answer, or the answer of its
+/// first rung whose plan fits; for a [`Rung::Most`], the largest of its
+/// plans that does; else its last resort. Outputs only make offers
+/// ([`Plans`]); the dispatch and the tools' structured results fit them
+/// here.
+pub fn fit<A>(offer: Offer<'_, A>) -> A {
+    match offer {
+        Offer::Whole(answer) => answer,
+        Offer::Plans(plans) => plans.choose(),
+    }
+}
+
+/// The plan of the first rung that `attempt` renders within the budget
+/// (`attempt` gives `None` for a plan that does not fit); for a
+/// [`Rung::Most`], the largest of its plans that does. `None` when no plan
+/// fits.
+fn first_fitting<'a, P, T>(
     rungs: impl IntoIterator<Item = Rung<'a, P>>,
     mut attempt: impl FnMut(P) -> Option<T>,
 ) -> Option<T> {

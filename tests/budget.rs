@@ -11,7 +11,7 @@ use pytest_mcp::render::markdown;
 
 /// The agent's Markdown of `run` within `max` characters.
 fn within(run: &Run, max: usize) -> String {
-    markdown::render_fitted(run, &Budget::chars(max), "", false).text
+    pytest_mcp::budget::fit(markdown::offer(run, Budget::chars(max), "", false)).text
 }
 use pytest_mcp::sources::junit;
 

@@ -136,7 +136,7 @@ fn changes_golden_files() {
             },
         )
         .into_text();
-        let value = structured::run(&run, &budget);
+        let value = pytest_mcp::budget::fit(structured::run(&run, budget));
         let structured = serde_json::to_string_pretty(&value).expect("JSON") + "\n";
         failures.extend(check(&scenario.join("expected.md"), &md));
         failures.extend(check(&scenario.join("expected.json"), &json));

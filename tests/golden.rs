@@ -514,22 +514,30 @@ fn structured_golden_files() {
         "pytest_all_pass",
     ] {
         let run = run_of(scenario);
-        pinned.push((scenario.into(), pretty(&structured::run(&run, &default))));
+        pinned.push((
+            scenario.into(),
+            pretty(&pytest_mcp::budget::fit(structured::run(&run, default))),
+        ));
     }
     let grouped = run_of("pytest_grouped_failures");
     pinned.push((
         "pytest_grouped_failures_300_tokens".into(),
-        pretty(&structured::run(&grouped, &small)),
+        pretty(&pytest_mcp::budget::fit(structured::run(&grouped, small))),
     ));
     let discovery = many_cases_discovery();
     pinned.push((
         "discovery_many_cases".into(),
-        pretty(&structured::discovery(&discovery, &default)),
+        pretty(&pytest_mcp::budget::fit(structured::discovery(
+            &discovery, default,
+        ))),
     ));
     // The smallest budget a request may ask for.
     pinned.push((
         "discovery_many_cases_200_tokens".into(),
-        pretty(&structured::discovery(&discovery, &Budget::tokens(200))),
+        pretty(&pytest_mcp::budget::fit(structured::discovery(
+            &discovery,
+            Budget::tokens(200),
+        ))),
     ));
     let mut timeout = ExecError::spawn(
         "pytest execution exceeded timeout of 3 seconds while running tests/test_isbn.py::test_isbn13_checksum".into(),
@@ -540,7 +548,9 @@ fn structured_golden_files() {
     timeout.partial = run_of("pytest_one_failure");
     pinned.push((
         "timeout".into(),
-        pretty(&structured::run_error(&timeout, &default)),
+        pretty(&pytest_mcp::budget::fit(structured::run_error(
+            &timeout, default,
+        ))),
     ));
     // As `execute_tests` gives it for a Markdown answer: carrying the text.
     let tool = pytest_mcp::frontend::respond::tool_run(&grouped, Format::Markdown, &default);

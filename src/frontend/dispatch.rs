@@ -5,16 +5,18 @@
 //!
 //! Adding a format means a variant of [`Format`], an arm in [`output`] and
 //! the output itself (a module of `render`), nothing else. Each output
-//! reads the run's view (`render::view`) and fits itself to the budget
-//! through `budget::first_fitting`; this file only chooses.
+//! reads the run's view (`render::view`) and offers its plans to fit the
+//! budget ([`budget::Offer`]); [`output`] hands the offer to the one
+//! fitting loop, [`budget::fit`], which chooses.
 
 use std::io::Write;
 
 use serde_json::Value;
 
-use crate::budget::{Budget, Fitted, Truncation};
+use crate::budget::{self, Budget, Fitted, Offer, Truncation};
 use crate::model::Run;
 use crate::model::discovery::Discovery;
+use crate::model::exec_error::ExecError;
 use crate::render;
 use crate::render::view::Compared;
 use crate::request::Format;
@@ -24,6 +26,9 @@ pub const TITLE: &str = "pytest-mcp report";
 
 /// The title of an HTML page, or an annotation, of what discovery found.
 const DISCOVERY_TITLE: &str = "pytest-mcp: tests";
+
+/// The title of a page, or an annotation, of a run that gave no result.
+const ENDED_TITLE: &str = "pytest-mcp: run failed";
 
 /// What is rendered.
 #[derive(Debug, Clone, Copy)]
@@ -35,9 +40,16 @@ pub enum Subject<'a> {
     },
     /// What discovery found.
     Discovery(&'a Discovery),
-    /// An answer that is not a result: its Markdown (already within the
-    /// budget), its JSON-RPC error object, and a title for the formats that
-    /// show one (an HTML page, a `::error` annotation).
+    /// A run or a discovery that gave no result (a timeout, a crash): its
+    /// Markdown fitted to the budget, its JSON-RPC error object.
+    Ended {
+        error: &'a ExecError,
+        object: &'a Value,
+    },
+    /// An answer that is not a result: its Markdown (short: a refused
+    /// parameter, unreadable files), its JSON-RPC error object, and a title
+    /// for the formats that show one (an HTML page, a `::error`
+    /// annotation).
     Error {
         markdown: &'a str,
         object: &'a Value,
@@ -99,16 +111,10 @@ pub fn whole(run: &Run, format: Format) -> String {
 
 /// `subject` in `format`, within the style's budget where the format has
 /// one to keep (HTML, JUnit and the annotations are documents for people
-/// and tools: never cut), with what was left out to fit it.
+/// and tools: never cut), with what was left out to fit it. Each output
+/// offers its plans; the one fitting loop ([`budget::fit`]) chooses.
 pub fn output(subject: Subject<'_>, format: Format, style: &Style) -> Fitted {
-    match format {
-        Format::Markdown => markdown(subject, style),
-        Format::Json => json(subject, style),
-        Format::Html => Fitted::whole(html(subject)),
-        Format::Junit => Fitted::whole(junit(subject)),
-        Format::Github => Fitted::whole(github(subject, style)),
-        Format::Gfm => gfm(subject, style),
-    }
+    budget::fit(offer(subject, format, style))
 }
 
 /// [`output`] written to `out`; returns what was left out. A run's whole
@@ -136,112 +142,144 @@ pub fn write(
     Ok(fitted.truncation)
 }
 
+/// What the output of `format` offers for `subject`.
+fn offer<'a>(subject: Subject<'a>, format: Format, style: &'a Style) -> Offer<'a, Fitted> {
+    match format {
+        Format::Markdown => markdown(subject, style),
+        Format::Json => json(subject, style),
+        Format::Html => people(subject, style, |text, title| {
+            render::html::markdown_page(text, title)
+        })
+        .unwrap_or_else(|| uncut(html(subject))),
+        Format::Junit => people(subject, style, |text, _| text.to_string())
+            .unwrap_or_else(|| uncut(junit(subject))),
+        Format::Github => people(subject, style, |text, title| {
+            render::github::error(title, text)
+        })
+        .unwrap_or_else(|| uncut(github(subject, style))),
+        Format::Gfm => people(subject, style, |text, _| render::gfm::text_page(text))
+            .unwrap_or_else(|| gfm(subject, style)),
+    }
+}
+
+/// An answer that is never cut.
+fn uncut<'a>(text: String) -> Offer<'a, Fitted> {
+    Offer::Whole(Fitted::whole(text))
+}
+
+/// A discovery or an error in a format for people or tools: its Markdown
+/// (fitted, for a run that ended) as `page` shows it, with a title; `None`
+/// for a run, which each format renders its own way.
+fn people<'a>(
+    subject: Subject<'a>,
+    style: &'a Style,
+    page: fn(&str, &str) -> String,
+) -> Option<Offer<'a, Fitted>> {
+    let (markdown, title) = match subject {
+        Subject::Run { .. } => return None,
+        Subject::Discovery(d) => (render::discovery::discovery_markdown(d), DISCOVERY_TITLE),
+        Subject::Ended { error, .. } => {
+            let fitted = render::exec_error::markdown_offer(error, style.budget);
+            return Some(fitted.map(move |f| Fitted {
+                text: page(&f.text, ENDED_TITLE),
+                truncation: None,
+            }));
+        }
+        Subject::Error {
+            markdown, title, ..
+        } => (markdown.to_string(), title),
+    };
+    Some(uncut(page(&markdown, title)))
+}
+
 /// The agent Markdown; a comparison with a baseline opens it.
-fn markdown(subject: Subject<'_>, style: &Style) -> Fitted {
-    let budget = &style.budget;
+fn markdown<'a>(subject: Subject<'a>, style: &'a Style) -> Offer<'a, Fitted> {
+    let budget = style.budget;
     match subject {
         Subject::Run { run, compared } => {
             let preface = compared
                 .map(|c| render::markdown::comparison_block(&c.comparison))
                 .unwrap_or_default();
-            render::markdown::render_fitted(run, budget, &preface, style.collapse)
+            render::markdown::offer(run, budget, &preface, style.collapse)
         }
-        Subject::Discovery(d) => render::discovery::discovery_markdown_fitted(d, budget),
-        Subject::Error { markdown, .. } => Fitted::whole(markdown.to_string()),
+        Subject::Discovery(d) => render::discovery::markdown_offer(d, budget),
+        Subject::Ended { error, .. } => render::exec_error::markdown_offer(error, budget),
+        Subject::Error { markdown, .. } => uncut(markdown.to_string()),
     }
 }
 
 /// The JSON report (docs/json-report.md); with a baseline, its
 /// `baseline` key; a discovery's JSON; an error's JSON-RPC object. Within
 /// a token budget only.
-fn json(subject: Subject<'_>, style: &Style) -> Fitted {
+fn json<'a>(subject: Subject<'a>, style: &'a Style) -> Offer<'a, Fitted> {
     // Held to tokens alone: a script reads JSON whole, and a cut in
     // characters would only cost it data (`--max-chars` is for people).
-    let budget = &Budget {
+    let budget = Budget {
         chars: None,
         ..style.budget
     };
     let pretty = style.pretty;
     match subject {
-        Subject::Run {
-            run,
-            compared: None,
-        } => render::json::render_fitted(run, budget, pretty),
-        Subject::Run {
-            run,
-            compared: Some(compared),
-        } => compared_json(run, compared, budget, pretty),
-        Subject::Discovery(d) => render::discovery::discovery_fitted(d, budget, pretty),
-        Subject::Error { object, .. } => Fitted::whole(render::json::text(object, pretty)),
+        Subject::Run { run, compared } => {
+            render::json::offer(run, compared_value(compared, &budget), budget, pretty)
+        }
+        Subject::Discovery(d) => render::discovery::json_offer(d, budget, pretty),
+        Subject::Ended { object, .. } | Subject::Error { object, .. } => {
+            uncut(render::json::text(object, pretty))
+        }
     }
 }
 
-/// A self-contained HTML page: the report, or the Markdown of a discovery
-/// or an error as a page.
+/// A self-contained HTML page of a run.
 fn html(subject: Subject<'_>) -> String {
     match subject {
         Subject::Run { run, compared } => {
             render::html::report(run, compared.map(|c| &c.comparison), TITLE)
         }
-        Subject::Discovery(d) => {
-            render::html::markdown_page(&render::discovery::discovery_markdown(d), DISCOVERY_TITLE)
-        }
-        Subject::Error {
-            markdown, title, ..
-        } => render::html::markdown_page(markdown, title),
+        _ => String::new(),
     }
 }
 
-/// JUnit XML of a run (it has no place for a comparison); discovery and
-/// errors have no JUnit form and print their Markdown.
+/// JUnit XML of a run (it has no place for a comparison).
 fn junit(subject: Subject<'_>) -> String {
     match subject {
         Subject::Run { run, .. } => render::junit::render(run),
-        Subject::Discovery(d) => render::discovery::discovery_markdown(d),
-        Subject::Error { markdown, .. } => markdown.to_string(),
+        _ => String::new(),
     }
 }
 
-/// GitHub annotations of a run; an error as one `::error`; discovery
-/// prints its Markdown.
+/// GitHub annotations of a run.
 fn github(subject: Subject<'_>, style: &Style) -> String {
     match subject {
         Subject::Run { run, .. } => render::github::render(run, &style.annotations),
-        Subject::Discovery(d) => render::discovery::discovery_markdown(d),
-        Subject::Error {
-            markdown, title, ..
-        } => render::github::error(title, markdown),
+        _ => String::new(),
     }
 }
 
-/// GitHub Flavored Markdown for people; a discovery's or an error's
-/// Markdown as a heading and a code block.
-fn gfm(subject: Subject<'_>, style: &Style) -> Fitted {
+/// GitHub Flavored Markdown of a run, for people.
+fn gfm<'a>(subject: Subject<'a>, style: &'a Style) -> Offer<'a, Fitted> {
     match subject {
         Subject::Run { run, compared } => {
             let baseline = compared.map(|c| render::gfm::Baseline {
                 comparison: &c.comparison,
                 counts: c.counts,
             });
-            render::gfm::render_fitted(run, baseline.as_ref(), &style.links, &style.budget)
+            render::gfm::offer(run, baseline, &style.links, style.budget)
         }
-        Subject::Discovery(d) => Fitted::whole(render::gfm::text_page(
-            &render::discovery::discovery_markdown(d),
-        )),
-        Subject::Error { markdown, .. } => Fitted::whole(render::gfm::text_page(markdown)),
+        _ => uncut(String::new()),
     }
 }
 
-/// The JSON report of a run compared with a baseline, the comparison its
-/// last key, `baseline`: within a token budget, the comparison gets at
-/// most half of it (its lists cut, saying how many ids each left out) and
-/// the run is fitted to the whole, the comparison included.
-fn compared_json(run: &Run, compared: &Compared, budget: &Budget, pretty: bool) -> Fitted {
-    let mut baseline = compared.comparison.to_value();
+/// The comparison with a baseline as the JSON report's `baseline` value:
+/// within a token budget it gets at most half of it, its lists cut, saying
+/// how many ids each left out (the run is then fitted to the whole, the
+/// comparison included).
+fn compared_value(compared: Option<&Compared>, budget: &Budget) -> Option<Value> {
+    let mut baseline = compared?.comparison.to_value();
     if let Some(max) = budget.tokens {
         halve_lists_to_fit(&mut baseline, max / 2);
     }
-    render::json::render_fitted_compared(run, Some(&baseline), budget, pretty)
+    Some(baseline)
 }
 
 /// Cuts the id lists of a comparison object in half until its indented

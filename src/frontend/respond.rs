@@ -12,7 +12,7 @@
 
 use serde_json::{Value, json};
 
-use crate::budget::{Budget, Fitted, Truncation};
+use crate::budget::{Budget, Fitted, Offer, Truncation};
 use crate::frontend::dispatch::{self, Style, Subject};
 use crate::frontend::report::InputError;
 use crate::model::Run;
@@ -182,18 +182,21 @@ fn discovery_exit(d: &Discovery) -> u8 {
 /// `budget`.
 pub fn exec_error(e: &ExecError, format: Format, budget: &Budget) -> Answer {
     let error = error_object(e);
-    let markdown = if format.errors_as_objects() {
-        String::new()
-    } else {
-        render::exec_error::error_markdown_fitted(e, budget).text
+    let exit = error_status(e);
+    if format.errors_as_objects() {
+        return Answer::Error { error, exit };
+    }
+    let object = error.to_value();
+    let subject = Subject::Ended {
+        error: e,
+        object: &object,
     };
-    Answer::error(
-        format,
-        error,
-        markdown,
-        "pytest-mcp: run failed",
-        error_status(e),
-    )
+    Answer::Text {
+        text: dispatch::output(subject, format, &Style::within(*budget)).text,
+        is_error: true,
+        exit,
+        truncation: None,
+    }
 }
 
 /// An execution error's ADR-007 object.
@@ -332,12 +335,14 @@ const FULL_RESULT_TOKENS: usize = 16;
 fn tool_answer<R: Structured>(
     format: Format,
     budget: &Budget,
-    structured: impl Fn(&Budget) -> R,
+    structured: impl Fn(Budget) -> Offer<'static, R>,
     text: impl Fn(&Budget) -> Fitted,
     answer: impl FnOnce(Fitted) -> Answer,
     full: impl FnOnce() -> String,
     headline: String,
 ) -> ToolAnswer {
+    // The structured result's plans, fitted by the one fitting loop.
+    let structured = |b: &Budget| crate::budget::fit(structured(*b));
     // Room for the server to add `full_result` (the kept result's URI).
     let room = budget.beside("", FULL_RESULT_TOKENS);
     let (mut r, fitted, carried_shortened) = if format.is_markdown() {
@@ -451,19 +456,26 @@ pub fn tool_exec_error(
         // The JSON-RPC error object: no text, no structured result.
         return ToolAnswer::bare(exec_error(e, format, budget), headline);
     }
-    let text = |b: &Budget| render::exec_error::error_markdown_fitted(e, b);
+    let object = error_object(e).to_value();
+    let text = |b: &Budget| {
+        let subject = Subject::Ended {
+            error: e,
+            object: &object,
+        };
+        dispatch::output(subject, format, &tool_style(b))
+    };
     let answer = |fitted: Fitted| Answer::Text {
         text: fitted.text,
         is_error: true,
         exit: error_status(e),
         truncation: fitted.truncation,
     };
-    let full = || render::json::text(&error_object(e).to_value(), false);
+    let full = || render::json::text(&object, false);
     if discovery {
-        let structured = |b: &Budget| render::structured::discovery_error(e, b);
+        let structured = |b: Budget| render::structured::discovery_error(e, b);
         tool_answer(format, budget, structured, text, answer, full, headline)
     } else {
-        let structured = |b: &Budget| render::structured::run_error(e, b);
+        let structured = |b: Budget| render::structured::run_error(e, b);
         tool_answer(format, budget, structured, text, answer, full, headline)
     }
 }

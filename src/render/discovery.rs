@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::markdown;
-use crate::budget::{Budget, Fitted, Rung, Truncation, first_fitting};
+use crate::budget::{Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::discovery::{Discovery, Function};
 use crate::text::{one_line, thousands};
 
@@ -33,15 +33,15 @@ pub fn discovery_markdown(d: &Discovery) -> String {
     out
 }
 
-/// [`discovery_markdown`] within `budget`: when the functions do not fit,
-/// one line per file (`- tests/test_x.py — 40 tests`), then as many files
-/// as fit, saying how many tests were left out; `path` lists one file's.
-pub fn discovery_markdown_fitted(d: &Discovery, budget: &Budget) -> Fitted {
+/// [`discovery_markdown`] offered to fit `budget`: when the functions do
+/// not fit, one line per file (`- tests/test_x.py — 40 tests`), then as
+/// many files as fit, saying how many tests were left out; `path` lists
+/// one file's.
+pub fn markdown_offer(d: &Discovery, budget: Budget) -> Offer<'_, Fitted> {
     let full = discovery_markdown(d);
     if budget.fits(&full) {
-        return Fitted::whole(full);
+        return Offer::Whole(Fitted::whole(full));
     }
-    let full_size = budget.describe_size(&full);
     let functions = d.functions();
     let mut files: Vec<(&str, usize)> = Vec::new();
     for f in &functions {
@@ -50,7 +50,31 @@ pub fn discovery_markdown_fitted(d: &Discovery, budget: &Budget) -> Fitted {
             _ => files.push((f.file, f.items.len())),
         }
     }
-    let render = |shown: usize| {
+    Offer::plans(Files {
+        d,
+        budget,
+        full_size: budget.describe_size(&full),
+        tests: functions.iter().map(|f| f.items.len()).sum(),
+        files,
+    })
+}
+
+/// A discovery's Markdown one line per file, as many files as fit.
+struct Files<'d> {
+    d: &'d Discovery,
+    budget: Budget,
+    /// The whole answer's size, as the note says it.
+    full_size: String,
+    /// Tests collected.
+    tests: usize,
+    /// Each file and how many tests it holds, in collection order.
+    files: Vec<(&'d str, usize)>,
+}
+
+impl Files<'_> {
+    /// The first `shown` files' lines, saying what was left out.
+    fn render(&self, shown: usize) -> Fitted {
+        let (d, files, budget) = (self.d, &self.files, &self.budget);
         let mut out = head(d);
         out.push_str("\n### FILES\n");
         for (file, n) in &files[..shown] {
@@ -59,10 +83,11 @@ pub fn discovery_markdown_fitted(d: &Discovery, budget: &Budget) -> Fitted {
         let mut t = Truncation::new(budget);
         t.dropped.push("test functions".to_string());
         let rest: usize = files[shown..].iter().map(|(_, n)| n).sum();
-        t.tests_omitted = functions.iter().map(|f| f.items.len()).sum();
+        t.tests_omitted = self.tests;
         let mut note = format!(
-            "Shortened to fit {} (the full answer has {full_size}): one line per file",
-            budget.describe()
+            "Shortened to fit {} (the full answer has {}): one line per file",
+            budget.describe(),
+            self.full_size
         );
         if shown < files.len() {
             t.dropped.push(format!("{} files", files.len() - shown));
@@ -81,13 +106,27 @@ pub fn discovery_markdown_fitted(d: &Discovery, budget: &Budget) -> Fitted {
             text: out,
             truncation: Some(t),
         }
-    };
-    // As many files as fit (none, when not even one does).
-    first_fitting([Rung::most(1, files.len(), |shown| shown)], |shown| {
-        let fitted = render(shown);
-        budget.fits(&fitted.text).then_some(fitted)
-    })
-    .unwrap_or_else(|| render(0))
+    }
+}
+
+impl Plans for Files<'_> {
+    type Plan = usize;
+    type Answer = Fitted;
+
+    /// As many files as fit.
+    fn ladder(&self) -> Vec<Rung<'_, usize>> {
+        vec![Rung::most(1, self.files.len(), |shown| shown)]
+    }
+
+    fn attempt(&self, shown: usize) -> Option<Fitted> {
+        let fitted = self.render(shown);
+        self.budget.fits(&fitted.text).then_some(fitted)
+    }
+
+    /// No file, when not even one fits.
+    fn last_resort(&self) -> Fitted {
+        self.render(0)
+    }
 }
 
 fn tests_phrase(n: usize) -> String {
@@ -255,17 +294,17 @@ pub fn discovery_value(d: &Discovery) -> Value {
     value
 }
 
-/// [`discovery_value`] as text (indented when `pretty`) within `budget`:
-/// `case_ids` go first, then entries beyond the first that fit. `count`
-/// stays exact; `truncated` says what was left out.
-pub fn discovery_fitted(d: &Discovery, budget: &Budget, pretty: bool) -> Fitted {
+/// [`discovery_value`] as text (indented when `pretty`) offered to fit
+/// `budget`: `case_ids` go first, then entries beyond the first that fit.
+/// `count` stays exact; `truncated` says what was left out.
+pub fn json_offer(d: &Discovery, budget: Budget, pretty: bool) -> Offer<'static, Fitted> {
     let mut value = discovery_value(d);
     let full = super::json::text(&value, pretty);
     if budget.fits(&full) {
-        return Fitted::whole(full);
+        return Offer::Whole(Fitted::whole(full));
     }
     let Some(Value::Array(mut entries)) = value.get_mut("tests").map(std::mem::take) else {
-        return Fitted::whole(full);
+        return Offer::Whole(Fitted::whole(full));
     };
     let mut cases_dropped = false;
     for e in &mut entries {
@@ -273,44 +312,76 @@ pub fn discovery_fitted(d: &Discovery, budget: &Budget, pretty: bool) -> Fitted 
             cases_dropped |= map.remove("case_ids").is_some();
         }
     }
-    let total = entries.len();
-    // The first `shown` entries; `cut` when that is fewer than fit.
-    let render = |(shown, cut): (usize, bool)| {
-        let mut t = Truncation::new(budget);
-        if cases_dropped {
+    Offer::plans(Entries {
+        value,
+        entries,
+        cases_dropped,
+        budget,
+        pretty,
+    })
+}
+
+/// A discovery's JSON without its `tests`, and the entries to put back.
+struct Entries {
+    value: Value,
+    entries: Vec<Value>,
+    /// Whether entries had `case_ids` (taken out of every one).
+    cases_dropped: bool,
+    budget: Budget,
+    pretty: bool,
+}
+
+impl Plans for Entries {
+    /// The first `shown` entries; `cut` when that is fewer than fit.
+    type Plan = (usize, bool);
+    type Answer = Fitted;
+
+    fn ladder(&self) -> Vec<Rung<'_, (usize, bool)>> {
+        let total = self.entries.len();
+        vec![
+            Rung::One((total, false)),
+            Rung::most(1, total, |shown| (shown, true)),
+        ]
+    }
+
+    fn attempt(&self, plan: (usize, bool)) -> Option<Fitted> {
+        let fitted = self.render(plan);
+        self.budget.fits(&fitted.text).then_some(fitted)
+    }
+
+    fn last_resort(&self) -> Fitted {
+        self.render((0, true))
+    }
+}
+
+impl Entries {
+    fn render(&self, (shown, cut): (usize, bool)) -> Fitted {
+        let mut t = Truncation::new(&self.budget);
+        if self.cases_dropped {
             t.dropped.push("case_ids".to_string());
         }
         if cut {
             t.dropped.push("entries beyond those that fit".to_string());
         }
-        t.tests_omitted = entries[shown..]
+        t.tests_omitted = self.entries[shown..]
             .iter()
             .map(|e| e.get("cases").and_then(Value::as_u64).unwrap_or(1) as usize)
             .sum();
-        let mut v = value.clone();
-        v["tests"] = Value::Array(entries[..shown].to_vec());
+        let mut v = self.value.clone();
+        v["tests"] = Value::Array(self.entries[..shown].to_vec());
         v["truncated"] = json!({
             "max_tokens": t.max_tokens,
             "max_chars": t.max_chars,
             "dropped": t.dropped,
             "tests_omitted": t.tests_omitted,
-            "entries_omitted": total - shown,
+            "entries_omitted": self.entries.len() - shown,
             "note": "count is exact. Discover one file or directory (path) to list its tests.",
         });
         Fitted {
-            text: super::json::text(&v, pretty),
+            text: super::json::text(&v, self.pretty),
             truncation: Some(t),
         }
-    };
-    let rungs = [
-        Rung::One((total, false)),
-        Rung::most(1, total, |shown| (shown, true)),
-    ];
-    first_fitting(rungs, |plan| {
-        let fitted = render(plan);
-        budget.fits(&fitted.text).then_some(fitted)
-    })
-    .unwrap_or_else(|| render((0, true)))
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 pub use super::discovery::{discovery_markdown, discovery_value};
 use super::markdown;
-use crate::budget::{Budget, Fitted, Rung, Truncation, first_fitting};
+use crate::budget::{Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::exec_error::{ExecError, Running};
 use crate::render::json as adr006;
 use crate::text::{first_line, one_line};
@@ -36,26 +36,26 @@ pub fn error_markdown(e: &ExecError) -> String {
 /// What an execution error's shortened Markdown keeps, richest first.
 #[derive(Debug, Clone, Copy)]
 enum Kept {
-    /// Its own lines, and what finished before the end fitted to the room
-    /// they leave.
-    Partial,
-    /// The status line and the command, clipped.
+    /// Its own lines, and what finished before the end: whole within the
+    /// room they leave (`None`), or as one of the plans of a run's answer.
+    Partial(Option<markdown::Plan>),
+    /// The status line and the command, clipped (the last resort: the
+    /// status line alone).
     StatusAndCommand,
-    /// The status line alone.
-    Status,
 }
 
-/// [`error_markdown`] within `budget`. When the whole does not fit, the
-/// output's last lines go and what finished before the end is fitted, in
-/// the steps of a run's answer (`markdown::fit`), to the room the error's
-/// own lines leave; its notes say what was left out, the command last.
-/// When the error's own lines alone are too long (a command naming
-/// hundreds of ids, a worker's line each): the status line and the
-/// command, clipped, or the status line alone.
-pub fn error_markdown_fitted(e: &ExecError, budget: &Budget) -> Fitted {
+/// [`error_markdown`] offered to fit `budget`. When the whole does not
+/// fit, the output's last lines go and what finished before the end
+/// shrinks in the steps of a run's answer (`markdown::fit`, its plans
+/// among these), within the room the error's own lines leave; its notes
+/// say what was left out, the command last. When the error's own lines
+/// alone are too long (a command naming hundreds of ids, a worker's line
+/// each): the status line and the command, clipped, or the status line
+/// alone.
+pub fn markdown_offer(e: &ExecError, budget: Budget) -> Offer<'_, Fitted> {
     let whole = error_markdown(e);
     if budget.fits(&whole) {
-        return Fitted::whole(whole);
+        return Offer::Whole(Fitted::whole(whole));
     }
     let head = error_head(e);
     let mut closing = Vec::new();
@@ -72,50 +72,109 @@ pub fn error_markdown_fitted(e: &ExecError, budget: &Budget) -> Fitted {
         .map(|note| format!("> {}\n", markdown::clip(note)))
         .collect();
     let room = budget.beside(&format!("{head}\n{closing}"), 0);
-    let partial = markdown::render_fitted(&e.partial, &room, "", false);
-    let mut truncation = partial
-        .truncation
-        .unwrap_or_else(|| Truncation::new(budget));
-    if tail_dropped {
+    Offer::plans(Shortened {
+        e,
+        budget,
+        status: markdown::clip(first_line(&head)).into_owned(),
+        head,
+        closing,
+        tail_dropped,
+        partial: markdown::plans(&e.partial, room, "", false),
+    })
+}
+
+/// What every shortened error answer is made of.
+struct Shortened<'e> {
+    e: &'e ExecError,
+    budget: Budget,
+    head: String,
+    closing: String,
+    status: String,
+    /// Whether pytest's last output lines were left out.
+    tail_dropped: bool,
+    /// What finished before the end: whole within the room, or the plans
+    /// to shorten it.
+    partial: Result<Fitted, Box<markdown::Fitting<'e>>>,
+}
+
+impl Shortened<'_> {
+    /// The error's lines around `partial`, the run's answer without its
+    /// own header line.
+    fn around(&self, partial: Fitted) -> Fitted {
+        let mut truncation = partial
+            .truncation
+            .unwrap_or_else(|| Truncation::new(&self.budget));
+        self.tail_note(&mut truncation);
+        let body = partial.text.split_once('\n').map_or("", |(_, rest)| rest);
+        let gap = if body.lines().last().is_some_and(|l| l.starts_with("> ")) {
+            ""
+        } else {
+            "\n"
+        };
+        Fitted {
+            text: format!("{}{body}{gap}{}", self.head, self.closing),
+            truncation: Some(truncation),
+        }
+    }
+
+    /// The status line, and with `command` the command, clipped.
+    fn status(&self, command: bool) -> Fitted {
+        let mut truncation = Truncation::new(&self.budget);
+        self.tail_note(&mut truncation);
         truncation
             .dropped
-            .insert(0, "pytest's last output lines".to_string());
-    }
-    let status = markdown::clip(first_line(&head));
-    let render = |kept: Kept| {
-        let mut truncation = truncation.clone();
-        let text = match kept {
-            Kept::Partial => {
-                // The partial run's answer, without its own header line.
-                let body = partial.text.split_once('\n').map_or("", |(_, rest)| rest);
-                let gap = if body.lines().last().is_some_and(|l| l.starts_with("> ")) {
-                    ""
-                } else {
-                    "\n"
-                };
-                format!("{head}{body}{gap}{closing}")
-            }
-            Kept::StatusAndCommand => {
-                format!("{status}\n\n> {}\n", markdown::clip(&command_note(e)))
-            }
-            Kept::Status => format!("{status}\n"),
+            .push("what finished before the end".into());
+        let text = if command {
+            let command = command_note(self.e);
+            format!("{}\n\n> {}\n", self.status, markdown::clip(&command))
+        } else {
+            format!("{}\n", self.status)
         };
-        if !matches!(kept, Kept::Partial) {
-            truncation
-                .dropped
-                .push("what finished before the end".into());
-        }
         Fitted {
             text,
             truncation: Some(truncation),
         }
-    };
-    let rungs = [Kept::Partial, Kept::StatusAndCommand].map(Rung::One);
-    first_fitting(rungs, |kept| {
-        let fitted = render(kept);
-        budget.fits(&fitted.text).then_some(fitted)
-    })
-    .unwrap_or_else(|| render(Kept::Status))
+    }
+
+    fn tail_note(&self, truncation: &mut Truncation) {
+        if self.tail_dropped {
+            truncation
+                .dropped
+                .insert(0, "pytest's last output lines".to_string());
+        }
+    }
+}
+
+impl Plans for Shortened<'_> {
+    type Plan = Kept;
+    type Answer = Fitted;
+
+    fn ladder(&self) -> Vec<Rung<'_, Kept>> {
+        let mut rungs = match &self.partial {
+            Ok(_) => vec![Rung::One(Kept::Partial(None))],
+            Err(plans) => plans
+                .ladder()
+                .into_iter()
+                .map(|rung| rung.map(|plan| Kept::Partial(Some(plan))))
+                .collect(),
+        };
+        rungs.push(Rung::One(Kept::StatusAndCommand));
+        rungs
+    }
+
+    fn attempt(&self, kept: Kept) -> Option<Fitted> {
+        let fitted = match (kept, &self.partial) {
+            (Kept::Partial(None), Ok(whole)) => self.around(whole.clone()),
+            (Kept::Partial(Some(plan)), Err(plans)) => self.around(plans.attempt(plan)?),
+            (Kept::Partial(_), _) => return None,
+            (Kept::StatusAndCommand, _) => self.status(true),
+        };
+        self.budget.fits(&fitted.text).then_some(fitted)
+    }
+
+    fn last_resort(&self) -> Fitted {
+        self.status(false)
+    }
 }
 
 /// The command that ran, as the last note says it.

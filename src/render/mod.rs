@@ -7,10 +7,13 @@
 //!   as shown (first test, count, the others' ids, new or not, label),
 //!   skip reasons, flaky tests, the slowest tests, the comparison with a
 //!   baseline. No output builds any of these itself.
-//! - Every output that has a budget offers its plans, richest first, to
-//!   the one fitting loop, [`crate::budget::first_fitting`], which picks
-//!   the first that fits; the output only renders a plan with its note on
-//!   what it left out.
+//! - Every output that has a budget makes an offer
+//!   ([`crate::budget::Offer`]): its whole answer when it fits, else its
+//!   plans, richest first ([`crate::budget::Plans`]), and how one is
+//!   rendered with its note on what it left out. The one fitting loop,
+//!   [`crate::budget::fit`], chooses; it is called from the dispatch
+//!   (`frontend::dispatch::output`) and for the tools' structured results
+//!   (`frontend::respond`) only.
 //! - The outputs: [`markdown`] the token-lean rendering for agents,
 //!   [`json`] the JSON report (docs/json-report.md), [`structured`] the
 //!   MCP tools' structured results, [`gfm`] GitHub Flavored Markdown for

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use rmcp::schemars::JsonSchema;
 use serde::{Serialize, Serializer};
 
-use crate::budget::{Budget, Fitted, Truncation};
+use crate::budget::{Budget, Fitted, Offer, Truncation};
 use crate::model::discovery::Discovery;
 use crate::model::exec_error::{ErrorKind, ExecError};
 use crate::model::groups::{IdItem, shape};
@@ -219,8 +219,8 @@ pub struct TestFunction {
 #[allow(dead_code)]
 struct Object {}
 
-/// A test run's structured result, within `budget`.
-pub fn run(run: &Run, budget: &Budget) -> RunResult {
+/// A test run's structured result, offered to fit `budget`.
+pub fn run(run: &Run, budget: Budget) -> Offer<'static, RunResult> {
     let status = match super::markdown::status_word(run) {
         "SUCCESS" => Status::Success,
         "FAILURE" => Status::Failure,
@@ -235,15 +235,15 @@ pub fn run(run: &Run, budget: &Budget) -> RunResult {
 }
 
 /// A run that gave no result (a timeout, a crash, ...): what finished
-/// before the end, within `budget`.
-pub fn run_error(e: &ExecError, budget: &Budget) -> RunResult {
+/// before the end, offered to fit `budget`.
+pub fn run_error(e: &ExecError, budget: Budget) -> Offer<'static, RunResult> {
     let mut result = of_run(&e.partial, error_status(e.kind), e.exit_code, e.duration);
     result.end.error = Some(e.message.clone());
     fit_run(result, budget)
 }
 
-/// What a discovery found, within `budget`.
-pub fn discovery(d: &Discovery, budget: &Budget) -> DiscoveryResult {
+/// What a discovery found, offered to fit `budget`.
+pub fn discovery(d: &Discovery, budget: Budget) -> Offer<'static, DiscoveryResult> {
     let (status, exit) = if !d.collection_errors.is_empty() {
         (Status::Failure, 2)
     } else if d.items.is_empty() {
@@ -272,8 +272,8 @@ pub fn discovery(d: &Discovery, budget: &Budget) -> DiscoveryResult {
     fit_discovery(result, budget)
 }
 
-/// A discovery that gave no result, within `budget`.
-pub fn discovery_error(e: &ExecError, budget: &Budget) -> DiscoveryResult {
+/// A discovery that gave no result, offered to fit `budget`.
+pub fn discovery_error(e: &ExecError, budget: Budget) -> Offer<'static, DiscoveryResult> {
     let result = DiscoveryResult {
         status: error_status(e.kind),
         exit_code: e.exit_code,

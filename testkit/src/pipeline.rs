@@ -20,7 +20,6 @@ use pytest_mcp::budget::{Budget, MIN_TOKENS};
 use pytest_mcp::frontend::report::{self, Input, RenderOnly};
 use pytest_mcp::frontend::respond;
 use pytest_mcp::model::Run;
-use pytest_mcp::render;
 use pytest_mcp::request::{
     DiscoverTestsRequest, ExecuteTestsRequest, Format, ToolRequest, ValidationError,
 };
@@ -183,7 +182,12 @@ pub fn check_run(run: &Run) {
                 &dispatch::Style::report(budget),
             )
             .text,
-            render::markdown::render_fitted(run, &budget, "", false).text,
+            dispatch::output(
+                dispatch::Subject::run(run),
+                Format::Markdown,
+                &dispatch::Style::within(budget),
+            )
+            .text,
         ] {
             let chars = text.chars().count();
             assert!(

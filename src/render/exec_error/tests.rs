@@ -140,3 +140,8 @@ fn tests_running_on_several_workers_are_all_named() {
     assert_eq!(error_data(&e)["running_tests"], json!([]));
     assert_eq!(error_data(&e)["running_test"], Value::Null);
 }
+
+/// The error's Markdown fitted as the dispatch fits it.
+fn error_markdown_fitted(e: &ExecError, budget: &Budget) -> Fitted {
+    crate::budget::fit(markdown_offer(e, *budget))
+}

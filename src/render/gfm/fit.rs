@@ -1,7 +1,7 @@
 //! Fitting the GitHub rendering to its [`Budget`] (65,536 characters for
 //! a comment, 1 MiB for a job summary), in steps, stopping at the first
-//! that fits (each step a rung of plans given to [`first_fitting`], the
-//! one fitting loop):
+//! that fits (each step a rung of plans offered to the one fitting loop,
+//! [`crate::budget::fit`]):
 //!
 //! 1. everything;
 //! 2. captured output dropped from the code blocks;
@@ -26,7 +26,7 @@ use std::fmt::Write as _;
 
 use super::sections::{self, Collection, LISTED, tests};
 use super::{Baseline, Options};
-use crate::budget::{Budget, Fitted, Rung, Truncation, first_fitting};
+use crate::budget::{Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::Run;
 use crate::render::markdown::Detail;
 use crate::render::view::{self, Group, New};
@@ -55,9 +55,9 @@ struct Plan {
 /// What every rendering is made of, worked out once.
 struct Doc<'r> {
     run: &'r Run,
-    baseline: Option<&'r Baseline<'r>>,
+    baseline: Option<Baseline<'r>>,
     options: &'r Options,
-    budget: &'r Budget,
+    budget: Budget,
     head: String,
     /// The collection errors at each [`Collection`] level, in its order.
     collection: [String; 3],
@@ -68,18 +68,21 @@ struct Doc<'r> {
     /// Every group in full at each detail a plan shows, rendered when a
     /// plan first asks for it and kept for the plans after it.
     fulls: [OnceCell<Vec<String>>; 3],
+    /// The whole rendering's plan, and its size as the notes say it.
+    whole: Plan,
+    size: String,
 }
 
-/// The rendering of `run` (compared with `baseline` when given) within
-/// `budget`, saying what it left out.
-pub fn render_fitted(
-    run: &Run,
-    baseline: Option<&Baseline<'_>>,
-    options: &Options,
-    budget: &Budget,
-) -> Fitted {
+/// The rendering of `run` (compared with `baseline` when given) offered
+/// to fit `budget`, saying what it left out: whole when it fits.
+pub fn offer<'r>(
+    run: &'r Run,
+    baseline: Option<Baseline<'r>>,
+    options: &'r Options,
+    budget: Budget,
+) -> Offer<'r, Fitted> {
     let counts = run.counts();
-    let new = match baseline {
+    let new = match &baseline {
         Some(b) => New::Baseline(&b.comparison.new_failures),
         None => New::Nothing,
     };
@@ -96,74 +99,92 @@ pub fn render_fitted(
         sections::skips(run),
     ]
     .concat();
-    let doc = Doc {
+    let n = groups.len();
+    let mut doc = Doc {
         run,
+        head: super::head(run, &counts, baseline.as_ref()),
         baseline,
         options,
         budget,
-        head: super::head(run, &counts, baseline),
         collection: [Collection::Full, Collection::OneLine, Collection::Counted]
             .map(|level| sections::collection_errors(options, run, level)),
         new_groups,
         groups,
         extras,
         fulls: Default::default(),
-    };
-    doc.fit()
-}
-
-impl Doc<'_> {
-    /// The whole rendering when it fits; else the first plan of the
-    /// ladder ([`Doc::ladder`]) that does, its note naming the whole's
-    /// size; else the leanest plan, whatever its size.
-    fn fit(&self) -> Fitted {
-        let n = self.groups.len();
-        let whole = Plan {
+        whole: Plan {
             detail: Detail::Full,
             extras: true,
             full: n,
             listed: n,
-            new_ids: self.omitted_new(0),
+            new_ids: 0,
             collection: Collection::Full,
-        };
-        let text = self.render(&whole, None);
-        if self.budget.fits(&text) {
-            return Fitted::whole(text);
-        }
-        let size = self.budget.describe_size(&text);
-        drop(text);
-        let levels: &[Collection] = if self.run.collection_errors.is_empty() {
+        },
+        size: String::new(),
+    };
+    doc.whole.new_ids = doc.omitted_new(0);
+    let text = doc.render(&doc.whole, None);
+    if budget.fits(&text) {
+        return Offer::Whole(Fitted::whole(text));
+    }
+    doc.size = budget.describe_size(&text);
+    Offer::plans(doc)
+}
+
+impl Doc<'_> {
+    /// The collection errors' levels the plans go through: shorter ones
+    /// only when there are collection errors.
+    fn levels(&self) -> &'static [Collection] {
+        if self.run.collection_errors.is_empty() {
             &[Collection::Full]
         } else {
             &[Collection::Full, Collection::OneLine, Collection::Counted]
-        };
-        let rungs = levels.iter().flat_map(|&collection| {
-            self.ladder(Plan {
-                collection,
-                ..whole
+        }
+    }
+}
+
+impl Plans for Doc<'_> {
+    type Plan = Plan;
+    type Answer = Fitted;
+
+    /// Steps 2 to 7 at each level of the collection errors.
+    fn ladder(&self) -> Vec<Rung<'_, Plan>> {
+        let whole = self.whole;
+        self.levels()
+            .iter()
+            .flat_map(|&collection| {
+                self.steps(Plan {
+                    collection,
+                    ..whole
+                })
             })
-        });
-        first_fitting(rungs, |plan| {
-            let fitted = self.shortened(&plan, &size);
-            self.budget.fits(&fitted.text).then_some(fitted)
-        })
-        .unwrap_or_else(|| {
-            let last = levels.last().copied().unwrap_or(Collection::Full);
-            let leanest = Plan {
-                detail: Detail::CrashLines,
-                extras: false,
-                full: 0,
-                listed: 0,
-                new_ids: 0,
-                collection: last,
-            };
-            self.shortened(&leanest, &size)
-        })
+            .collect()
     }
 
+    fn attempt(&self, plan: Plan) -> Option<Fitted> {
+        let fitted = self.shortened(&plan, &self.size);
+        self.budget.fits(&fitted.text).then_some(fitted)
+    }
+
+    /// The leanest plan, whatever its size.
+    fn last_resort(&self) -> Fitted {
+        let last = self.levels().last().copied().unwrap_or(Collection::Full);
+        let leanest = Plan {
+            detail: Detail::CrashLines,
+            extras: false,
+            full: 0,
+            listed: 0,
+            new_ids: 0,
+            collection: last,
+        };
+        self.shortened(&leanest, &self.size)
+    }
+}
+
+impl Doc<'_> {
     /// Steps 2 to 7 from `whole` (step 1 too with the collection errors
     /// shorter), richest first.
-    fn ladder(&self, whole: Plan) -> Vec<Rung<'_, Plan>> {
+    fn steps(&self, whole: Plan) -> Vec<Rung<'_, Plan>> {
         let n = self.groups.len();
         let mut rungs = Vec::new();
         if whole.collection > Collection::Full {
@@ -254,7 +275,7 @@ impl Doc<'_> {
 
     /// What `plan` leaves out.
     fn truncation(&self, plan: &Plan) -> Truncation {
-        let mut t = Truncation::new(self.budget);
+        let mut t = Truncation::new(&self.budget);
         match plan.collection {
             Collection::Full => {}
             Collection::OneLine => t
@@ -323,7 +344,7 @@ impl Doc<'_> {
             out.push_str(&self.extras);
         }
         let extra: Vec<String> = shortened
-            .map(|(t, size)| vec![note(self.budget, t, size)])
+            .map(|(t, size)| vec![note(&self.budget, t, size)])
             .unwrap_or_default();
         out.push_str(&sections::notes(self.run, &extra));
         out
@@ -331,7 +352,7 @@ impl Doc<'_> {
 
     /// New failures: their groups, then the ids of those in groups left out.
     fn new_part(&self, out: &mut String, plan: &Plan) {
-        let Some(b) = self.baseline else { return };
+        let Some(b) = &self.baseline else { return };
         let new = &b.comparison.new_failures;
         if new.is_empty() {
             return;
@@ -347,7 +368,7 @@ impl Doc<'_> {
 
     /// Fixed tests: their ids (with the extras), else their number.
     fn fixed(&self, out: &mut String, ids: bool) {
-        let Some(b) = self.baseline else { return };
+        let Some(b) = &self.baseline else { return };
         let fixed = &b.comparison.fixed;
         if fixed.is_empty() {
             return;

@@ -48,7 +48,7 @@ use crate::model::baseline::Comparison;
 use crate::model::{Counts, Run};
 use crate::text::thousands;
 
-pub use fit::render_fitted;
+pub use fit::offer;
 
 /// What the renderer needs to know from outside the run: where `path:line`
 /// links lead.

@@ -229,3 +229,13 @@ fn collection_errors_shrink_to_fit() {
         );
     }
 }
+
+/// The rendering fitted as the dispatch fits it.
+fn render_fitted(
+    run: &Run,
+    baseline: Option<&Baseline<'_>>,
+    options: &Options,
+    budget: &Budget,
+) -> crate::budget::Fitted {
+    crate::budget::fit(offer(run, baseline.cloned(), options, *budget))
+}

@@ -1,7 +1,7 @@
 //! The ADR-006 JSON within a [`Budget`]. Every key of ADR-006 stays; the
 //! plans a shortened answer is tried with, richest first, each leaving out
-//! what the one before did and more ([`first_fitting`] sends the first
-//! that fits):
+//! what the one before did and more (the one fitting loop,
+//! [`crate::budget::fit`], sends the first that fits):
 //!
 //! 1. `json_report` and `text_output` (become `null`): pytest's own views
 //!    of what the rest already says; and passing (and skipped) tests from
@@ -25,7 +25,7 @@ use serde::ser::{SerializeSeq, Serializer};
 use serde_json::Value;
 
 use super::{ChangesEntry, Tests, answer, error_phase, serialized};
-use crate::budget::{Budget, Fitted, Rung, Truncation, first_fitting};
+use crate::budget::{Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::groups::{IdItem, shape};
 use crate::model::{Run, TestResult};
 use crate::render::view::{self, New};
@@ -64,46 +64,32 @@ enum Listed {
     None,
 }
 
-/// The run's ADR-006 JSON (indented when `pretty`) within `budget`, and
-/// what it left out.
-pub fn render_fitted(run: &Run, budget: &Budget, pretty: bool) -> Fitted {
-    render_fitted_compared(run, None, budget, pretty)
-}
-
-/// [`render_fitted`] with the comparison with a baseline as the last key,
-/// `baseline` (see [`super::render_compared`]), kept whole in every plan:
-/// the caller fits its lists first.
-pub fn render_fitted_compared(
+/// The run's JSON report (indented when `pretty`) offered to fit
+/// `budget`, the comparison with a baseline as its last key, `baseline`,
+/// when there is one (see [`super::render_compared`]): kept whole in every
+/// plan, the caller fits its lists first.
+pub fn offer(
     run: &Run,
-    baseline: Option<&Value>,
-    budget: &Budget,
+    baseline: Option<Value>,
+    budget: Budget,
     pretty: bool,
-) -> Fitted {
-    let full = super::render_compared(run, baseline, pretty);
+) -> Offer<'_, Fitted> {
+    let full = super::render_compared(run, baseline.as_ref(), pretty);
     if budget.fits(&full) {
-        return Fitted {
-            text: full,
-            truncation: None,
-        };
+        return Offer::Whole(Fitted::whole(full));
     }
     let causes: Vec<Cause<'_>> = view::failure_groups(run, New::SinceLastRun)
         .into_iter()
         .map(|g| Cause::of(run, g))
         .collect();
-    let s = Shortened {
+    Offer::plans(Shortened {
         run,
         baseline,
         budget,
         pretty,
         problems: problems(run, &causes),
         causes,
-    };
-    let (rungs, last) = s.ladder();
-    first_fitting(rungs, |plan| {
-        let fitted = s.render(plan);
-        budget.fits(&fitted.text).then_some(fitted)
     })
-    .unwrap_or_else(|| s.render(last))
 }
 
 /// The failing tests: each group's first, then the others in the run's
@@ -127,19 +113,21 @@ fn problems<'r>(run: &'r Run, causes: &[Cause<'r>]) -> Vec<&'r TestResult> {
 }
 
 /// What every plan of a shortened answer is rendered from.
-struct Shortened<'a, 'r> {
+struct Shortened<'r> {
     run: &'r Run,
-    baseline: Option<&'a Value>,
-    budget: &'a Budget,
+    baseline: Option<Value>,
+    budget: Budget,
     pretty: bool,
     causes: Vec<Cause<'r>>,
     problems: Vec<&'r TestResult>,
 }
 
-impl Shortened<'_, '_> {
-    /// The plans, richest first (the steps of the module's doc), and the
-    /// last resort: no test, no group, `truncated` saying so.
-    fn ladder(&self) -> (Vec<Rung<'static, Plan>>, Plan) {
+impl Plans for Shortened<'_> {
+    type Plan = Plan;
+    type Answer = Fitted;
+
+    /// The plans, richest first (the steps of the module's doc).
+    fn ladder(&self) -> Vec<Rung<'_, Plan>> {
         let whole = Plan {
             tests: Listed::All,
             tracebacks: true,
@@ -183,14 +171,32 @@ impl Shortened<'_, '_> {
                 ..one
             }),
         ]);
-        (rungs, Plan { groups: 0, ..one })
+        rungs
     }
 
+    fn attempt(&self, plan: Plan) -> Option<Fitted> {
+        let fitted = self.render(plan);
+        self.budget.fits(&fitted.text).then_some(fitted)
+    }
+
+    /// No test, no group, `truncated` saying so.
+    fn last_resort(&self) -> Fitted {
+        self.render(Plan {
+            ids: 1,
+            message_chars: SHORT_MESSAGE_CHARS,
+            tests: Listed::None,
+            tracebacks: self.run.collection_errors.is_empty(),
+            groups: 0,
+        })
+    }
+}
+
+impl Shortened<'_> {
     /// The answer `plan` keeps, with the note on what it left out.
     fn render(&self, plan: Plan) -> Fitted {
         let truncation = self.truncation(plan);
         let mut a = answer(self.run);
-        a.baseline = self.baseline;
+        a.baseline = self.baseline.as_ref();
         a.json_report = None;
         a.text_output = None;
         a.truncated = Some(&truncation);
@@ -220,7 +226,7 @@ impl Shortened<'_, '_> {
 
     /// What `plan` leaves out, in the order the ladder leaves it out.
     fn truncation(&self, plan: Plan) -> Truncation {
-        let mut t = Truncation::new(self.budget);
+        let mut t = Truncation::new(&self.budget);
         let mut drop = |what: String| t.dropped.push(what);
         drop("json_report".into());
         drop("text_output".into());

@@ -22,7 +22,7 @@ use crate::render::view;
 
 mod fit;
 
-pub use fit::{render_fitted, render_fitted_compared};
+pub use fit::offer;
 
 /// The ADR-006 object, borrowing from the run: serialized straight to text,
 /// so a run of 100,000 tests is never copied into a `Value` tree first.

@@ -14,8 +14,8 @@
 //! Sections are dropped or replaced whole, so a cut never falls inside a
 //! line or a code fence. The last notes say what was left out (then the
 //! line to rerun the failures, which stays last). Steps 2 to 6 and the
-//! last resort are [`Plan`]s, a ladder climbed down by
-//! [`first_fitting`], the one fitting loop: this file only says how each
+//! last resort are [`Plan`]s offered ([`Plans`]) to the one fitting loop,
+//! [`crate::budget::fit`], which chooses: this file only says how each
 //! plan is rendered.
 
 use std::cell::OnceCell;
@@ -24,7 +24,7 @@ use std::fmt::Write as _;
 use super::grouping::{self, Shown, failure_groups, new_mark};
 use super::sections::{collection_errors, failure, flaky, notes, skipped};
 use super::{Detail, closing, header};
-use crate::budget::{BYTES_PER_TOKEN, Budget, Fitted, Rung, Truncation, first_fitting};
+use crate::budget::{BYTES_PER_TOKEN, Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::Run;
 use crate::model::groups::{IdItem, shape};
 use crate::pytest_text::parametrized_function;
@@ -92,51 +92,57 @@ impl Size {
     }
 }
 
-/// Renders a run within `budget`, shrinking in the steps above. `preface`
-/// (a comparison with a baseline, say) goes right under the header line
-/// and is kept at every step. With `collapse` (PR comments, job summaries)
-/// long failure sections fold their detail into `<details>` blocks.
-pub fn render_fitted(run: &Run, budget: &Budget, preface: &str, collapse: bool) -> Fitted {
+/// The agent Markdown of `run` offered to fit `budget`, shrinking in the
+/// steps above. `preface` (a comparison with a baseline, say) goes right
+/// under the header line and is kept at every step. With `collapse` (PR
+/// comments, job summaries) long failure sections fold their detail into
+/// `<details>` blocks.
+pub fn offer<'r>(run: &'r Run, budget: Budget, preface: &str, collapse: bool) -> Offer<'r, Fitted> {
+    match plans(run, budget, preface, collapse) {
+        Ok(whole) => Offer::Whole(whole),
+        Err(plans) => Offer::plans(*plans),
+    }
+}
+
+/// The whole answer when it fits `budget`, else the plans to shorten it
+/// (for an answer whose plans include these: an execution error's).
+pub(crate) fn plans<'r>(
+    run: &'r Run,
+    budget: Budget,
+    preface: &str,
+    collapse: bool,
+) -> Result<Fitted, Box<Fitting<'r>>> {
     let head = format!("{}{preface}", header(run));
-    let cap = Cap::of(budget);
+    let cap = Cap::of(&budget);
     // Lower steps stop at the first section past the cap, so only the
     // first groups can be rendered more than once: their sections are kept.
     let keep = cap.chars.min(cap.bytes) / MIN_SECTION_CHARS + 1;
-    let groups = failure_groups(run);
-    let groups = grouping::shown(&groups, keep);
+    let groups = grouping::shown(failure_groups(run), keep);
     // Step 1, the whole answer: every shortened one names its size.
     let mut full = head.clone();
     let whole = Levels::same(Detail::Full);
     super::body_until(&mut full, run, &groups, whole, collapse, Cap::NONE);
     notes(&mut full, run, &closing(run, Vec::new()));
     if budget.fits(&full) {
-        return Fitted::whole(full);
+        return Ok(Fitted::whole(full));
     }
-    let fitting = Fitting {
+    Err(Box::new(Fitting {
         run,
         budget,
-        head: &head,
-        groups: &groups,
+        head,
+        groups,
         collapse,
         cap,
         full_size: budget.describe_size(&full),
         lines: GroupLines::default(),
-    };
-    drop(full);
-    first_fitting(fitting.ladder(), |plan| fitting.attempt(plan)).unwrap_or_else(|| {
-        // Not reached: the clipped answer fits any budget (at worst empty).
-        Fitted {
-            text: String::new(),
-            truncation: Some(Truncation::new(budget)),
-        }
-    })
+    }))
 }
 
 /// The detail of the new failures' groups and of the groups that failed
 /// last time too (`seen`, shown then): with what changed since the last
 /// run, those shrink first (steps 2 to 4 start with them at the least).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Levels {
+pub(crate) struct Levels {
     detail: Detail,
     seen: Detail,
 }
@@ -160,9 +166,9 @@ impl Levels {
 
     /// Steps 2 to 4; when the run has both new groups and groups seen
     /// before, the ones seen before are cut to [`Detail::FewerIds`] first.
-    fn steps(run: &Run, groups: &[Shown<'_, '_>]) -> Vec<Levels> {
+    fn steps(run: &Run, groups: &[Shown<'_>]) -> Vec<Levels> {
         let shrinking = [Detail::NoOutput, Detail::CrashLines, Detail::FewerIds];
-        let mut groups = groups.iter().map(|g| g.group);
+        let mut groups = groups.iter().map(|g| &g.group);
         let split = groups.clone().any(|g| g.new > 0) && groups.any(|g| g.seen_before(run));
         if !split {
             return shrinking.into_iter().map(Levels::same).collect();
@@ -187,9 +193,9 @@ impl Levels {
 }
 
 /// A shortened answer, one per step past the first: the rungs of the
-/// ladder [`first_fitting`] climbs down.
+/// ladder the fitting loop climbs down.
 #[derive(Debug, Clone, Copy)]
-enum Plan {
+pub(crate) enum Plan {
     /// Steps 2 to 4: every group's section, at these levels of detail.
     Sections(Levels),
     /// Step 5: the first `k` groups in full (one id each, crash lines),
@@ -206,11 +212,11 @@ enum Plan {
 }
 
 /// What every shortened answer needs.
-struct Fitting<'a, 'g, 'r> {
+pub(crate) struct Fitting<'r> {
     run: &'r Run,
-    budget: &'a Budget,
-    head: &'a str,
-    groups: &'a [Shown<'g, 'r>],
+    budget: Budget,
+    head: String,
+    groups: Vec<Shown<'r>>,
     collapse: bool,
     /// Where steps 2 to 4 give up rendering.
     cap: Cap,
@@ -219,13 +225,16 @@ struct Fitting<'a, 'g, 'r> {
     lines: GroupLines,
 }
 
-impl Fitting<'_, '_, '_> {
+impl Plans for Fitting<'_> {
+    type Plan = Plan;
+    type Answer = Fitted;
+
     /// The plans, richest first: steps 2 to 4, then as many groups in
     /// full as fit, then every group's line with its message, as many
     /// messages as fit, as many lines as fit, and the clipped answer.
-    fn ladder(&self) -> Vec<Rung<'static, Plan>> {
+    fn ladder(&self) -> Vec<Rung<'_, Plan>> {
         let all = self.groups.len();
-        let mut rungs: Vec<Rung<'static, Plan>> = Levels::steps(self.run, self.groups)
+        let mut rungs: Vec<Rung<'_, Plan>> = Levels::steps(self.run, &self.groups)
             .into_iter()
             .map(|levels| Rung::One(Plan::Sections(levels)))
             .collect();
@@ -276,8 +285,18 @@ impl Fitting<'_, '_, '_> {
         })
     }
 
+    fn last_resort(&self) -> Fitted {
+        // Not reached: the clipped answer fits any budget (at worst empty).
+        Fitted {
+            text: String::new(),
+            truncation: Some(Truncation::new(&self.budget)),
+        }
+    }
+}
+
+impl Fitting<'_> {
     fn truncation(&self, dropped: &[&str]) -> Truncation {
-        let mut t = Truncation::new(self.budget);
+        let mut t = Truncation::new(&self.budget);
         t.dropped = dropped.iter().map(|d| d.to_string()).collect();
         t
     }
@@ -305,7 +324,7 @@ impl Fitting<'_, '_, '_> {
     /// answer is past the cap.
     fn sections(&self, levels: Levels) -> Option<(String, Truncation)> {
         let mut out = self.head.to_string();
-        let (run, groups) = (self.run, self.groups);
+        let (run, groups) = (self.run, &self.groups);
         super::body_until(&mut out, run, groups, levels, self.collapse, self.cap)
             .then(|| (out, self.truncation(&levels.dropped())))
     }
@@ -325,7 +344,7 @@ impl Fitting<'_, '_, '_> {
             groups_phrase(rest.len()),
             tests_phrase(tests)
         );
-        for line in &self.lines.full(self.groups)[k..] {
+        for line in &self.lines.full(&self.groups)[k..] {
             out.push_str(line);
         }
         flaky(&mut out, self.run);
@@ -340,7 +359,7 @@ impl Fitting<'_, '_, '_> {
     /// (the first `shown`, the first `with_message` of them with their
     /// message and crash location), what was left out.
     fn counts(&self, with_message: usize, shown: usize) -> (String, Truncation) {
-        let groups = self.groups;
+        let groups = &self.groups;
         let tests: usize = groups.iter().map(|g| g.group.count).sum();
         let errors = self.lines.errors(self.run);
         let mut out = self.head.to_string();
@@ -352,9 +371,9 @@ impl Fitting<'_, '_, '_> {
                 tests_phrase(tests)
             );
         }
-        let lines = self.lines.full(groups)[..with_message]
+        let lines = self.lines.full(&self.groups)[..with_message]
             .iter()
-            .chain(&self.lines.short(groups)[with_message..shown]);
+            .chain(&self.lines.short(&self.groups)[with_message..shown]);
         for line in errors.iter().chain(lines) {
             out.push_str(line);
         }
@@ -426,14 +445,14 @@ struct GroupLines {
 }
 
 impl GroupLines {
-    fn full(&self, groups: &[Shown<'_, '_>]) -> &[String] {
+    fn full(&self, groups: &[Shown<'_>]) -> &[String] {
         self.full
-            .get_or_init(|| groups.iter().map(|g| group_line(g.group, true)).collect())
+            .get_or_init(|| groups.iter().map(|g| group_line(&g.group, true)).collect())
     }
 
-    fn short(&self, groups: &[Shown<'_, '_>]) -> &[String] {
+    fn short(&self, groups: &[Shown<'_>]) -> &[String] {
         self.short
-            .get_or_init(|| groups.iter().map(|g| group_line(g.group, false)).collect())
+            .get_or_init(|| groups.iter().map(|g| group_line(&g.group, false)).collect())
     }
 
     fn errors(&self, run: &Run) -> &[String] {

@@ -17,12 +17,12 @@ pub(super) const LISTED_IDS: usize = 5;
 /// A failure group of the view and, when it may be rendered at more than
 /// one level of detail, its [`Section`] once worked out: reading a
 /// traceback is most of the cost of rendering a failure.
-pub(super) struct Shown<'g, 'r> {
-    pub(super) group: &'g view::Group<'r>,
+pub(super) struct Shown<'r> {
+    pub(super) group: view::Group<'r>,
     kept: Option<OnceCell<Section<'r>>>,
 }
 
-impl<'r> Shown<'_, 'r> {
+impl<'r> Shown<'r> {
     /// What the group's section shows: worked out once if kept, else each
     /// time.
     pub(super) fn section(&self) -> Cow<'_, Section<'r>> {
@@ -40,9 +40,9 @@ pub(super) fn failure_groups(run: &Run) -> Vec<view::Group<'_>> {
 
 /// `groups` to be shown, the sections of the first `keep` of them kept
 /// once worked out.
-pub(super) fn shown<'g, 'r>(groups: &'g [view::Group<'r>], keep: usize) -> Vec<Shown<'g, 'r>> {
+pub(super) fn shown(groups: Vec<view::Group<'_>>, keep: usize) -> Vec<Shown<'_>> {
     groups
-        .iter()
+        .into_iter()
         .enumerate()
         .map(|(n, group)| Shown {
             group,

@@ -33,7 +33,8 @@ use std::fmt::Write as _;
 use crate::model::{Counts, Run};
 use crate::text::{one_line, plural};
 
-pub use fit::render_fitted;
+pub use fit::offer;
+pub(crate) use fit::{Fitting, Plan, plans};
 pub(crate) use lines::clip;
 pub use sections::{collection_errors, indented, notes};
 
@@ -210,7 +211,7 @@ impl Detail {
     }
 }
 
-/// The comparison with a baseline, for [`fit::render_fitted`]: one line,
+/// The comparison with a baseline, for [`fit::offer`]'s preface: one line,
 /// then the new failures (first: they are what a reviewer must look at) and
 /// the fixed tests by id.
 pub fn comparison_block(c: &crate::model::baseline::Comparison) -> String {
@@ -265,7 +266,7 @@ pub(crate) fn collection_error_lines(e: &crate::model::CollectionError) -> Vec<S
 fn body_with(out: &mut String, run: &Run, detail: Detail, collapse: bool) {
     let groups = grouping::failure_groups(run);
     let levels = fit::Levels::same(detail);
-    let shown = grouping::shown(&groups, 0);
+    let shown = grouping::shown(groups, 0);
     body_until(out, run, &shown, levels, collapse, fit::Cap::NONE);
 }
 
@@ -275,7 +276,7 @@ fn body_with(out: &mut String, run: &Run, detail: Detail, collapse: bool) {
 fn body_until(
     out: &mut String,
     run: &Run,
-    groups: &[Shown<'_, '_>],
+    groups: &[Shown<'_>],
     levels: fit::Levels,
     collapse: bool,
     cap: fit::Cap,
@@ -289,7 +290,7 @@ fn body_until(
     }
     for group in groups {
         let from = out.len();
-        failure(out, group, levels.of(run, group.group), collapse);
+        failure(out, group, levels.of(run, &group.group), collapse);
         if !fits(out, from) {
             return false;
         }

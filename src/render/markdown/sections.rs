@@ -99,8 +99,8 @@ pub(super) fn collection_detail(traceback: &str, message: &str, file: &str) -> V
 pub(super) const COLLAPSE_AFTER: usize = 12;
 
 /// One failure section, naming the other tests of its group.
-pub(super) fn failure(out: &mut String, shown: &Shown<'_, '_>, detail: Detail, collapse: bool) {
-    let group = shown.group;
+pub(super) fn failure(out: &mut String, shown: &Shown<'_>, detail: Detail, collapse: bool) {
+    let group = &shown.group;
     let t = group.first;
     let _ = write!(
         out,

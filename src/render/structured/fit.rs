@@ -1,12 +1,13 @@
 //! Fitting a structured result to its budget (see the parent module). Its
 //! plans, richest first, each leaving out what the one before did and
-//! more ([`first_fitting`] keeps the first whose compact JSON fits): one
+//! more (the one fitting loop, [`crate::budget::fit`], keeps the first
+//! whose compact JSON fits): one
 //! id per group, shorter messages, then none from the last groups up,
 //! then fewer groups (a discovery: fewer test functions), then fewer
 //! collection errors.
 
 use super::*;
-use crate::budget::{Rung, first_fitting};
+use crate::budget::{Offer, Plans, Rung};
 
 /// Characters of a group's message kept when the whole message does not
 /// fit the budget: the exception and the start of what it says.
@@ -152,16 +153,16 @@ impl Ladder for DiscoveryResult {
 /// none from the last groups up, then fewer groups (the last go first:
 /// the smallest of those seen before); when not even the counts and the
 /// collection errors fit, fewer collection errors and no group.
-pub(super) fn fit_run(r: RunResult, budget: &Budget) -> RunResult {
-    if !budget.is_limited() || fits(budget, &r) {
-        return r;
+pub(super) fn fit_run(r: RunResult, budget: Budget) -> Offer<'static, RunResult> {
+    if !budget.is_limited() || fits(&budget, &r) {
+        return Offer::Whole(r);
     }
     let groups = &r.failures;
     let mut plan = Plan::WHOLE;
-    let mut rungs = Vec::new();
+    let mut steps = Vec::new();
     if groups.iter().any(|g| g.node_ids.len() > 1) {
         plan.ids = 1;
-        rungs.push(Rung::One(plan));
+        steps.push(Step::One(plan));
     }
     // Every group kept with one line, as the text keeps them, before any
     // group goes.
@@ -169,7 +170,7 @@ pub(super) fn fit_run(r: RunResult, budget: &Budget) -> RunResult {
         .iter()
         .any(|g| g.message.chars().count() > SHORT_MESSAGE_CHARS)
     {
-        rungs.push(Rung::One(Plan {
+        steps.push(Step::One(Plan {
             messages: Messages::Short,
             ..plan
         }));
@@ -178,66 +179,114 @@ pub(super) fn fit_run(r: RunResult, budget: &Budget) -> RunResult {
         .iter()
         .any(|g| !g.message.is_empty() || g.at.is_some())
     {
-        rungs.push(Rung::most(0, groups.len(), move |k| Plan {
-            messages: Messages::First(k),
-            ..plan
-        }));
+        steps.push(Step::Messages(groups.len(), plan));
         plan.messages = Messages::First(0);
     }
-    fit(r, budget, rungs, plan)
+    Offer::plans(Shaping::new(r, budget, steps, plan))
 }
 
 /// `r` within `budget`: fewer test functions (the last go first), until
 /// its compact JSON fits; when not even the counts and the collection
 /// errors fit, fewer collection errors and no test function.
-pub(super) fn fit_discovery(r: DiscoveryResult, budget: &Budget) -> DiscoveryResult {
-    if !budget.is_limited() || fits(budget, &r) {
-        return r;
+pub(super) fn fit_discovery(r: DiscoveryResult, budget: Budget) -> Offer<'static, DiscoveryResult> {
+    if !budget.is_limited() || fits(&budget, &r) {
+        return Offer::Whole(r);
     }
-    fit(r, budget, Vec::new(), Plan::WHOLE)
+    Offer::plans(Shaping::new(r, budget, Vec::new(), Plan::WHOLE))
 }
 
-/// `r` as the first of `rungs` that fits, then of fewer items (the first
-/// `k` kept), then of no item and fewer collection errors, `plan` saying
-/// what else goes; no item and no collection error when nothing fits.
-fn fit<'a, R: Ladder>(mut r: R, budget: &Budget, mut rungs: Vec<Rung<'a, Plan>>, plan: Plan) -> R {
-    let items = std::mem::take(r.items());
-    let errors = std::mem::take(r.errors());
-    rungs.push(Rung::most(0, items.len(), move |k| Plan {
-        items: Some(k),
-        ..plan
-    }));
-    rungs.push(Rung::most(1, errors.len(), move |k| Plan {
-        items: Some(0),
-        errors: Some(k),
-        ..plan
-    }));
-    // `r` is left with none of its items and errors: each plan's copy
-    // takes only those it keeps.
-    let shaped = |plan: Plan| {
-        let mut s = r.clone();
-        let (kept, left) = items.split_at(plan.items.unwrap_or(items.len()));
+/// A step of a structured result's own before its items go.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    One(Plan),
+    /// Messages on the first `k` of the `n` groups only, from `plan`.
+    Messages(usize, Plan),
+}
+
+/// A structured result to be fitted: its plans are `steps`, then fewer
+/// items (the first `k` kept), then no item and fewer collection errors,
+/// `plan` saying what else goes; no item and no collection error when
+/// nothing fits.
+struct Shaping<R: Ladder> {
+    /// The result without its items and errors: each plan's copy takes
+    /// only those it keeps.
+    bare: R,
+    items: Vec<R::Item>,
+    errors: Vec<FileError>,
+    budget: Budget,
+    steps: Vec<Step>,
+    plan: Plan,
+}
+
+impl<R: Ladder> Shaping<R> {
+    fn new(mut r: R, budget: Budget, steps: Vec<Step>, plan: Plan) -> Shaping<R> {
+        Shaping {
+            items: std::mem::take(r.items()),
+            errors: std::mem::take(r.errors()),
+            bare: r,
+            budget,
+            steps,
+            plan,
+        }
+    }
+
+    /// The result as `plan` shapes it, saying what it left out.
+    fn shaped(&self, plan: Plan) -> R {
+        let mut s = self.bare.clone();
+        let (kept, left) = self.items.split_at(plan.items.unwrap_or(self.items.len()));
         *s.items() = kept
             .iter()
             .enumerate()
             .map(|(i, item)| R::shown(item, i, plan))
             .collect();
-        *s.errors() = errors[..plan.errors.unwrap_or(errors.len())].to_vec();
-        let mut t = Truncation::new(budget);
+        *s.errors() = self.errors[..plan.errors.unwrap_or(self.errors.len())].to_vec();
+        let mut t = Truncation::new(&self.budget);
         t.dropped = plan.dropped(R::ITEMS);
         R::count_omitted(&mut t, s.items(), left);
         *s.truncated() = Some(t);
         s
-    };
-    first_fitting(rungs, |plan| {
-        let s = shaped(plan);
-        fits(budget, &s).then_some(s)
-    })
-    .unwrap_or_else(|| {
-        shaped(Plan {
+    }
+}
+
+impl<R: Ladder> Plans for Shaping<R> {
+    type Plan = Plan;
+    type Answer = R;
+
+    fn ladder(&self) -> Vec<Rung<'_, Plan>> {
+        let mut rungs: Vec<Rung<'_, Plan>> = self
+            .steps
+            .iter()
+            .map(|&step| match step {
+                Step::One(plan) => Rung::One(plan),
+                Step::Messages(n, plan) => Rung::most(0, n, move |k| Plan {
+                    messages: Messages::First(k),
+                    ..plan
+                }),
+            })
+            .collect();
+        let plan = self.plan;
+        rungs.push(Rung::most(0, self.items.len(), move |k| Plan {
+            items: Some(k),
+            ..plan
+        }));
+        rungs.push(Rung::most(1, self.errors.len(), move |k| Plan {
+            items: Some(0),
+            errors: Some(k),
+            ..plan
+        }));
+        rungs
+    }
+
+    fn attempt(&self, plan: Plan) -> Option<R> {
+        let s = self.shaped(plan);
+        fits(&self.budget, &s).then_some(s)
+    }
+
+    fn last_resort(&self) -> R {
+        self.shaped(Plan {
             items: Some(0),
             errors: Some(0),
-            ..plan
+            ..self.plan
         })
-    })
+    }
 }

@@ -77,3 +77,8 @@ fn as_many_groups_stay_as_fit() {
         assert!(count_tokens(&more) > limit, "{limit}: {}", groups.len());
     }
 }
+
+/// The report fitted as the dispatch fits it.
+fn render_fitted(run: &Run, budget: &Budget, pretty: bool) -> Fitted {
+    crate::budget::fit(offer(run, None, *budget, pretty))
+}
