@@ -91,7 +91,7 @@ pub fn render_fitted(
         None => groups.len(),
     };
     let extras = [
-        sections::flaky(run),
+        sections::flaky(options, run),
         sections::slowest(run),
         sections::skips(run),
     ]
