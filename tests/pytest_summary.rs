@@ -925,6 +925,7 @@ mod fixtures {
         mixed,
         one_failure,
         parametrized,
+        reruns,
         setup_teardown,
         skips,
         warnings,
@@ -1144,6 +1145,14 @@ fn check_live_in(project: &str, dir: &Path) {
 #[test]
 fn live_mixed() {
     check_live("mixed");
+}
+
+/// pytest-rerunfailures (`--reruns 2` in the project's pytest.ini): a test
+/// that passes on its second attempt and one that fails all three are one
+/// test each, as pytest's `1 failed, 3 passed, 3 rerun` counts them.
+#[test]
+fn live_reruns() {
+    check_live("reruns");
 }
 
 #[test]

@@ -8,6 +8,7 @@
 //! a pytest JSON report come out of the same Markdown renderer.
 
 pub mod affected;
+mod attempt;
 pub mod baseline;
 pub mod changes;
 pub mod crash;
@@ -16,6 +17,9 @@ pub mod exec_error;
 pub mod groups;
 pub mod raw_report;
 pub mod rerun;
+
+pub use attempt::Attempt;
+
 #[cfg(test)]
 pub(crate) mod testing;
 
@@ -260,13 +264,6 @@ pub struct PhaseFailure {
     pub traceback: Option<String>,
 }
 
-/// One earlier attempt of a rerun test.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Attempt {
-    pub outcome: Outcome,
-    pub message: Option<String>,
-}
-
 impl TestResult {
     /// A test with just an id and an outcome; everything else unknown.
     pub fn new(node_id: impl Into<String>, outcome: Outcome) -> Self {
@@ -469,14 +466,17 @@ impl TestResult {
     pub fn flaky_summary(&self) -> String {
         let attempts = plural(self.reruns().len(), "failed attempt", "failed attempts");
         let first = self.reruns().iter().find_map(|a| {
-            a.message
+            let line = a
+                .message
                 .as_deref()?
                 .lines()
                 .map(str::trim)
-                .find(|l| !l.is_empty())
+                .find(|l| !l.is_empty())?;
+            Some((line, a.location.as_ref()))
         });
         match first {
-            Some(m) => format!("passed after {attempts} (first: {m})"),
+            Some((m, Some(at))) => format!("passed after {attempts} (first: {m}, at {at})"),
+            Some((m, None)) => format!("passed after {attempts} (first: {m})"),
             None => format!("passed after {attempts}"),
         }
     }

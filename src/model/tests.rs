@@ -65,22 +65,17 @@ fn other_phases_stay_apart_and_join_as_before() {
 fn a_flaky_summary_counts_attempts_and_quotes_the_first_message() {
     let mut t = TestResult::new("t.py::a", Outcome::Passed);
     t.set_reruns(vec![
-        Attempt {
-            outcome: Outcome::Failed,
-            message: Some("\n  first\nmore".into()),
-        },
+        Attempt::failed(Some("\n  first\nmore".into())),
         Attempt {
             outcome: Outcome::Error,
             message: None,
+            location: None,
         },
     ]);
     assert_eq!(
         t.flaky_summary(),
         "passed after 2 failed attempts (first: first)"
     );
-    t.set_reruns(vec![Attempt {
-        outcome: Outcome::Failed,
-        message: None,
-    }]);
+    t.set_reruns(vec![Attempt::failed(None)]);
     assert_eq!(t.flaky_summary(), "passed after 1 failed attempt");
 }

@@ -17,7 +17,7 @@ use crate::model::changes::LastRun;
 use crate::model::discovery::Item;
 use crate::model::exec_error::Running;
 use crate::model::rerun::{FailureCache, LastFailed};
-use crate::model::{Location, Outcome, Run, SourceInfo, SourceKind, TestResult, Xfail};
+use crate::model::{Attempt, Location, Outcome, Run, SourceInfo, SourceKind, TestResult, Xfail};
 use crate::pytest_text;
 
 #[derive(Debug, Deserialize)]
@@ -45,6 +45,10 @@ enum Event {
     Report(Report),
     Finish {
         nodeid: String,
+        /// A failed attempt pytest-rerunfailures runs again: not a test
+        /// done.
+        #[serde(default)]
+        rerun: bool,
     },
     Lastfailed(CacheEvent),
     /// pytest's record of the last run's failures, read before this run
@@ -111,6 +115,10 @@ struct Report {
     longrepr: Option<String>,
     #[serde(default)]
     message: Option<String>,
+    /// pytest-rerunfailures' failed attempt (outcome "rerun"): which one,
+    /// counted from 0.
+    #[serde(default)]
+    rerun: Option<u64>,
 }
 
 /// What the event log says about a run.
@@ -157,7 +165,7 @@ impl EventLog {
                 }
                 Event::Start { nodeid, worker } => log.started.push((nodeid, worker)),
                 Event::Report(r) => log.reports.entry(r.nodeid.clone()).or_default().push(r),
-                Event::Finish { nodeid } => {
+                Event::Finish { nodeid, .. } => {
                     log.finished.insert(nodeid);
                 }
                 Event::Lastfailed(cache) => log.failure_cache = Some(cache.state()),
@@ -243,8 +251,10 @@ impl EventLog {
     /// The finished tests and the collection errors as a run.
     pub fn to_run(&self) -> Run {
         let mut run = Run::default();
+        // A test rerun by pytest-rerunfailures starts once per attempt.
+        let mut seen = std::collections::HashSet::new();
         let finished = self.started.iter().map(|(id, _)| id);
-        for id in finished.filter(|id| self.finished.contains(*id)) {
+        for id in finished.filter(|id| self.finished.contains(*id) && seen.insert(*id)) {
             let reports = self.reports.get(id).map(Vec::as_slice).unwrap_or_default();
             run.tests.push(test_from_reports(id, reports));
         }
@@ -305,12 +315,34 @@ fn test_from_reports(id: &str, reports: &[Report]) -> TestResult {
         test.xfail = Some(Xfail::XPassed);
         test.set_message(Some(reason).filter(|m| !m.is_empty()));
     }
+    test.set_reruns(attempts(reports));
     test.duration = phases::total_duration(reports.iter().filter_map(|r| r.duration));
     let file = id.split("::").next().unwrap_or_default();
     if !file.is_empty() {
         test.location = Some(Location::new(file, None));
     }
     test
+}
+
+/// pytest-rerunfailures' failed attempts, oldest first: its reports with
+/// outcome "rerun", one attempt per attempt number (a failed call and its
+/// failed teardown are one attempt, said by the first).
+fn attempts(reports: &[Report]) -> Vec<Attempt> {
+    let mut attempts = Vec::new();
+    let mut last = None;
+    for r in reports.iter().filter(|r| r.outcome == "rerun") {
+        if r.rerun.is_some() && r.rerun == last {
+            continue;
+        }
+        last = r.rerun;
+        attempts.push(Attempt::failed(r.message.clone().or_else(|| {
+            r.longrepr
+                .as_deref()
+                .and_then(pytest_text::last_error_line)
+                .map(str::to_string)
+        })));
+    }
+    attempts
 }
 
 /// How far a run has got, read from the event log while it grows.
@@ -364,6 +396,7 @@ impl EventTail {
             match serde_json::from_str::<Event>(line) {
                 Ok(Event::Collected { count, .. }) => self.progress.total = Some(count),
                 Ok(Event::Start { nodeid, .. }) => self.progress.current = Some(nodeid),
+                Ok(Event::Finish { rerun: true, .. }) => self.progress.current = None,
                 Ok(Event::Finish { .. }) => {
                     self.progress.done += 1;
                     self.progress.current = None;

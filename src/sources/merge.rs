@@ -121,7 +121,10 @@ fn fill_test(kept: &mut TestResult, mut extra: TestResult) {
             }
             fill(&mut k.message, e.message);
             fill(&mut k.traceback, e.traceback);
-            if k.reruns.is_empty() {
+            // A source that knows only that attempts failed (pytest's
+            // JUnit, pytest-json-report's one entry of a rerun test) gives
+            // way to one that counts more of them.
+            if e.reruns.len() > k.reruns.len() && k.reruns.iter().all(|a| a.message.is_none()) {
                 k.reruns = e.reruns;
             }
         }

@@ -206,9 +206,6 @@ fn a_test_rerun_before_failing_is_not_grouped_with_one_that_was_not() {
     let a = failed("tests/test_a.py::test_a", "assert 1 == 2", tb);
     let mut b = failed("tests/test_a.py::test_b", "assert 3 == 4", tb);
     assert_eq!(shape(&a), shape(&b));
-    b.reruns_mut().push(crate::model::Attempt {
-        outcome: Outcome::Failed,
-        message: None,
-    });
+    b.reruns_mut().push(crate::model::Attempt::failed(None));
     assert_ne!(shape(&a), shape(&b));
 }

@@ -94,7 +94,7 @@ pub fn offer<'r>(
         None => groups.len(),
     };
     let extras = [
-        sections::flaky(run),
+        sections::flaky(options, run),
         sections::slowest(run),
         sections::skips(run),
     ]

@@ -243,7 +243,7 @@ fn collection_full(
 }
 
 /// Tests that passed only after failing.
-pub(super) fn flaky(run: &Run) -> String {
+pub(super) fn flaky(options: &Options, run: &Run) -> String {
     let flaky = view::flaky(run);
     if flaky.is_empty() {
         return String::new();
@@ -252,8 +252,11 @@ pub(super) fn flaky(run: &Run) -> String {
     for t in flaky.iter().take(LISTED) {
         let attempts = plural(t.reruns().len(), "failed attempt", "failed attempts");
         let _ = write!(out, "- {} passed after {attempts}", code_span(&t.node_id));
-        if let Some(m) = view::first_failed_attempt(t) {
+        if let Some((m, at)) = view::first_failed_attempt(t) {
             let _ = write!(out, ", first: {}", code_span(&markdown::clip(m)));
+            if let Some(at) = at {
+                let _ = write!(out, " at {}", place(options, &at.file, at.line));
+            }
         }
         out.push('\n');
     }

@@ -13,7 +13,7 @@ use crate::model::{Run, SourceKind, TestResult};
 use crate::pytest_text;
 use crate::render::view;
 use crate::text::dedent;
-use crate::text::{first_line, one_line, plural};
+use crate::text::{first_line, one_line};
 
 /// Tests that passed only after failing: listed, not counted as failures.
 /// Failed tests that were rerun say so in their section's message.
@@ -176,8 +176,9 @@ pub(super) fn failure_body(
 ) {
     message_lines(out, &message_of(t), detail.message_lines());
     if !t.reruns().is_empty() {
-        let attempts = plural(t.reruns().len(), "earlier attempt", "earlier attempts");
-        indent_line(out, &format!("Rerun: {attempts} failed too"));
+        // The earlier attempts and this last one.
+        let attempts = t.reruns().len() + 1;
+        indent_line(out, &format!("Rerun: failed all {attempts} attempts"));
     }
     if let Some(line) = same {
         // Not clipped: the ids must stay whole to be fed back.

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use foldhash::{HashMap, HashMapExt};
 
-use crate::model::{Outcome, Run, TestResult, Xfail};
+use crate::model::{Location, Outcome, Run, TestResult, Xfail};
 use crate::text::first_line;
 
 /// The skipped tests (xfailed ones included) grouped by reason.
@@ -60,11 +60,12 @@ pub fn flaky(run: &Run) -> Vec<&TestResult> {
 }
 
 /// The first line of a flaky test's first failed attempt that says
-/// something.
-pub fn first_failed_attempt(t: &TestResult) -> Option<&str> {
+/// something, and where that attempt failed when the source says.
+pub fn first_failed_attempt(t: &TestResult) -> Option<(&str, Option<&Location>)> {
     t.reruns().iter().find_map(|a| {
         let m = a.message.as_deref()?;
-        m.lines().map(str::trim).find(|l| !l.is_empty())
+        let line = m.lines().map(str::trim).find(|l| !l.is_empty())?;
+        Some((line, a.location.as_ref()))
     })
 }
 

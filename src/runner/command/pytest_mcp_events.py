@@ -45,6 +45,13 @@ and this plugin writes the report to that path itself, in
 pytest_json_modifyreport (the plugin's documented hook), with json.dumps
 (the C encoder; pytest-json-report's json.dump runs the pure-Python one).
 The collectors pytest-mcp reads, the failed and skipped ones, are put back.
+
+pytest-rerunfailures reports each failed attempt with the outcome "rerun";
+pytest-json-report keeps one entry per test, the last attempt's phases, so
+what the failed attempts said is lost there. This plugin puts each attempt
+back as an entry of its own with outcome "rerun" before the test's entry
+(the failed phase with its crash and longrepr), and writes the attempts'
+reports to the event log with their longrepr, as it does for failures.
 """
 
 import json
@@ -74,6 +81,9 @@ _left = None
 _session = None
 # Failed and skipped collectors, in pytest-json-report's shape.
 _collectors = []
+# pytest-rerunfailures' failed attempts, in pytest-json-report's shape, per
+# test: [(attempt number, entry)], oldest first.
+_attempts = {}
 # Under pytest-xdist: this worker's id ("gw0"), or whether this is the
 # controller (known from the session's start).
 _worker = None
@@ -399,7 +409,28 @@ def pytest_runtest_logstart(nodeid, location):
     _write(text)
 
 
+def _rerun_attempt(report):
+    """Keeps a failed attempt's phase (outcome "rerun") as a
+    pytest-json-report entry of its own, for pytest_json_modifyreport."""
+    nodeid = report.nodeid
+    number = getattr(report, "rerun", None)
+    attempts = _attempts.setdefault(nodeid, [])
+    if not attempts or attempts[-1][0] != number or number is None:
+        location = getattr(report, "location", None) or (None, None, None)
+        entry = {"nodeid": nodeid, "lineno": location[1], "outcome": "rerun"}
+        attempts.append((number, entry))
+    stage = {"outcome": "rerun", "duration": getattr(report, "duration", None)}
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is not None:
+        stage["crash"] = {"path": str(crash.path), "lineno": crash.lineno, "message": _text(crash.message)}
+    if report.longrepr is not None:
+        stage["longrepr"] = _text(report.longrepr)
+    attempts[-1][1].setdefault(report.when, stage)
+
+
 def pytest_runtest_logreport(report):
+    if _JSON_REPORT and _worker is None and report.outcome == "rerun":
+        _rerun_attempt(report)
     if not _PATH or _worker is not None:
         return
     nodeid = report.nodeid
@@ -421,7 +452,10 @@ def pytest_runtest_logreport(report):
     }
     if hasattr(report, "wasxfail"):
         record["wasxfail"] = _text(report.wasxfail)
-    if report.failed or report.skipped:
+    if report.outcome == "rerun":
+        # pytest-rerunfailures' failed attempt: which one, counted from 0.
+        record["rerun"] = getattr(report, "rerun", None)
+    if report.failed or report.skipped or report.outcome == "rerun":
         record["longrepr"] = _text(report.longrepr)
         crash = getattr(report.longrepr, "reprcrash", None)
         if crash is not None:
@@ -450,7 +484,11 @@ def pytest_runtest_logfinish(nodeid, location):
             quoted,
             passed,
         )
-    _held += lines + '{"event": "finish", "nodeid": %s}\n' % quoted
+    if records and any(r["outcome"] == "rerun" for r in records):
+        # pytest-rerunfailures runs this test again: an attempt, not a test done.
+        _held += lines + '{"event": "finish", "nodeid": %s, "rerun": true}\n' % quoted
+    else:
+        _held += lines + '{"event": "finish", "nodeid": %s}\n' % quoted
     session = _session
     if _running > 0 or _left is None or _left <= 0 or (
         session is not None and (session.shouldstop or session.shouldfail)
@@ -489,6 +527,15 @@ def pytest_json_modifyreport(json_report):
         return
     if _collectors:
         json_report["collectors"] = _collectors
+    tests = json_report.get("tests")
+    if _attempts and isinstance(tests, list):
+        # Each test's failed attempts go right before its own entry.
+        with_attempts = []
+        for test in tests:
+            nodeid = test.get("nodeid") if isinstance(test, dict) else None
+            with_attempts.extend(entry for _, entry in _attempts.pop(nodeid, ()))
+            with_attempts.append(test)
+        json_report["tests"] = with_attempts
     try:
         text = json.dumps(json_report, default=str)
         with open(_JSON_REPORT, "w", encoding="utf-8") as f:

@@ -145,3 +145,38 @@ fn what_pytest_testmon_selected() {
         Some(AllRan::FirstRun)
     );
 }
+
+/// pytest-rerunfailures starts a test once per attempt; its failed attempts
+/// are reports with the outcome "rerun", each attempt's finish marked.
+#[test]
+fn a_rerun_test_is_one_test_with_its_failed_attempts() {
+    let log = r#"{"event": "collected", "count": 1}
+{"event": "start", "nodeid": "t.py::flip"}
+{"event": "report", "nodeid": "t.py::flip", "when": "call", "outcome": "rerun", "rerun": 0, "message": "AssertionError: not yet"}
+{"event": "report", "nodeid": "t.py::flip", "when": "teardown", "outcome": "rerun", "rerun": 0, "message": "teardown too"}
+{"event": "finish", "nodeid": "t.py::flip", "rerun": true}
+{"event": "start", "nodeid": "t.py::flip"}
+{"event": "report", "nodeid": "t.py::flip", "when": "call", "outcome": "rerun", "rerun": 1, "longrepr": "E   ValueError: later"}
+{"event": "finish", "nodeid": "t.py::flip", "rerun": true}
+{"event": "start", "nodeid": "t.py::flip"}
+{"event": "report", "nodeid": "t.py::flip", "when": "call", "outcome": "passed", "duration": 0.1}
+{"event": "finish", "nodeid": "t.py::flip"}
+"#;
+    let run = EventLog::parse(log).to_run();
+    let [flip] = &run.tests[..] else {
+        panic!("{:?}", run.tests)
+    };
+    assert_eq!(flip.outcome, Outcome::Passed);
+    let said: Vec<Option<&str>> = flip.reruns().iter().map(|a| a.message.as_deref()).collect();
+    assert_eq!(
+        said,
+        [Some("AssertionError: not yet"), Some("ValueError: later")]
+    );
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("events.jsonl");
+    std::fs::write(&path, log).expect("write");
+    let mut tail = EventTail::new(path);
+    let p = tail.poll().expect("progress").clone();
+    assert_eq!((p.done, p.total), (1, Some(1)));
+}

@@ -75,6 +75,13 @@ pub(super) struct Stage<'a> {
 pub(super) struct Crash {
     #[serde(default)]
     pub message: Option<String>,
+    /// Absolute; read for a rerun attempt's location.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// 1-based (pytest's `ReprFileLocation`); any JSON value, so that an
+    /// odd one (negative, a float) costs the location, not the file.
+    #[serde(default)]
+    pub lineno: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Deserialize)]

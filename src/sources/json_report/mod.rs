@@ -156,28 +156,73 @@ impl Tests {
 }
 
 impl TestSink for Tests {
-    fn test(&mut self, t: JsonTest<'_>) {
+    fn test(&mut self, mut t: JsonTest<'_>) {
         self.entries += 1;
+        let mut final_rerun = false;
         if t.outcome == "rerun" {
-            self.reruns += 1;
-            let stage = t.call.as_ref().or(t.setup.as_ref()).or(t.teardown.as_ref());
-            self.attempts
-                .entry(t.nodeid.into_owned())
-                .or_default()
-                .push(Attempt {
+            if let Some(stage) = failed_attempt(&t) {
+                self.reruns += 1;
+                let attempt = Attempt {
                     outcome: Outcome::Failed,
-                    message: stage.and_then(stage_message),
-                });
-            return;
+                    message: stage_message(stage),
+                    location: crash_location(&t.nodeid, stage, &mut self.files),
+                };
+                self.attempts
+                    .entry(t.nodeid.into_owned())
+                    .or_default()
+                    .push(attempt);
+                return;
+            }
+            // pytest-json-report's own entry: one per test, whose outcome a
+            // failed attempt set to "rerun" and no later phase changed (a
+            // failure, skip or xfail would have), its phases the last
+            // attempt's, which passed.
+            t.outcome = Cow::Borrowed("passed");
+            final_rerun = true;
         }
         let mut test = convert_test(t, &mut self.files);
-        if !self.attempts.is_empty()
-            && let Some(earlier) = self.attempts.remove(&test.node_id)
-        {
+        let mut earlier = match self.attempts.is_empty() {
+            true => Vec::new(),
+            false => self.attempts.remove(&test.node_id).unwrap_or_default(),
+        };
+        if earlier.is_empty() && final_rerun {
+            // At least one attempt failed; what it said is not recorded.
+            earlier.push(Attempt::failed(None));
+        }
+        if !earlier.is_empty() {
             test.set_reruns(earlier);
         }
         self.settle.add(&mut self.run, test);
     }
+}
+
+/// Where an attempt failed, when it was in the test's own file: the crash's
+/// path is absolute, the test's file (from its id) relative to the rootdir.
+fn crash_location(nodeid: &str, stage: &Stage<'_>, files: &mut SharedFile) -> Option<Location> {
+    let crash = stage.crash.as_ref()?;
+    let file = nodeid.split("::").next().filter(|f| !f.is_empty())?;
+    let path = crash.path.as_deref()?.replace('\\', "/");
+    let same = path == file || path.ends_with(&format!("/{file}"));
+    same.then(|| Location {
+        file: files.get(file),
+        line: crash
+            .lineno
+            .as_ref()
+            .and_then(serde_json::Value::as_u64)
+            .and_then(|l| u32::try_from(l).ok())
+            .filter(|l| *l > 0),
+    })
+}
+
+/// The phase that failed when an entry with outcome "rerun" records an
+/// earlier attempt of its own (pytest-mcp's plugin writes each attempt so,
+/// before the test's final entry), or `None` for pytest-json-report's one
+/// entry of a test that was rerun, whose phases all passed.
+fn failed_attempt<'t, 'a>(t: &'t JsonTest<'a>) -> Option<&'t Stage<'a>> {
+    [&t.setup, &t.call, &t.teardown, &t.crashed]
+        .into_iter()
+        .flatten()
+        .find(|s| matches!(s.outcome.as_deref(), Some("rerun" | "failed")))
 }
 
 /// Puts the collectors that failed (collection errors) or were skipped (a

@@ -40,3 +40,51 @@ fn lone_surrogates_become_replacement_characters() {
     assert_eq!(v["b"], "\u{1f600}");
     assert_eq!(v["c"], "\\udce9");
 }
+
+/// pytest-json-report keeps one entry per test, which a failed attempt
+/// left with the outcome "rerun" and the last attempt's passed phases.
+#[test]
+fn pytest_json_reports_own_rerun_entry_is_a_flaky_pass() {
+    let passed = serde_json::json!({"outcome": "passed"});
+    let doc = serde_json::json!({"root": "/p", "tests": [
+        {"nodeid": "t.py::flip", "lineno": 3, "outcome": "rerun",
+         "setup": passed, "call": passed, "teardown": passed},
+    ]});
+    let run = parse(doc.to_string().as_bytes(), "r.json", false).expect("parse");
+    let [flip] = &run.tests[..] else {
+        panic!("{:?}", run.tests)
+    };
+    assert_eq!(flip.outcome, Outcome::Passed);
+    assert!(flip.is_flaky());
+    assert_eq!(flip.reruns(), &[Attempt::failed(None)]);
+}
+
+/// pytest-mcp's plugin writes each failed attempt as an entry of its own
+/// before the test's: what it said, and where when in the test's file.
+#[test]
+fn attempt_entries_before_a_test_are_its_earlier_attempts() {
+    let passed = serde_json::json!({"outcome": "passed"});
+    let doc = serde_json::json!({"root": "/p", "tests": [
+        {"nodeid": "t.py::flip", "lineno": 3, "outcome": "rerun",
+         "call": {"outcome": "rerun", "longrepr": "E   AssertionError: not yet",
+                  "crash": {"path": "/p/t.py", "lineno": 5, "message": "AssertionError: not yet"}}},
+        {"nodeid": "t.py::flip", "lineno": 3, "outcome": "rerun", "setup": passed, "call": passed},
+        {"nodeid": "t.py::fail", "lineno": 8, "outcome": "rerun",
+         "call": {"outcome": "rerun", "crash": {"path": "/p/lib.py", "lineno": -1, "message": "E1"}}},
+        {"nodeid": "t.py::fail", "lineno": 8, "outcome": "failed",
+         "call": {"outcome": "failed", "crash": {"path": "/p/t.py", "lineno": 10, "message": "E2"}}},
+    ]});
+    let run = parse(doc.to_string().as_bytes(), "r.json", false).expect("parse");
+    let [flip, fail] = &run.tests[..] else {
+        panic!("{:?}", run.tests)
+    };
+    assert_eq!(
+        flip.flaky_summary(),
+        "passed after 1 failed attempt (first: AssertionError: not yet, at t.py:5)"
+    );
+    assert_eq!(fail.outcome, Outcome::Failed);
+    assert_eq!(fail.message(), Some("E2"));
+    // In another file: no location (and an odd line number costs nothing).
+    assert_eq!(fail.reruns(), &[Attempt::failed(Some("E1".into()))]);
+    assert_eq!(run.sources[0].folded, 2);
+}

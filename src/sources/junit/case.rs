@@ -88,6 +88,7 @@ fn attempt_of(mut data: StatusData) -> Attempt {
     Attempt {
         outcome: data.attempt.unwrap_or(Outcome::Failed),
         message: data.take_message().0,
+        location: None,
     }
 }
 

@@ -60,6 +60,7 @@ pub(super) fn fold_retry(kept: &mut TestResult, mut next: TestResult) {
     reruns.push(Attempt {
         outcome: next.outcome,
         message: next.joined_message().map(|m| m.into_owned()),
+        location: None,
     });
     reruns.extend(later);
     kept.set_reruns(reruns);

@@ -6,7 +6,7 @@
 
 use super::Parser;
 use super::case::{CaseBuilder, Status, Verdict};
-use crate::model::{CollectionError, Location, Outcome, Phase, TestResult, Xfail};
+use crate::model::{Attempt, CollectionError, Location, Outcome, Phase, TestResult, Xfail};
 use crate::pytest_text;
 use crate::sources::phases;
 
@@ -147,6 +147,11 @@ impl Parser<'_> {
         if let Some(previous) = self.tests.latest.as_mut()
             && previous.node_id == test.node_id
         {
+            if is_bare_attempt(previous) {
+                fold_rerun(previous, test);
+                self.tests.folded += 1;
+                return;
+            }
             // pytest writes a test that failed and then errored in
             // teardown as two `<testcase>` elements with one id: one test.
             fold_second_report(previous, test);
@@ -154,6 +159,35 @@ impl Parser<'_> {
             return;
         }
         self.replace_latest(test);
+    }
+}
+
+/// Whether a case, followed by another of the same id, is an earlier
+/// attempt of a test pytest-rerunfailures reran: pytest writes such an
+/// attempt (outcome "rerun", neither passed nor failed to pytest's JUnit
+/// writer) as a case with no status element. A case that really passed is
+/// never written twice (pytest's second case of a test follows a failure,
+/// for an error in teardown), so a bare case means a failed attempt, whose
+/// message pytest did not write.
+fn is_bare_attempt(case: &TestResult) -> bool {
+    case.outcome == Outcome::Passed
+        && case.xfail.is_none()
+        && case.message().is_none()
+        && case.phase_failures().is_empty()
+}
+
+/// Folds the next case of a test into its earlier, failed attempt (see
+/// [`is_bare_attempt`]): the later case stands.
+fn fold_rerun(kept: &mut TestResult, mut later: TestResult) {
+    std::mem::swap(kept, &mut later);
+    let earlier = later;
+    let mut reruns = earlier.reruns().to_vec();
+    reruns.push(Attempt::failed(None));
+    reruns.extend(kept.take_reruns());
+    kept.set_reruns(reruns);
+    kept.duration = phases::add_durations(kept.duration, earlier.duration);
+    if kept.location.is_none() {
+        kept.location = earlier.location;
     }
 }
 

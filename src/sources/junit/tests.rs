@@ -5,7 +5,7 @@ use super::attrs::skip_word;
 use super::attrs::{parse_time, plain_decimal, scan_attributes};
 use super::foreign::unnamed_id;
 use super::pytest::error_phase;
-use crate::model::Phase;
+use crate::model::{Attempt, Outcome, Phase};
 
 #[test]
 fn plain_decimals_read_exactly_as_the_float_parser_does() {
@@ -111,4 +111,35 @@ fn error_phases() {
         Some((Phase::Setup, "RuntimeError: boom".to_string()))
     );
     assert_eq!(error_phase("collection failure"), None);
+}
+
+/// pytest writes each failed attempt pytest-rerunfailures reran as a bare
+/// case of the test's id: attempts of one test, not tests.
+#[test]
+fn bare_pytest_cases_before_the_same_id_are_failed_attempts() {
+    let case = |name: &str, body: &str| {
+        format!(
+            r#"<testcase classname="t" name="{name}" file="t.py" line="1" time="0.5">{body}</testcase>"#
+        )
+    };
+    let xml = format!(
+        r#"<testsuites><testsuite name="pytest">{}{}{}{}{}{}</testsuite></testsuites>"#,
+        case("test_flip", ""),
+        case("test_flip", ""),
+        case("test_fail", ""),
+        case("test_fail", ""),
+        case("test_fail", r#"<failure message="boom">tb</failure>"#),
+        case("test_pass", ""),
+    );
+    let run = super::parse(xml.as_bytes(), "j.xml").expect("parse");
+    let [flip, fail, pass] = &run.tests[..] else {
+        panic!("{:?}", run.tests)
+    };
+    assert!(flip.is_flaky(), "{flip:?}");
+    assert_eq!(flip.reruns(), &[Attempt::failed(None)]);
+    assert_eq!(flip.duration, Some(1.0));
+    assert_eq!(fail.outcome, Outcome::Failed);
+    assert_eq!(fail.message(), Some("boom"));
+    assert_eq!(fail.reruns().len(), 2);
+    assert!(pass.is_plain_pass());
 }

@@ -150,3 +150,42 @@ mod review_regressions {
         assert!(!md.contains("\n> Sources: none"), "{md}");
     }
 }
+
+/// pytest-json-report's one entry of a rerun test knows only that an
+/// attempt failed; JUnit counts them: the count wins. Attempts that say
+/// something (pytest-mcp's own report) are kept.
+#[test]
+fn attempts_come_from_the_source_that_knows_more() {
+    use crate::model::Attempt;
+    let with = |id: &str, outcome: Outcome, attempts: Vec<Attempt>| {
+        let mut t = TestResult::new(id, outcome);
+        t.set_reruns(attempts);
+        t
+    };
+    let json = run(
+        SourceKind::JsonReport,
+        vec![
+            with("t.py::flip", Outcome::Passed, vec![Attempt::failed(None)]),
+            with("t.py::fail", Outcome::Failed, vec![]),
+            with(
+                "t.py::said",
+                Outcome::Passed,
+                vec![Attempt::failed(Some("E".into()))],
+            ),
+        ],
+        1.0,
+    );
+    let two = || vec![Attempt::failed(None), Attempt::failed(None)];
+    let junit = run(
+        SourceKind::PytestJunit,
+        vec![
+            with("t.py::flip", Outcome::Passed, two()),
+            with("t.py::fail", Outcome::Failed, two()),
+            with("t.py::said", Outcome::Passed, two()),
+        ],
+        1.0,
+    );
+    let merged = merge(vec![json, junit]);
+    let counts: Vec<usize> = merged.tests.iter().map(|t| t.reruns().len()).collect();
+    assert_eq!(counts, [2, 2, 1]);
+}
