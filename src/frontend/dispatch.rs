@@ -147,18 +147,33 @@ fn offer<'a>(subject: Subject<'a>, format: Format, style: &'a Style) -> Offer<'a
     match format {
         Format::Markdown => markdown(subject, style),
         Format::Json => json(subject, style),
-        Format::Html => people(subject, style, |text, title| {
-            render::html::markdown_page(text, title)
-        })
-        .unwrap_or_else(|| uncut(html(subject))),
-        Format::Junit => people(subject, style, |text, _| text.to_string())
-            .unwrap_or_else(|| uncut(junit(subject))),
-        Format::Github => people(subject, style, |text, title| {
-            render::github::error(title, text)
-        })
-        .unwrap_or_else(|| uncut(github(subject, style))),
-        Format::Gfm => people(subject, style, |text, _| render::gfm::text_page(text))
-            .unwrap_or_else(|| gfm(subject, style)),
+        Format::Html => for_people(
+            subject,
+            style,
+            render::html::markdown_page,
+            |run, compared| {
+                let comparison = compared.map(|c| &c.comparison);
+                uncut(render::html::report(run, comparison, TITLE))
+            },
+        ),
+        Format::Junit => for_people(
+            subject,
+            style,
+            |markdown, _| markdown.to_string(),
+            |run, _| uncut(render::junit::render(run)),
+        ),
+        Format::Github => for_people(
+            subject,
+            style,
+            |markdown, title| render::github::error(title, markdown),
+            |run, _| uncut(render::github::render(run, &style.annotations)),
+        ),
+        Format::Gfm => for_people(
+            subject,
+            style,
+            |markdown, _| render::gfm::text_page(markdown),
+            |run, compared| gfm(run, compared, style),
+        ),
     }
 }
 
@@ -167,29 +182,32 @@ fn uncut<'a>(text: String) -> Offer<'a, Fitted> {
     Offer::Whole(Fitted::whole(text))
 }
 
-/// A discovery or an error in a format for people or tools: its Markdown
-/// (fitted, for a run that ended) as `page` shows it, with a title; `None`
-/// for a run, which each format renders its own way.
-fn people<'a>(
+/// A subject in a format for people or tools: a run as `run` renders it
+/// (compared with its baseline when there is one); a discovery or an
+/// error as its Markdown (fitted, for a run that ended) shown by `page`
+/// with a title. HTML, JUnit and the annotations have no form of their
+/// own for them.
+fn for_people<'a>(
     subject: Subject<'a>,
     style: &'a Style,
     page: fn(&str, &str) -> String,
-) -> Option<Offer<'a, Fitted>> {
+    run: impl FnOnce(&'a Run, Option<&'a Compared>) -> Offer<'a, Fitted>,
+) -> Offer<'a, Fitted> {
     let (markdown, title) = match subject {
-        Subject::Run { .. } => return None,
+        Subject::Run {
+            run: tests,
+            compared,
+        } => return run(tests, compared),
         Subject::Discovery(d) => (render::discovery::discovery_markdown(d), DISCOVERY_TITLE),
         Subject::Ended { error, .. } => {
             let fitted = render::exec_error::markdown_offer(error, style.budget);
-            return Some(fitted.map(move |f| Fitted {
-                text: page(&f.text, ENDED_TITLE),
-                truncation: None,
-            }));
+            return fitted.map(move |f| Fitted::whole(page(&f.text, ENDED_TITLE)));
         }
         Subject::Error {
             markdown, title, ..
         } => (markdown.to_string(), title),
     };
-    Some(uncut(page(&markdown, title)))
+    uncut(page(&markdown, title))
 }
 
 /// The agent Markdown; a comparison with a baseline opens it.
@@ -230,44 +248,13 @@ fn json<'a>(subject: Subject<'a>, style: &'a Style) -> Offer<'a, Fitted> {
     }
 }
 
-/// A self-contained HTML page of a run.
-fn html(subject: Subject<'_>) -> String {
-    match subject {
-        Subject::Run { run, compared } => {
-            render::html::report(run, compared.map(|c| &c.comparison), TITLE)
-        }
-        _ => String::new(),
-    }
-}
-
-/// JUnit XML of a run (it has no place for a comparison).
-fn junit(subject: Subject<'_>) -> String {
-    match subject {
-        Subject::Run { run, .. } => render::junit::render(run),
-        _ => String::new(),
-    }
-}
-
-/// GitHub annotations of a run.
-fn github(subject: Subject<'_>, style: &Style) -> String {
-    match subject {
-        Subject::Run { run, .. } => render::github::render(run, &style.annotations),
-        _ => String::new(),
-    }
-}
-
 /// GitHub Flavored Markdown of a run, for people.
-fn gfm<'a>(subject: Subject<'a>, style: &'a Style) -> Offer<'a, Fitted> {
-    match subject {
-        Subject::Run { run, compared } => {
-            let baseline = compared.map(|c| render::gfm::Baseline {
-                comparison: &c.comparison,
-                counts: c.counts,
-            });
-            render::gfm::offer(run, baseline, &style.links, style.budget)
-        }
-        _ => uncut(String::new()),
-    }
+fn gfm<'a>(run: &'a Run, compared: Option<&'a Compared>, style: &'a Style) -> Offer<'a, Fitted> {
+    let baseline = compared.map(|c| render::gfm::Baseline {
+        comparison: &c.comparison,
+        counts: c.counts,
+    });
+    render::gfm::offer(run, baseline, &style.links, style.budget)
 }
 
 /// The comparison with a baseline as the JSON report's `baseline` value:
