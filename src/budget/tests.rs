@@ -95,3 +95,35 @@ fn every_set_limit_must_hold() {
         format!("{tokens} tokens and 10 characters")
     );
 }
+
+/// Plans that fit when their number is at most `limit`.
+struct UpTo {
+    limit: usize,
+}
+
+impl Plans for UpTo {
+    type Plan = usize;
+    type Answer = String;
+    fn ladder(&self) -> Vec<Rung<'_, usize>> {
+        vec![Rung::One(100), Rung::most(1, 9, |k| 50 + k).map(|p| p - 40)]
+    }
+    fn attempt(&self, plan: usize) -> Option<String> {
+        (plan <= self.limit).then(|| format!("plan {plan}"))
+    }
+    fn last_resort(&self) -> String {
+        "last".to_string()
+    }
+}
+
+/// An offer is whole, or its plans are chosen by the one loop: the first
+/// rung that fits, a mapped family's largest member that fits, else the
+/// last resort; a mapped offer turns what was chosen.
+#[test]
+fn an_offer_is_fitted_by_the_one_loop() {
+    assert_eq!(fit(Offer::Whole("whole".to_string())), "whole");
+    assert_eq!(fit(Offer::plans(UpTo { limit: 200 })), "plan 100");
+    assert_eq!(fit(Offer::plans(UpTo { limit: 15 })), "plan 15");
+    assert_eq!(fit(Offer::plans(UpTo { limit: 10 })), "last");
+    let mapped = Offer::plans(UpTo { limit: 13 }).map(|s| s.len());
+    assert_eq!(fit(mapped), "plan 13".len());
+}
