@@ -465,16 +465,7 @@ impl TestResult {
     /// AssertionError: ...)`, quoting the first earlier attempt's message.
     pub fn flaky_summary(&self) -> String {
         let attempts = plural(self.reruns().len(), "failed attempt", "failed attempts");
-        let first = self.reruns().iter().find_map(|a| {
-            let line = a
-                .message
-                .as_deref()?
-                .lines()
-                .map(str::trim)
-                .find(|l| !l.is_empty())?;
-            Some((line, a.location.as_ref()))
-        });
-        match first {
+        match self.first_failed_attempt() {
             Some((m, Some(at))) => format!("passed after {attempts} (first: {m}, at {at})"),
             Some((m, None)) => format!("passed after {attempts} (first: {m})"),
             None => format!("passed after {attempts}"),

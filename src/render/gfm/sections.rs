@@ -252,7 +252,7 @@ pub(super) fn flaky(options: &Options, run: &Run) -> String {
     for t in flaky.iter().take(LISTED) {
         let attempts = plural(t.reruns().len(), "failed attempt", "failed attempts");
         let _ = write!(out, "- {} passed after {attempts}", code_span(&t.node_id));
-        if let Some((m, at)) = view::first_failed_attempt(t) {
+        if let Some((m, at)) = t.first_failed_attempt() {
             let _ = write!(out, ", first: {}", code_span(&markdown::clip(m)));
             if let Some(at) = at {
                 let _ = write!(out, " at {}", place(options, &at.file, at.line));

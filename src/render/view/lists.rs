@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use foldhash::{HashMap, HashMapExt};
 
-use crate::model::{Location, Outcome, Run, TestResult, Xfail};
+use crate::model::{Outcome, Run, TestResult, Xfail};
 use crate::text::first_line;
 
 /// The skipped tests (xfailed ones included) grouped by reason.
@@ -57,16 +57,6 @@ pub fn skip_reasons(run: &Run) -> SkipReasons<'_> {
 /// The tests that passed only after failing attempts, in the run's order.
 pub fn flaky(run: &Run) -> Vec<&TestResult> {
     run.tests.iter().filter(|t| t.is_flaky()).collect()
-}
-
-/// The first line of a flaky test's first failed attempt that says
-/// something, and where that attempt failed when the source says.
-pub fn first_failed_attempt(t: &TestResult) -> Option<(&str, Option<&Location>)> {
-    t.reruns().iter().find_map(|a| {
-        let m = a.message.as_deref()?;
-        let line = m.lines().map(str::trim).find(|l| !l.is_empty())?;
-        Some((line, a.location.as_ref()))
-    })
 }
 
 /// The `n` slowest tests with a finite duration, slowest first (ties in

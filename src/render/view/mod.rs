@@ -9,7 +9,7 @@ mod groups;
 mod lists;
 
 pub use groups::{Group, New, failure_groups, label};
-pub use lists::{SkipReasons, first_failed_attempt, flaky, skip_reasons, slowest};
+pub use lists::{SkipReasons, flaky, skip_reasons, slowest};
 
 use crate::model::baseline::{Comparison, compare};
 use crate::model::{Counts, Run};
