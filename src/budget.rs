@@ -224,6 +224,28 @@ pub struct Truncation {
 }
 
 impl Truncation {
+    /// The sentence that says it, as a shortened answer closes:
+    /// `Shortened to fit 8,000 tokens (the full answer has 12,345 tokens):
+    /// captured output left out; 3 more failure groups (40 tests) not
+    /// listed.` `whole` names the full answer (`answer`, `report`), `size`
+    /// its size ([`Budget::describe_size`]).
+    pub fn note(&self, budget: &Budget, whole: &str, size: &str) -> String {
+        let mut note = format!(
+            "Shortened to fit {} (the full {whole} has {size}): {} left out",
+            budget.describe(),
+            self.dropped.join(", ")
+        );
+        if self.groups_omitted > 0 {
+            note.push_str(&format!(
+                "; {} more failure groups ({} tests) not listed",
+                crate::text::thousands(self.groups_omitted),
+                crate::text::thousands(self.tests_omitted)
+            ));
+        }
+        note.push('.');
+        note
+    }
+
     /// Nothing left out yet, against `budget`: the request's, when
     /// `budget` is a part of it.
     pub fn new(budget: &Budget) -> Truncation {

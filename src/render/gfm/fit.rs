@@ -30,7 +30,7 @@ use crate::budget::{Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::Run;
 use crate::render::markdown::Detail;
 use crate::render::view::{self, Group, New};
-use crate::text::{plural, thousands};
+use crate::text::plural;
 
 /// Groups shown open (`<details open>`): the first few, new ones first.
 const OPEN_GROUPS: usize = 3;
@@ -344,7 +344,7 @@ impl Doc<'_> {
             out.push_str(&self.extras);
         }
         let extra: Vec<String> = shortened
-            .map(|(t, size)| vec![note(&self.budget, t, size)])
+            .map(|(t, size)| vec![t.note(&self.budget, "report", size)])
             .unwrap_or_default();
         out.push_str(&sections::notes(self.run, &extra));
         out
@@ -402,24 +402,4 @@ impl Doc<'_> {
             }
         }
     }
-}
-
-/// The closing note of a shortened rendering.
-fn note(budget: &Budget, t: &Truncation, size: &str) -> String {
-    let mut note = format!(
-        "Shortened to fit {} (the full report has {}): {} left out",
-        budget.describe(),
-        size,
-        t.dropped.join(", ")
-    );
-    if t.groups_omitted > 0 {
-        let _ = write!(
-            note,
-            "; {} more failure groups ({} tests) not listed",
-            thousands(t.groups_omitted),
-            thousands(t.tests_omitted)
-        );
-    }
-    note.push('.');
-    note
 }

@@ -303,21 +303,8 @@ impl Fitting<'_> {
 
     /// The closing note: the budget, the full size, what was left out.
     fn note(&self, t: &Truncation) -> String {
-        let not_listed = match t.groups_omitted {
-            0 => String::new(),
-            groups => format!(
-                "; {} more failure groups ({} tests) not listed",
-                thousands(groups),
-                thousands(t.tests_omitted)
-            ),
-        };
-        format!(
-            "Shortened to fit {} (the full answer has {}): {} left out{not_listed}. \
-             Rerun one test by its id for its full detail.",
-            self.budget.describe(),
-            self.full_size,
-            t.dropped.join(", "),
-        )
+        let note = t.note(&self.budget, "answer", &self.full_size);
+        format!("{note} Rerun one test by its id for its full detail.")
     }
 
     /// Steps 2 to 4: every section at `levels`; `None` as soon as the
