@@ -368,8 +368,8 @@ fn failure_groups(run: &Run) -> Vec<FailureGroup> {
 /// A group's kind: the outcome, and an error's phase when it is not the
 /// test's own (`setup error`).
 fn kind(t: &TestResult) -> String {
-    match super::json::error_phase(t) {
-        Some(phase) => format!("{phase} error"),
+    match view::error_phase(t) {
+        Some(phase) => format!("{} error", phase.as_str()),
         None => t.outcome.as_str().to_string(),
     }
 }

@@ -24,10 +24,10 @@ use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
 use serde_json::Value;
 
-use super::{ChangesEntry, Tests, answer, error_phase, serialized};
+use super::{ChangesEntry, Tests, answer, serialized};
 use crate::budget::{Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::groups::{IdItem, shape};
-use crate::model::{Run, TestResult};
+use crate::model::{Phase, Run, TestResult};
 use crate::render::view::{self, New};
 use crate::text::first_line;
 
@@ -343,7 +343,7 @@ impl Serialize for Groups<'_> {
             seq.serialize_element(&GroupEntry {
                 count: c.group.count,
                 outcome: c.group.first.outcome.as_str(),
-                error_phase: error_phase(c.group.first),
+                error_phase: view::error_phase(c.group.first).map(Phase::as_str),
                 exception: c.exception,
                 message: cut(&c.message, self.plan.message_chars),
                 location: c.location.as_deref(),

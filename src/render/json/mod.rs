@@ -18,7 +18,6 @@ use crate::model::affected::{Affected, AllRan};
 use crate::model::changes::Changes;
 use crate::model::raw_report::RawReports;
 use crate::model::{CollectionError, Counts, Run, TestResult, Xfail};
-use crate::render::view;
 
 mod fit;
 
@@ -97,12 +96,6 @@ pub(super) fn summary<S: Serializer>(
         s.serialize_field(key, &n)?;
     }
     s.end()
-}
-
-/// A failure's phase when it is not the test's own (`setup`, `teardown`),
-/// as its label says it (`ERROR at setup`).
-pub(super) fn error_phase(t: &TestResult) -> Option<&'static str> {
-    view::label(t).strip_prefix("ERROR at ")
 }
 
 /// What changed since the last run (`model::changes`): each list's count,

@@ -147,10 +147,19 @@ pub fn failure_groups<'r>(run: &'r Run, new: New<'_>) -> Vec<Group<'r>> {
 
 /// A failure's heading label: `FAILED`, `ERROR at setup`, ...
 pub fn label(t: &TestResult) -> &'static str {
-    match (t.outcome, t.phase) {
-        (Outcome::Error, Some(Phase::Setup)) => "ERROR at setup",
-        (Outcome::Error, Some(Phase::Teardown)) => "ERROR at teardown",
-        (Outcome::Error, _) => "ERROR",
+    match (t.outcome, error_phase(t)) {
+        (_, Some(Phase::Setup)) => "ERROR at setup",
+        (_, Some(_)) => "ERROR at teardown",
+        (Outcome::Error, None) => "ERROR",
         _ => "FAILED",
+    }
+}
+
+/// The phase an error happened in when it is not the test's own call:
+/// setup or teardown (a label's `ERROR at setup`, JSON's `error_phase`).
+pub fn error_phase(t: &TestResult) -> Option<Phase> {
+    match (t.outcome, t.phase) {
+        (Outcome::Error, Some(phase @ (Phase::Setup | Phase::Teardown))) => Some(phase),
+        _ => None,
     }
 }

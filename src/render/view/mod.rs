@@ -8,7 +8,7 @@
 mod groups;
 mod lists;
 
-pub use groups::{Group, New, failure_groups, label};
+pub use groups::{Group, New, error_phase, failure_groups, label};
 pub use lists::{SkipReasons, flaky, skip_reasons, slowest};
 
 use crate::model::baseline::{Comparison, compare};
