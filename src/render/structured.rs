@@ -22,7 +22,7 @@ use serde::{Serialize, Serializer};
 use crate::budget::{Budget, Fitted, Offer, Truncation};
 use crate::model::discovery::Discovery;
 use crate::model::exec_error::{ErrorKind, ExecError};
-use crate::model::groups::{IdItem, shape};
+use crate::model::groups::IdItem;
 use crate::model::{CollectionError, Counts, Run, TestResult};
 use crate::render::view::{self, New};
 use crate::text::first_line;
@@ -347,7 +347,7 @@ fn failure_groups(run: &Run) -> Vec<FailureGroup> {
                     IdItem::Function { id, count } => (id.to_string(), *count),
                 })
                 .unzip();
-            let at = shape(g.first).map(|s| match s.place {
+            let at = g.place().map(|place| match place {
                 (path, Some(line)) => format!("{path}:{line}"),
                 (frame, None) => frame.trim_start_matches("at ").to_string(),
             });

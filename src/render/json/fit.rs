@@ -26,7 +26,7 @@ use serde_json::Value;
 
 use super::{ChangesEntry, Tests, answer, serialized};
 use crate::budget::{Budget, Fitted, Offer, Plans, Rung, Truncation};
-use crate::model::groups::{IdItem, shape};
+use crate::model::groups::IdItem;
 use crate::model::{Phase, Run, TestResult};
 use crate::render::view::{self, New};
 use crate::text::first_line;
@@ -280,7 +280,6 @@ struct Cause<'r> {
 impl<'r> Cause<'r> {
     fn of(run: &Run, group: view::Group<'r>) -> Self {
         let t = group.first;
-        let s = shape(t);
         let message = match t.joined_message() {
             Some(Cow::Borrowed(m)) => Cow::Borrowed(first_line(m)),
             Some(Cow::Owned(m)) => Cow::Owned(first_line(&m).to_string()),
@@ -292,9 +291,9 @@ impl<'r> Cause<'r> {
             _ => None,
         };
         Cause {
-            exception: s.as_ref().and_then(|s| s.exception),
+            exception: group.exception(),
             message,
-            location: s.map(|s| match s.place {
+            location: group.place().map(|place| match place {
                 (path, Some(line)) => format!("{path}:{line}"),
                 (frame, None) => frame.to_string(),
             }),

@@ -26,7 +26,7 @@ use super::sections::{collection_errors, failure, flaky, notes, skipped};
 use super::{Detail, closing, header};
 use crate::budget::{BYTES_PER_TOKEN, Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::Run;
-use crate::model::groups::{IdItem, shape};
+use crate::model::groups::IdItem;
 use crate::pytest_text::parametrized_function;
 use crate::render::view::Group;
 use crate::text::{first_line, one_line, thousands};
@@ -485,7 +485,7 @@ fn group_line(group: &Group<'_>, with_message: bool) -> String {
             clip_chars(&one_line(message), LINE_MESSAGE_CHARS)
         );
     }
-    if let Some(place) = shape(t).and_then(|s| Some((s.place.0, s.place.1?))) {
+    if let Some(place) = group.place().and_then(|(file, line)| Some((file, line?))) {
         let _ = write!(line, " (at {}:{})", one_line(place.0), place.1);
     }
     line.push('\n');

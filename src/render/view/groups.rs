@@ -37,6 +37,16 @@ pub struct Group<'r> {
     pub items: Vec<IdItem<'r>>,
     /// The ids of its tests that are new failures, with a baseline.
     pub new_ids: Vec<&'r str>,
+    /// Where the first test crashed and with which exception.
+    crash: Crash<'r>,
+}
+
+/// Where a group's first test crashed: a path and line, or another
+/// framework's stack frame; and the exception's name, when known.
+#[derive(Debug, Clone, Copy, Default)]
+struct Crash<'r> {
+    place: Option<(&'r str, Option<u32>)>,
+    exception: Option<&'r str>,
 }
 
 impl<'r> Group<'r> {
@@ -53,6 +63,17 @@ impl<'r> Group<'r> {
     /// The heading's label of the group's first test.
     pub fn label(&self) -> &'static str {
         label(self.first)
+    }
+
+    /// Where the first test crashed: a path and its line, or a stack
+    /// frame's text with no line.
+    pub fn place(&self) -> Option<(&'r str, Option<u32>)> {
+        self.crash.place
+    }
+
+    /// The exception the first test failed with, when known.
+    pub fn exception(&self) -> Option<&'r str> {
+        self.crash.exception
     }
 
     /// Whether every test of the group failed last time too (its detail
@@ -135,6 +156,13 @@ pub fn failure_groups<'r>(run: &'r Run, new: New<'_>) -> Vec<Group<'r>> {
                 new,
                 items,
                 new_ids,
+                crash: match model_groups::shape(first) {
+                    Some(s) => Crash {
+                        place: Some(s.place),
+                        exception: s.exception,
+                    },
+                    None => Crash::default(),
+                },
             }
         })
         .collect();
