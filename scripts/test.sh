@@ -17,6 +17,8 @@ cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
 export PYTEST_MCP_TEST_PYTHON="$PWD/.venv/bin/python"
+# One build, never resumed: incremental caches would only take disk.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo clippy --workspace --all-targets -- -D warnings
