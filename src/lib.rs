@@ -9,6 +9,9 @@
 //!         -> sources -> model (merge) -> render -> respond -> transport (cli | server)
 //! ```
 //!
+//! The history of runs (`history`, docs/flaky.md) sits beside the model:
+//! after a run is read, it is recorded and judged against the runs before.
+//!
 //! `report` starts at the sources with files the user gives. Readers and
 //! renderers are pure functions, pinned by the golden files under `golden/`.
 //! A module uses only the stages before it: `request` (what a request says:
@@ -20,6 +23,7 @@
 
 pub mod budget;
 pub mod frontend;
+pub mod history;
 pub mod model;
 pub mod pytest_text;
 pub mod render;

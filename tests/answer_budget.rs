@@ -63,6 +63,7 @@ fn settings() -> Settings {
         python: Some(support::test_python()),
         default_timeout: Duration::from_secs(300),
         kill_grace: Duration::from_secs(2),
+        history: None,
     }
 }
 

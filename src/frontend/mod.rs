@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod dispatch;
+pub mod remember;
 pub mod report;
 pub mod respond;
 pub mod runs;

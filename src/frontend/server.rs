@@ -34,6 +34,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::budget::{Budget, DEFAULT_MCP_TOKENS};
+use crate::frontend::remember;
 use crate::frontend::respond::{self, Answer, ErrorObject, ToolAnswer};
 use crate::frontend::runs::{self, Kept, Runs};
 use crate::model::rerun::RerunHint;
@@ -194,7 +195,7 @@ impl Server {
         let runtime = tokio::runtime::Handle::current();
         let outcome = self
             .blocking(&ctx, "test run", move |settings, cancel| {
-                execute::run_tests(settings, &params, cancel, &mut |p| {
+                let result = execute::run_tests(settings, &params, cancel, &mut |p| {
                     let Some(token) = token.clone() else { return };
                     let mut note = ProgressNotificationParam::new(token, p.done as f64);
                     if let Some(total) = p.total {
@@ -205,6 +206,17 @@ impl Server {
                     }
                     // A client that went away is not this run's problem.
                     let _ = runtime.block_on(peer.notify_progress(note));
+                });
+                // Recorded on this thread too: the store and git are I/O.
+                result.map(|mut run| {
+                    let keeping = settings.history.as_ref();
+                    if let Some(warning) =
+                        remember::after_run(&mut run, keeping, settings.root.path())
+                    {
+                        tracing::warn!("{warning}");
+                        run.notes.push(warning);
+                    }
+                    run
                 })
             })
             .await?;

@@ -12,6 +12,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::model::history::History;
 use crate::model::{Outcome, Run};
 use crate::text::plural;
 
@@ -43,6 +44,9 @@ pub struct Changes {
     /// Failing last time and no longer collected (renamed or deleted):
     /// neither fixed nor new.
     pub gone: Vec<String>,
+    /// Failing now and not last time, and flaky on this code by the
+    /// history of runs (docs/flaky.md): a flip, not something new.
+    pub flaky: Vec<String>,
 }
 
 /// Compares `run` with the last run's record.
@@ -134,7 +138,19 @@ impl Changes {
         if !self.gone.is_empty() {
             s.push_str(&format!(", {} gone", self.gone.len()));
         }
+        if !self.flaky.is_empty() {
+            s.push_str(&format!(", {} flaky", self.flaky.len()));
+        }
         s
+    }
+
+    /// Moves the new failures that the history calls flaky to `flaky`.
+    pub fn set_apart_flaky(&mut self, history: &History) {
+        let (flaky, new): (Vec<String>, Vec<String>) = std::mem::take(&mut self.new_failures)
+            .into_iter()
+            .partition(|id| history.of(id).is_some_and(|h| h.flaky));
+        self.new_failures = new;
+        self.flaky = flaky;
     }
 
     /// Nothing failed last time or now (within this run's selection).
@@ -143,6 +159,7 @@ impl Changes {
             && self.fixed.is_empty()
             && self.still_failing.is_empty()
             && self.gone.is_empty()
+            && self.flaky.is_empty()
     }
 
     /// The new failures' ids, to look up.

@@ -15,6 +15,7 @@ pub mod crash;
 pub mod discovery;
 pub mod exec_error;
 pub mod groups;
+pub mod history;
 pub mod raw_report;
 pub mod rerun;
 
@@ -68,6 +69,9 @@ pub struct Run {
     pub changes: Option<changes::Changes>,
     /// What pytest-testmon selected, for a run with `affected`.
     pub affected: Option<affected::Affected>,
+    /// What earlier runs say of this run's failures, when a history of
+    /// runs was kept and held earlier runs (docs/flaky.md).
+    pub history: Option<history::History>,
 }
 
 /// Passing tests counted, not listed (see [`Run::unlisted`]).
@@ -562,6 +566,9 @@ pub struct Counts {
     pub xpassed: usize,
     /// Passed after failing attempts (a subset of `passed`).
     pub flaky: usize,
+    /// Failed or errored, and flaky by the history of runs ([`Run::history`],
+    /// docs/flaky.md): a subset of `failed + errors`.
+    pub flaky_failures: usize,
     pub collection_errors: usize,
     pub warnings: usize,
 }
@@ -585,6 +592,11 @@ impl Run {
             }
             if t.is_flaky() {
                 c.flaky += 1;
+            }
+            if let Some(h) = &self.history
+                && h.standing(t) == Some(history::Standing::Flaky)
+            {
+                c.flaky_failures += 1;
             }
             match t.xfail {
                 Some(Xfail::XFailed) => c.xfailed += 1,

@@ -44,6 +44,9 @@ pub struct Settings {
     /// Time pytest's process group gets between SIGTERM and SIGKILL when a
     /// run is ended (`--kill-grace`).
     pub kill_grace: Duration,
+    /// Where the history of runs is kept (docs/flaky.md); `None` with
+    /// `--no-history`. The frontends record each run there.
+    pub history: Option<crate::history::Keeping>,
 }
 
 /// Why a test run gave no result.

@@ -134,6 +134,8 @@ pub struct ServeArgs {
     /// a run is ended (time limit, cancellation, a signal to pytest-mcp).
     #[arg(long, value_name = "SECS", default_value = "2", value_parser = parse_grace)]
     pub kill_grace: Duration,
+    #[command(flatten)]
+    pub history: HistoryArgs,
 }
 
 /// `--kill-grace`: seconds (a decimal fraction allowed) from 0 to
@@ -156,6 +158,52 @@ fn parse_max_tokens(value: &str) -> Result<usize, String> {
         .ok()
         .filter(|n| (MIN_TOKENS..=MAX_TOKENS).contains(n))
         .ok_or_else(|| format!("expected a number of tokens from {MIN_TOKENS} to {MAX_TOKENS}"))
+}
+
+/// Where `run` and `serve` keep the history of runs (docs/flaky.md).
+#[derive(Debug, Clone, clap::Args)]
+pub struct HistoryArgs {
+    /// Keep the history of runs in this SQLite file (default:
+    /// <root>/.pytest_cache/pytest-mcp/history.sqlite). Each run's per-test
+    /// outcomes are recorded, so that a failure is told as new, failing
+    /// since an earlier run, or flaky (it passed and failed on the same
+    /// code).
+    #[arg(long, value_name = "PATH", conflicts_with = "no_history")]
+    pub history: Option<PathBuf>,
+    /// Runs the history keeps, this one included: the window a failure is
+    /// judged in, 2 to 1000.
+    #[arg(long, value_name = "N", default_value_t = crate::history::DEFAULT_RUNS, value_parser = parse_history_runs)]
+    pub history_runs: usize,
+    /// Keep no history: failures are new or not only by pytest's cache of
+    /// the last run.
+    #[arg(long)]
+    pub no_history: bool,
+}
+
+impl HistoryArgs {
+    /// Where the history is kept for a project at `root`, if anywhere.
+    pub fn keeping(&self, root: &std::path::Path) -> Option<crate::history::Keeping> {
+        if self.no_history {
+            return None;
+        }
+        Some(crate::history::Keeping {
+            path: self
+                .history
+                .clone()
+                .unwrap_or_else(|| crate::history::default_path(root)),
+            runs: self.history_runs,
+        })
+    }
+}
+
+/// `--history-runs`: 2 to [`crate::history::MAX_RUNS`].
+fn parse_history_runs(value: &str) -> Result<usize, String> {
+    let max = crate::history::MAX_RUNS;
+    value
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (2..=max).contains(n))
+        .ok_or_else(|| format!("expected a number of runs from 2 to {max}"))
 }
 
 /// Options shared by `run` and `discover`.
@@ -242,6 +290,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "URL")]
     pub link_base: Option<String>,
     #[command(flatten)]
+    pub history: HistoryArgs,
+    #[command(flatten)]
     pub project: ProjectArgs,
 }
 
@@ -314,6 +364,19 @@ pub struct ReportArgs {
     /// The report is the same, byte for byte, whatever N.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
+    /// Record this run in the history of runs kept in this SQLite file
+    /// (e.g. restored from a CI cache), and tell each failure as new,
+    /// failing since an earlier run, or flaky (docs/flaky.md).
+    #[arg(long, value_name = "PATH")]
+    pub history: Option<PathBuf>,
+    /// Runs the history keeps, this one included, 2 to 1000.
+    #[arg(long, value_name = "N", default_value_t = crate::history::DEFAULT_RUNS, value_parser = parse_history_runs)]
+    pub history_runs: usize,
+    /// With --history: the commit the results are of (default:
+    /// $GITHUB_SHA; else what is checked out in the working directory).
+    /// Runs of one commit that pass and fail make a test flaky.
+    #[arg(long, value_name = "SHA", requires = "history")]
+    pub commit: Option<String>,
 }
 
 /// When `report` exits non-zero because of the results.
@@ -323,6 +386,9 @@ pub enum FailOn {
     Failures,
     /// Only erroring tests and collection errors.
     Errors,
+    /// Only new failures: not failing before and not flaky by the history
+    /// (--history), and not failing in the baseline (--baseline).
+    New,
     /// Never: the exit status says only whether the report was written.
     Never,
 }

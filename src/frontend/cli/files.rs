@@ -7,10 +7,13 @@ use super::args::{FailOn, ReportArgs};
 use super::github::{self, STEP_SUMMARY_BYTES};
 use super::{finish, finish_with};
 use crate::frontend::dispatch::{self, Style, Subject};
+use crate::frontend::remember;
 use crate::frontend::report::{
     self, Bytes, DEFAULT_MAX_CHARS, InputError, Load, Reading, RenderOnly,
 };
 use crate::frontend::respond::{self, EXIT_OK};
+use crate::history::Keeping;
+use crate::model::history;
 use crate::model::{Counts, Run};
 use crate::render::view::Compared;
 use crate::request::Format;
@@ -18,23 +21,35 @@ use crate::request::Format;
 /// Exit status of `report --fail-on` when the results call for it.
 pub const EXIT_TESTS_FAILED: u8 = 1;
 
-/// The exit status `--fail-on` gives results with these counts.
-fn status(c: &Counts, fail_on: FailOn) -> u8 {
+/// The exit status `--fail-on` gives what was read.
+fn status(read: &Read, fail_on: FailOn) -> u8 {
+    let c = read.counts();
     let fails = match fail_on {
         FailOn::Failures => c.failed + c.errors + c.collection_errors > 0,
         FailOn::Errors => c.errors + c.collection_errors > 0,
+        FailOn::New => match read {
+            Read::Alone(_) => c.failed + c.errors + c.collection_errors > 0,
+            Read::Whole { run, compared } => {
+                let baseline = compared.as_ref().map(|c| &c.comparison.new_failures[..]);
+                !history::new_failures(run, baseline).is_empty()
+            }
+        },
         FailOn::Never => false,
     };
     if fails { EXIT_TESTS_FAILED } else { EXIT_OK }
 }
 
-/// What `report` read: a run to render alone, or a run compared with its
-/// baseline (the comparison made once, whatever the format).
+/// What `report` read: a run to render alone, or a run with every test
+/// listed, compared with its baseline (the comparison made once, whatever
+/// the format) or judged against the history of runs, or both.
 // One per process: its size does not matter.
 #[allow(clippy::large_enum_variant)]
 enum Read {
     Alone(RenderOnly),
-    Compared { run: Run, compared: Compared },
+    Whole {
+        run: Run,
+        compared: Option<Compared>,
+    },
 }
 
 impl Read {
@@ -42,7 +57,7 @@ impl Read {
     fn counts(&self) -> Counts {
         match self {
             Read::Alone(alone) => alone.counts(),
-            Read::Compared { run, .. } => run.counts(),
+            Read::Whole { run, .. } => run.counts(),
         }
     }
 }
@@ -53,9 +68,10 @@ pub(super) fn run_report(args: &ReportArgs) -> u8 {
         args.baseline.iter().flat_map(|arg| expand(arg)).collect();
     let total_inputs = inputs.len() + baseline_inputs.len();
     let threads = args.threads.map_or_else(report::all_cores, usize::from);
-    let read = read(&inputs, &baseline_inputs, args.format, threads);
+    let whole = args.history.is_some() || args.fail_on == FailOn::New;
+    let read = read(&inputs, &baseline_inputs, args.format, threads, whole);
     let output = args.output.as_ref();
-    let read = match read {
+    let mut read = match read {
         Ok(read) => read,
         Err(errors) => {
             for e in &errors {
@@ -71,16 +87,29 @@ pub(super) fn run_report(args: &ReportArgs) -> u8 {
             return done;
         }
     };
+    if let (Some(path), Read::Whole { run, .. }) = (&args.history, &mut read) {
+        let keeping = Keeping {
+            path: path.clone(),
+            runs: args.history_runs,
+        };
+        let commit = args
+            .commit
+            .clone()
+            .or_else(|| std::env::var("GITHUB_SHA").ok());
+        if let Some(warning) = remember::after_report(run, &keeping, commit.as_deref()) {
+            eprintln!("pytest-mcp: warning: {warning}");
+        }
+    }
     let style = report_style(args);
-    let status = status(&read.counts(), args.fail_on);
+    let status = status(&read, args.fail_on);
     let done = match &read {
         Read::Alone(alone) => {
             finish_with(output, |out| alone.write(&style, out).map(|_| ()), status)
         }
-        Read::Compared { run, compared } => {
+        Read::Whole { run, compared } => {
             let subject = Subject::Run {
                 run,
-                compared: Some(compared),
+                compared: compared.as_ref(),
             };
             finish(
                 output,
@@ -95,10 +124,10 @@ pub(super) fn run_report(args: &ReportArgs) -> u8 {
             Read::Alone(alone) => alone
                 .step_summary(&style, max_chars, room)
                 .unwrap_or_default(),
-            Read::Compared { run, compared } => {
+            Read::Whole { run, compared } => {
                 let subject = Subject::Run {
                     run,
-                    compared: Some(compared),
+                    compared: compared.as_ref(),
                 };
                 let summary = args.format.step_summary().unwrap_or(args.format);
                 report::step_summary(subject, summary, &style, max_chars, room)
@@ -129,17 +158,26 @@ fn report_style(args: &ReportArgs) -> Style {
 }
 
 /// Reads the inputs, and the baseline's when there are any; every file
-/// that cannot be read is reported (the inputs' first).
+/// that cannot be read is reported (the inputs' first). `whole`: every
+/// test listed even with no baseline (to be recorded in the history).
 fn read(
     inputs: &[FileInput],
     baseline: &[FileInput],
     format: Format,
     threads: usize,
+    whole: bool,
 ) -> Result<Read, Vec<InputError>> {
+    let reading = Reading::for_format(format).on(threads);
     if baseline.is_empty() {
+        if whole {
+            let run = report::read_run(inputs, reading)?;
+            return Ok(Read::Whole {
+                run,
+                compared: None,
+            });
+        }
         return RenderOnly::read_on(inputs, format, threads).map(Read::Alone);
     }
-    let reading = Reading::for_format(format).on(threads);
     let plain = Reading {
         keep_json_report: false,
         threads,
@@ -149,8 +187,8 @@ fn read(
         report::read_run(baseline, plain),
     ) {
         (Ok(run), Ok(baseline)) => {
-            let compared = Compared::of(&run, &baseline);
-            Ok(Read::Compared { run, compared })
+            let compared = Some(Compared::of(&run, &baseline));
+            Ok(Read::Whole { run, compared })
         }
         (Err(mut a), Err(b)) => {
             a.extend(b);

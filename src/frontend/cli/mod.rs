@@ -16,6 +16,7 @@ pub use args::{Cli, Command, DiscoverArgs, FailOn, ProjectArgs, ReportArgs, RunA
 
 use crate::budget::Budget;
 use crate::frontend::dispatch::{self, Style, Subject};
+use crate::frontend::remember;
 use crate::frontend::report;
 use crate::frontend::respond::{self, Answer, EXIT_INPUT_ERROR, EXIT_INVALID_PARAMS, EXIT_OK};
 use crate::model::exec_error::ExecError;
@@ -61,6 +62,7 @@ fn run_serve(args: &ServeArgs) -> u8 {
         }
     };
     let settings = Settings {
+        history: args.history.keeping(root.path()),
         root,
         python: args.python.clone(),
         default_timeout: std::time::Duration::from_secs(args.timeout),
@@ -97,6 +99,7 @@ fn settings(project: &ProjectArgs) -> Result<Settings, u8> {
             python: project.python.clone(),
             default_timeout: std::time::Duration::from_secs(DEFAULT_TIMEOUT_SECS),
             kill_grace: project.kill_grace,
+            history: None,
         }),
         Err(e) => {
             eprintln!("pytest-mcp: error: {e}");
@@ -181,11 +184,12 @@ fn run_pytest(args: &RunArgs) -> u8 {
         max_tokens: project.max_tokens,
         format: Some(project.format.tool_name().to_string()),
     };
-    let (settings, params) =
+    let (mut settings, params) =
         match checked(project, |s| request.validate(&s.root, s.default_timeout)) {
             Ok(checked) => checked,
             Err(status) => return status,
         };
+    settings.history = args.history.keeping(settings.root.path());
     let mut progress = ProgressLine::new();
     let cancel = cancelled_on_signals();
     let outcome = execute::run_tests(&settings, &params, &cancel, &mut |p| progress.show(p));
@@ -194,6 +198,10 @@ fn run_pytest(args: &RunArgs) -> u8 {
     let answered = match outcome {
         Ok(mut run) => {
             run.rerun_hint = Some(RerunHint::Cli);
+            let keeping = settings.history.as_ref();
+            if let Some(warning) = remember::after_run(&mut run, keeping, settings.root.path()) {
+                eprintln!("pytest-mcp: warning: {warning}");
+            }
             let annotations = github::options_for_root(settings.root.path());
             let style = Style {
                 links: github::gfm_options(&annotations, args.link_base.as_deref()),

@@ -51,9 +51,14 @@ pub(super) fn shown(groups: Vec<view::Group<'_>>, keep: usize) -> Vec<Shown<'_>>
         .collect()
 }
 
-/// What a heading says of a group with new failures: ` (new)` when all
-/// its tests are, ` (2 of 5 new)` when some.
+/// What a heading says of how a group stands: ` (new)` when all its
+/// tests are new, ` (2 of 5 new)` when some; with a history of runs,
+/// ` (flaky, failed 3 of the last 5 runs)` or ` (failing for 4 runs,
+/// since 1a2b3c4)`.
 pub(super) fn new_mark(group: &view::Group<'_>) -> String {
+    if let Some(mark) = view::standing_mark(group) {
+        return format!(" ({mark})");
+    }
     match group.new {
         0 => String::new(),
         n if n == group.count => " (new)".to_string(),

@@ -90,6 +90,9 @@ fn phrase_of(c: &Counts) -> String {
     if c.errors > 0 {
         let _ = write!(s, ", {}", plural(c.errors, "error", "errors"));
     }
+    if c.flaky_failures > 0 {
+        let _ = write!(s, " ({} flaky)", c.flaky_failures);
+    }
     if c.skipped > 0 {
         let _ = write!(s, ", {} skipped", c.skipped);
         if c.xfailed > 0 {

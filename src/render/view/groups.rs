@@ -8,11 +8,13 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use crate::model::groups::{self as model_groups, IdItem, Parametrizations, listed_ids};
+use crate::model::history::{Standing, TestHistory};
 use crate::model::{Outcome, Phase, Run, TestResult};
 
 /// What "new" means for a group: failing now and not in the last run
-/// (pytest's cache, [`Run::changes`]), or not failing in a baseline run
-/// (`report --baseline`): the comparison's new failures.
+/// (by the history of runs, [`Run::history`], else pytest's cache,
+/// [`Run::changes`]), or not failing in a baseline run (`report
+/// --baseline`): the comparison's new failures.
 #[derive(Debug, Clone, Copy)]
 pub enum New<'a> {
     SinceLastRun,
@@ -37,6 +39,14 @@ pub struct Group<'r> {
     pub items: Vec<IdItem<'r>>,
     /// The ids of its tests that are new failures, with a baseline.
     pub new_ids: Vec<&'r str>,
+    /// How the group stands against the history of runs, when one was
+    /// kept: flaky groups hold flaky tests only; a group with a new
+    /// failure is new, else failing before.
+    pub standing: Option<Standing>,
+    /// The history of the first test, when it has one to tell.
+    pub history: Option<&'r TestHistory>,
+    /// The commit this run ran, when the history knows it.
+    commit: Option<&'r str>,
     /// Where the first test crashed and with which exception.
     crash: Crash<'r>,
 }
@@ -79,7 +89,12 @@ impl<'r> Group<'r> {
     /// Whether every test of the group failed last time too (its detail
     /// was shown then), with what changed since the last run.
     pub fn seen_before(&self, run: &Run) -> bool {
-        self.new == 0 && run.changes.is_some()
+        self.new == 0 && (run.changes.is_some() || run.history.is_some())
+    }
+
+    /// Whether the group's tests are flaky by the history of runs.
+    pub fn is_flaky(&self) -> bool {
+        self.standing == Some(Standing::Flaky)
     }
 
     /// `Same failure in 11 more: a, b, c, +8 more`: every id one pytest
@@ -119,26 +134,42 @@ impl<'r> Group<'r> {
 /// The run's failures and errors in groups, largest first (ties in order
 /// of appearance); with what changed since the last run, the groups
 /// holding a new failure first ([`model_groups::failure_groups`]); with a
+/// history of runs, new groups, then those failing before, then the flaky
+/// ones (a group's flaky tests made a group of their own); with a
 /// baseline, those holding one of its new failures first.
 pub fn failure_groups<'r>(run: &'r Run, new: New<'_>) -> Vec<Group<'r>> {
     let found = model_groups::failure_groups(run);
     let params = Parametrizations::for_groups(run, &found);
-    let changes = match new {
-        New::SinceLastRun => run.changes.as_ref().map(|c| c.new_set()),
+    let history = run.history.as_ref();
+    let changes: Option<HashSet<&str>> = match (new, history) {
+        (New::SinceLastRun, Some(h)) => Some(
+            run.tests
+                .iter()
+                .filter(|t| h.standing(t) == Some(Standing::New))
+                .map(|t| t.node_id.as_str())
+                .collect(),
+        ),
+        (New::SinceLastRun, None) => run.changes.as_ref().map(|c| c.new_set()),
         _ => None,
     };
     let baseline: Option<HashSet<&str>> = match new {
         New::Baseline(ids) => Some(ids.iter().map(String::as_str).collect()),
         _ => None,
     };
-    let mut groups: Vec<Group<'r>> = found
+    let flaky =
+        |i: &usize| history.is_some_and(|h| h.standing(&run.tests[*i]) == Some(Standing::Flaky));
+    let mut parts: Vec<Vec<usize>> = Vec::with_capacity(found.len());
+    for g in found {
+        let (flips, rest): (Vec<usize>, Vec<usize>) = g.tests.into_iter().partition(flaky);
+        parts.extend([rest, flips].into_iter().filter(|p| !p.is_empty()));
+    }
+    let mut groups: Vec<Group<'r>> = parts
         .into_iter()
-        .map(|g| {
-            let first = &run.tests[g.tests[0]];
-            let items = params.compress(run, &g.tests);
+        .map(|tests| {
+            let first = &run.tests[tests[0]];
+            let items = params.compress(run, &tests);
             let new_ids: Vec<&str> = match &baseline {
-                Some(set) => g
-                    .tests
+                Some(set) => tests
                     .iter()
                     .map(|&i| run.tests[i].node_id.as_str())
                     .filter(|id| set.contains(id))
@@ -146,16 +177,24 @@ pub fn failure_groups<'r>(run: &'r Run, new: New<'_>) -> Vec<Group<'r>> {
                 None => Vec::new(),
             };
             let new = match &changes {
-                Some(set) => model_groups::new_in(run, set, &g.tests),
+                Some(set) => model_groups::new_in(run, set, &tests),
                 None => new_ids.len(),
             };
+            let standing = history.map(|h| match h.standing(first) {
+                Some(Standing::Flaky) => Standing::Flaky,
+                _ if new > 0 => Standing::New,
+                _ => Standing::FailingBefore,
+            });
             Group {
                 first,
-                count: g.tests.len(),
-                tests: g.tests,
+                count: tests.len(),
+                tests,
                 new,
                 items,
                 new_ids,
+                standing,
+                history: history.and_then(|h| h.of(&first.node_id)),
+                commit: history.and_then(|h| h.commit.as_deref()),
                 crash: match model_groups::shape(first) {
                     Some(s) => Crash {
                         place: Some(s.place),
@@ -166,11 +205,44 @@ pub fn failure_groups<'r>(run: &'r Run, new: New<'_>) -> Vec<Group<'r>> {
             }
         })
         .collect();
-    if baseline.is_some() {
+    if history.is_some() {
         // Stable: the groups keep their order within each part.
+        groups.sort_by_key(|g| g.standing);
+    }
+    if baseline.is_some() {
         groups.sort_by_key(|g| g.new == 0);
     }
     groups
+}
+
+/// How a group stands against the history of runs, in the words every
+/// output uses: `flaky, failed 3 of the last 5 runs`, or `failing for 4
+/// runs, since 1a2b3c4` (the commit the streak began on, when it is not
+/// this run's). `None` for a new group, or with no history.
+pub fn standing_mark(group: &Group<'_>) -> Option<String> {
+    let h = group.history?;
+    match group.standing? {
+        Standing::Flaky => Some(rate(h)),
+        Standing::FailingBefore => {
+            let since = h.failing_since.as_ref()?;
+            let mut mark = format!("failing for {} runs", since.runs);
+            if let Some(commit) = since.commit.as_deref().filter(|c| Some(*c) != group.commit) {
+                let _ = write!(mark, ", since {}", short_commit(commit));
+            }
+            Some(mark)
+        }
+        Standing::New => None,
+    }
+}
+
+/// `flaky, failed 3 of the last 5 runs`.
+pub fn rate(h: &TestHistory) -> String {
+    format!("flaky, failed {} of the last {} runs", h.failed, h.runs)
+}
+
+/// A commit as people quote it: its first 7 characters.
+pub fn short_commit(commit: &str) -> &str {
+    commit.get(..7).unwrap_or(commit)
 }
 
 /// A failure's heading label: `FAILED`, `ERROR at setup`, ...

@@ -8,7 +8,9 @@
 mod groups;
 mod lists;
 
-pub use groups::{Group, New, error_phase, failure_groups, label};
+pub use groups::{
+    Group, New, error_phase, failure_groups, label, rate, short_commit, standing_mark,
+};
 pub use lists::{SkipReasons, flaky, skip_reasons, slowest};
 
 use crate::model::baseline::{Comparison, compare};

@@ -1,0 +1,148 @@
+//! The history of runs, kept by us (docs/flaky.md): every run's per-test
+//! marks in an SQLite file, so that each failure can be told as new,
+//! failing before, or flaky, to the agent and to the reviewer alike.
+//!
+//! The one stage besides the runner that does I/O: it reads the window of
+//! earlier runs, writes this one, and hands the window to the model's
+//! judge (`model::history`). Whatever goes wrong with the store (corrupt,
+//! locked, read-only, newer) is one warning line; the answer stays whole.
+
+mod code;
+mod store;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+pub use code::{Code, identify};
+
+use crate::model::Run;
+use crate::model::history::{self as judge, Mark, RunInfo};
+use store::{NewRun, Store};
+
+/// Runs kept when not told otherwise (`--history-runs`).
+pub const DEFAULT_RUNS: usize = 50;
+/// The most runs `--history-runs` keeps.
+pub const MAX_RUNS: usize = 1000;
+
+/// Where the history is kept and how many runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keeping {
+    pub path: PathBuf,
+    /// Runs kept, this one included: the window a failure is judged in.
+    pub runs: usize,
+}
+
+/// Where `run` keeps a project's history when not told: in pytest's cache
+/// folder, which pytest keeps out of git.
+pub fn default_path(root: &Path) -> PathBuf {
+    root.join(".pytest_cache")
+        .join("pytest-mcp")
+        .join("history.sqlite")
+}
+
+/// Where a run came from, as the store records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// We ran pytest (`run`, `execute_tests`).
+    Run,
+    /// Result files were read (`report --history`).
+    Report,
+}
+
+impl Origin {
+    fn as_str(self) -> &'static str {
+        match self {
+            Origin::Run => "run",
+            Origin::Report => "report",
+        }
+    }
+}
+
+/// Records `run` (its code was `code`) in the history and judges its tests
+/// against the runs before it: `run.history` is set when there were some,
+/// and the new failures of `run.changes` that are flaky are set apart.
+/// `Err` is the one warning line to show; what could be read is still
+/// used.
+pub fn remember(
+    run: &mut Run,
+    keeping: &Keeping,
+    code: &Code,
+    origin: Origin,
+) -> Result<(), String> {
+    let warn = |why: String| format!("history not kept: {}: {why}", keeping.path.display());
+    make_folder(&keeping.path).map_err(|e| warn(format!("cannot create its folder ({e})")))?;
+    let mut store = Store::open(&keeping.path).map_err(|e| warn(e.explain()))?;
+    let marks = judge::marks(run);
+    let wanted: Vec<&str> = marks
+        .iter()
+        .filter(|(_, m)| *m != Mark::Passed)
+        .map(|(id, _)| *id)
+        .collect();
+    let past = keeping.runs.saturating_sub(1);
+    let mut window = store.window(past, &wanted).map_err(|e| warn(e.explain()))?;
+    let new_run = NewRun {
+        at: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64),
+        commit: code.commit.as_deref(),
+        code: code.id.as_deref(),
+        origin: origin.as_str(),
+        marks: &marks,
+    };
+    let written = store.record(&new_run, keeping.runs);
+    let id = match &written {
+        Ok(id) => *id,
+        Err(_) => store.next_id().unwrap_or(0),
+    };
+    let had_past = !window.runs.is_empty();
+    let now = window.runs.len();
+    window.runs.push(RunInfo {
+        id,
+        commit: code.commit.clone(),
+        code: code.id.clone(),
+    });
+    for (test, mark) in &marks {
+        if *mark != Mark::Passed || window.marks.contains_key(*test) {
+            window
+                .marks
+                .entry(test.to_string())
+                .or_default()
+                .push((now, *mark));
+        }
+    }
+    if had_past {
+        let history = judge::judge(&window);
+        if let Some(changes) = &mut run.changes {
+            changes.set_apart_flaky(&history);
+        }
+        run.history = Some(history);
+    }
+    written.map(|_| ()).map_err(|e| warn(e.explain()))
+}
+
+/// The store's folder, made when missing. A `.pytest_cache` we make is
+/// kept out of git as pytest keeps its own.
+fn make_folder(path: &Path) -> std::io::Result<()> {
+    let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) else {
+        return Ok(());
+    };
+    if folder.is_dir() {
+        return Ok(());
+    }
+    let cache = folder
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == ".pytest_cache"));
+    let made_cache = cache.is_some_and(|c| !c.exists());
+    fs::create_dir_all(folder)?;
+    if let (true, Some(cache)) = (made_cache, cache) {
+        let _ = fs::write(
+            cache.join(".gitignore"),
+            "# Created by pytest-mcp automatically.\n*\n",
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,264 @@
+//! The history's SQLite file: its schema, reading a window of runs and
+//! writing one.
+//!
+//! Schema 1 (`PRAGMA user_version`): `runs` (one row per run: when, the
+//! commit and code it ran, where it came from), `tests` (each node id once)
+//! and `results` (a run's mark of each test that ran: passed, failed,
+//! passed after retries; skipped tests are not kept). Write-ahead logging
+//! and a busy timeout let two runs of one project write without corrupting
+//! it or failing at once.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+
+use crate::model::history::{Mark, RunInfo, Window};
+
+/// The schema this build reads and writes.
+pub const SCHEMA: i64 = 1;
+/// How long a write waits for another process's to end.
+const BUSY: Duration = Duration::from_secs(5);
+
+const CREATE: &str = "
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at INTEGER NOT NULL,
+    commit_sha TEXT,
+    code TEXT,
+    origin TEXT NOT NULL,
+    tests INTEGER NOT NULL,
+    failed INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tests (
+    id INTEGER PRIMARY KEY,
+    node_id TEXT NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS results (
+    test INTEGER NOT NULL,
+    run INTEGER NOT NULL,
+    mark INTEGER NOT NULL,
+    PRIMARY KEY (test, run)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS results_not_passed ON results (run) WHERE mark <> 0;
+";
+
+/// One run to write.
+pub struct NewRun<'a> {
+    pub at: i64,
+    pub commit: Option<&'a str>,
+    pub code: Option<&'a str>,
+    /// `run` (we ran pytest) or `report` (result files read).
+    pub origin: &'a str,
+    pub marks: &'a [(&'a str, Mark)],
+}
+
+/// An open history file.
+pub struct Store {
+    conn: Connection,
+}
+
+impl Store {
+    /// Opens (creating when missing) the store at `path`, its schema made
+    /// when new. Errors are SQLite's: a file that is not a database, one
+    /// that cannot be created or written, a newer schema.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(BUSY)?;
+        let store = Store { conn };
+        store.prepare()?;
+        Ok(store)
+    }
+
+    /// The schema made or checked; write-ahead logging on.
+    fn prepare(&self) -> Result<(), StoreError> {
+        let version: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version > SCHEMA {
+            return Err(StoreError::Newer(version));
+        }
+        // WAL is a property of the file: set once, by the first writer.
+        let mode: String = self
+            .conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            let _: Result<String, _> = self
+                .conn
+                .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0));
+        }
+        if version == SCHEMA {
+            return Ok(());
+        }
+        self.conn.execute_batch(&format!(
+            "BEGIN IMMEDIATE; {CREATE} PRAGMA user_version = {SCHEMA}; COMMIT;"
+        ))?;
+        Ok(())
+    }
+
+    /// The last `past` runs, oldest first, and the marks in them of the
+    /// tests in `wanted` and of every test that failed or flipped in them.
+    pub fn window(&self, past: usize, wanted: &[&str]) -> Result<Window, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, commit_sha, code FROM runs ORDER BY id DESC LIMIT ?1")?;
+        let mut runs: Vec<RunInfo> = stmt
+            .query_map(params![past as i64], |r| {
+                Ok(RunInfo {
+                    id: r.get(0)?,
+                    commit: r.get(1)?,
+                    code: r.get(2)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        runs.reverse();
+        let mut window = Window {
+            runs,
+            ..Window::default()
+        };
+        let Some(first) = window.runs.first().map(|r| r.id) else {
+            return Ok(window);
+        };
+        let mut ids: Vec<String> = self
+            .conn
+            .prepare(
+                "SELECT DISTINCT t.node_id FROM results r JOIN tests t ON t.id = r.test
+                 WHERE r.run >= ?1 AND r.mark <> 0",
+            )?
+            .query_map(params![first], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        ids.extend(wanted.iter().map(|s| s.to_string()));
+        ids.sort_unstable();
+        ids.dedup();
+        let index: std::collections::HashMap<i64, usize> = window
+            .runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.id, i))
+            .collect();
+        let mut marks = self.conn.prepare(
+            "SELECT r.run, r.mark FROM results r JOIN tests t ON t.id = r.test
+             WHERE t.node_id = ?1 AND r.run >= ?2 ORDER BY r.run",
+        )?;
+        for id in ids {
+            let rows: Vec<(usize, Mark)> = marks
+                .query_map(params![id, first], |r| Ok((r.get::<_, i64>(0)?, r.get(1)?)))?
+                .filter_map(|row| match row {
+                    Ok((run, mark)) => Some(Ok((*index.get(&run)?, Mark::from_code(mark)?))),
+                    Err(e) => Some(Err(e)),
+                })
+                .collect::<Result<_, _>>()?;
+            if !rows.is_empty() {
+                window.marks.insert(id, rows);
+            }
+        }
+        Ok(window)
+    }
+
+    /// Writes `run`, then lets all but the newest `keep` runs go. Its
+    /// number in the store.
+    pub fn record(&mut self, run: &NewRun<'_>, keep: usize) -> Result<i64, StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let failed = run.marks.iter().filter(|(_, m)| *m == Mark::Failed).count();
+        tx.execute(
+            "INSERT INTO runs (at, commit_sha, code, origin, tests, failed)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                run.at,
+                run.commit,
+                run.code,
+                run.origin,
+                run.marks.len() as i64,
+                failed as i64
+            ],
+        )?;
+        let id = tx.last_insert_rowid();
+        {
+            let mut test = tx.prepare(
+                "INSERT INTO tests (node_id) VALUES (?1)
+                 ON CONFLICT (node_id) DO UPDATE SET node_id = excluded.node_id
+                 RETURNING id",
+            )?;
+            let mut result =
+                tx.prepare("INSERT OR REPLACE INTO results (test, run, mark) VALUES (?1, ?2, ?3)")?;
+            for (node_id, mark) in run.marks {
+                let test_id: i64 = test.query_row(params![node_id], |r| r.get(0))?;
+                result.execute(params![test_id, id, mark.code()])?;
+            }
+        }
+        let oldest_kept: Option<i64> = tx
+            .query_row(
+                "SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?1",
+                params![keep.saturating_sub(1) as i64],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(oldest) = oldest_kept {
+            let gone = tx.execute("DELETE FROM runs WHERE id < ?1", params![oldest])?;
+            if gone > 0 {
+                tx.execute("DELETE FROM results WHERE run < ?1", params![oldest])?;
+                // Ids no kept run has: renamed and deleted tests.
+                if id % (keep.max(1) as i64) == 0 {
+                    tx.execute(
+                        "DELETE FROM tests WHERE id NOT IN (SELECT test FROM results)",
+                        [],
+                    )?;
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// The number the next run will get (for a run that could not be
+    /// written).
+    pub fn next_id(&self) -> Result<i64, StoreError> {
+        let last: Option<i64> = self
+            .conn
+            .query_row("SELECT max(id) FROM runs", [], |r| r.get(0))?;
+        Ok(last.unwrap_or(0) + 1)
+    }
+}
+
+/// Why the store could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("written by a newer pytest-mcp (schema {0}, this one reads {SCHEMA})")]
+    Newer(i64),
+}
+
+impl StoreError {
+    /// What went wrong, in words a user can act on.
+    pub fn explain(&self) -> String {
+        use rusqlite::ErrorCode as C;
+        let code = match self {
+            StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _)) => Some(e.code),
+            _ => None,
+        };
+        match code {
+            Some(C::NotADatabase | C::DatabaseCorrupt) => {
+                "not a history database (corrupt?); delete it to start a new history".to_string()
+            }
+            Some(C::DatabaseBusy | C::DatabaseLocked) => {
+                format!("locked by another run for over {} s", BUSY.as_secs())
+            }
+            Some(C::ReadOnly | C::CannotOpen | C::PermissionDenied) => {
+                "cannot be written (read-only file or folder?)".to_string()
+            }
+            Some(C::DiskFull) => "the disk is full".to_string(),
+            _ => self.to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

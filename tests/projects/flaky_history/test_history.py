@@ -1,0 +1,25 @@
+"""A test that fails on odd runs of unchanged code, and one that always
+fails: the history of runs must call the first flaky and the second failing
+since the first run (tests/history.rs)."""
+
+import os
+import pathlib
+
+# Outside the code: a run's count, where the test that drives the project
+# puts it (a folder of its own), else in pytest's cache folder.
+COUNTER = pathlib.Path(os.environ.get("FLIP_COUNTER", pathlib.Path(__file__).parent / ".pytest_cache" / "flip-count"))
+
+
+def test_flip():
+    COUNTER.parent.mkdir(parents=True, exist_ok=True)
+    n = int(COUNTER.read_text()) + 1 if COUNTER.exists() else 1
+    COUNTER.write_text(str(n))
+    assert n % 2 == 0, f"odd run {n}"
+
+
+def test_real_failure():
+    assert "total" == "totals"
+
+
+def test_ok():
+    pass
