@@ -24,7 +24,7 @@ use crate::model::discovery::Discovery;
 use crate::model::exec_error::{ErrorKind, ExecError};
 use crate::model::groups::IdItem;
 use crate::model::{CollectionError, Counts, Run, TestResult};
-use crate::render::view::{self, New};
+use crate::render::view::{self, New, Standings};
 use crate::text::first_line;
 
 /// Longest message kept in a group or a collection error, in characters.
@@ -77,6 +77,11 @@ pub struct RunResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<BTreeMap<String, usize>>")]
     pub affected: Option<AffectedCounts>,
+    /// With a history of earlier runs: runs in its window, and the failing
+    /// tests that are new, failing_before and flaky.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<BTreeMap<String, usize>>")]
+    pub history: Option<Standings>,
     /// Failures and errors of one shape, new ones first, largest first.
     pub failures: Vec<FailureGroup>,
     pub collection_errors: Vec<FileError>,
@@ -167,6 +172,10 @@ pub struct FailureGroup {
     /// Tests of the group that did not fail last run.
     #[serde(skip_serializing_if = "is_zero")]
     pub new: usize,
+    /// By the history of runs: `flaky, failed 3 of the last 5 runs`, or
+    /// `failing for 4 runs, since 1a2b3c4`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<String>,
     /// How many tests each of `node_ids` stands for.
     #[serde(skip)]
     #[schemars(skip)]
@@ -326,6 +335,7 @@ fn of_run(run: &Run, status: Status, exit_code: Option<i32>, duration: f64) -> R
             selected: c.total,
             left_out: a.left_out,
         }),
+        history: view::standings(run),
         failures: failure_groups(run),
         collection_errors: file_errors(&run.collection_errors),
         end: End::default(),
@@ -359,6 +369,7 @@ fn failure_groups(run: &Run) -> Vec<FailureGroup> {
                 node_ids,
                 more: g.count.saturating_sub(covers.iter().sum()),
                 new: g.new,
+                history: view::standing_mark(g),
                 covers,
             }
         })

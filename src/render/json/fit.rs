@@ -24,7 +24,7 @@ use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
 use serde_json::Value;
 
-use super::{ChangesEntry, Tests, answer, serialized};
+use super::{ChangesEntry, Shown, answer, serialized};
 use crate::budget::{Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::groups::IdItem;
 use crate::model::{Phase, Run, TestResult};
@@ -207,7 +207,7 @@ impl Shortened<'_> {
         if let Some(c) = &self.run.changes {
             a.changes = Some(ChangesEntry::of(c, plan.ids));
         }
-        a.tests = Tests::Some(match plan.tests {
+        a.tests.listed = Shown::Some(match plan.tests {
             Listed::All => &self.problems,
             Listed::First(k) => &self.problems[..k],
             Listed::None => &[],

@@ -16,8 +16,10 @@ use serde_json::Value;
 use crate::budget::Truncation;
 use crate::model::affected::{Affected, AllRan};
 use crate::model::changes::Changes;
+use crate::model::history::{History, TestHistory};
 use crate::model::raw_report::RawReports;
 use crate::model::{CollectionError, Counts, Run, TestResult, Xfail};
+use crate::render::view::{self, Standings};
 
 mod fit;
 
@@ -36,6 +38,10 @@ struct Answer<'a> {
     /// Only for a run with `affected`: what pytest-testmon selected.
     #[serde(skip_serializing_if = "Option::is_none")]
     affected: Option<AffectedEntry>,
+    /// Only with a history of earlier runs (docs/flaky.md): the window's
+    /// size and the failing tests by standing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history: Option<Standings>,
     /// Only in an answer shortened to fit a budget: what it left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     truncated: Option<&'a Truncation>,
@@ -106,6 +112,9 @@ struct ChangesEntry<'a> {
     new_failures: IdsEntry<'a>,
     still_failing: IdsEntry<'a>,
     gone: IdsEntry<'a>,
+    /// Only when the history of runs calls some of them flaky.
+    #[serde(skip_serializing_if = "IdsEntry::is_empty")]
+    flaky: IdsEntry<'a>,
 }
 
 /// pytest-testmon's selection (`model::affected`): the tests that ran,
@@ -134,6 +143,12 @@ struct IdsEntry<'a> {
     ids: &'a [String],
 }
 
+impl IdsEntry<'_> {
+    fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
 impl<'a> ChangesEntry<'a> {
     fn of(c: &'a Changes, listed: usize) -> Self {
         let entry = |ids: &'a [String]| IdsEntry {
@@ -145,21 +160,28 @@ impl<'a> ChangesEntry<'a> {
             new_failures: entry(&c.new_failures),
             still_failing: entry(&c.still_failing),
             gone: entry(&c.gone),
+            flaky: entry(&c.flaky),
         }
     }
 }
 
-/// The tests listed: all of them, or those a budget leaves room for.
-enum Tests<'a> {
+/// The tests listed, each with its history when it has one to tell.
+struct Tests<'a> {
+    listed: Shown<'a>,
+    history: Option<&'a History>,
+}
+
+/// All the tests, or those a budget leaves room for.
+enum Shown<'a> {
     All(&'a [TestResult]),
     Some(&'a [&'a TestResult]),
 }
 
 impl Serialize for Tests<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let (len, listed): (usize, Box<dyn Iterator<Item = &TestResult>>) = match self {
-            Tests::All(all) => (all.len(), Box::new(all.iter())),
-            Tests::Some(some) => (some.len(), Box::new(some.iter().copied())),
+        let (len, listed): (usize, Box<dyn Iterator<Item = &TestResult>>) = match self.listed {
+            Shown::All(all) => (all.len(), Box::new(all.iter())),
+            Shown::Some(some) => (some.len(), Box::new(some.iter().copied())),
         };
         let mut seq = serializer.serialize_seq(Some(len))?;
         for t in listed {
@@ -169,6 +191,10 @@ impl Serialize for Tests<'_> {
                 duration: t.duration.and_then(|d| finite(round_secs(d))),
                 message: message_cow(t),
                 traceback: t.joined_traceback(),
+                history: self
+                    .history
+                    .and_then(|h| h.of(&t.node_id))
+                    .map(HistoryEntry::of),
             })?;
         }
         seq.end()
@@ -182,6 +208,41 @@ struct TestEntry<'a> {
     duration: Option<f64>,
     message: Option<Cow<'a, str>>,
     traceback: Option<Cow<'a, str>>,
+    /// Only for a test whose history has a failure or a flip in it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history: Option<HistoryEntry<'a>>,
+}
+
+/// A test's history (docs/flaky.md): runs of the window it ran in, how
+/// many it failed, whether it is flaky, and since when it fails.
+#[derive(Serialize)]
+struct HistoryEntry<'a> {
+    runs: u32,
+    failed: u32,
+    flaky: bool,
+    failing_since: Option<SinceEntry<'a>>,
+}
+
+#[derive(Serialize)]
+struct SinceEntry<'a> {
+    run: i64,
+    commit: Option<&'a str>,
+    runs: u32,
+}
+
+impl<'a> HistoryEntry<'a> {
+    fn of(h: &'a TestHistory) -> Self {
+        HistoryEntry {
+            runs: h.runs,
+            failed: h.failed,
+            flaky: h.flaky,
+            failing_since: h.failing_since.as_ref().map(|s| SinceEntry {
+                run: s.run,
+                commit: s.commit.as_deref(),
+                runs: s.runs,
+            }),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -218,9 +279,13 @@ fn answer(run: &Run) -> Answer<'_> {
             .as_ref()
             .map(|c| ChangesEntry::of(c, usize::MAX)),
         affected: run.affected.as_ref().map(|a| AffectedEntry::of(a, c.total)),
+        history: view::standings(run),
         truncated: None,
         failure_groups: None,
-        tests: Tests::All(&run.tests),
+        tests: Tests {
+            listed: Shown::All(&run.tests),
+            history: run.history.as_ref(),
+        },
         json_report: run.json_report.as_ref(),
         text_output: run.text_output.as_deref(),
         collection_errors: run.collection_errors.iter().map(ErrorEntry::of).collect(),

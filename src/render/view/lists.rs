@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use foldhash::{HashMap, HashMapExt};
 
+use crate::model::history::Standing;
 use crate::model::{Outcome, Run, TestResult, Xfail};
 use crate::text::first_line;
 
@@ -52,6 +53,34 @@ pub fn skip_reasons(run: &Run) -> SkipReasons<'_> {
         }
     }
     SkipReasons { total, reasons }
+}
+
+/// How the run's failing tests stand against the history of runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Standings {
+    /// Runs in the history's window, this one included.
+    pub runs: usize,
+    pub new: usize,
+    pub failing_before: usize,
+    pub flaky: usize,
+}
+
+/// The failing tests by standing, when a history of runs was kept.
+pub fn standings(run: &Run) -> Option<Standings> {
+    let h = run.history.as_ref()?;
+    let mut s = Standings {
+        runs: h.runs,
+        ..Standings::default()
+    };
+    for t in &run.tests {
+        match h.standing(t) {
+            Some(Standing::New) => s.new += 1,
+            Some(Standing::FailingBefore) => s.failing_before += 1,
+            Some(Standing::Flaky) => s.flaky += 1,
+            None => {}
+        }
+    }
+    Some(s)
 }
 
 /// The tests that passed only after failing attempts, in the run's order.

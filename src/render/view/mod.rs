@@ -11,7 +11,7 @@ mod lists;
 pub use groups::{
     Group, New, error_phase, failure_groups, label, rate, short_commit, standing_mark,
 };
-pub use lists::{SkipReasons, flaky, skip_reasons, slowest};
+pub use lists::{SkipReasons, Standings, flaky, skip_reasons, slowest, standings};
 
 use crate::model::baseline::{Comparison, compare};
 use crate::model::{Counts, Run};
