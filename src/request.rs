@@ -24,6 +24,8 @@ use crate::budget::{MAX_TOKENS, MIN_TOKENS};
 pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 /// Most pytest-xdist workers a request may ask for by number.
 pub const MAX_WORKERS: u64 = 256;
+/// Most reruns of a failing test a request may ask for (pytest-rerunfailures).
+pub const MAX_RETRIES: u64 = 5;
 
 /// An output format a request can ask for. The tools take `markdown` and
 /// `json` (`AnswerFormat` is their schema); the command line takes them all.
@@ -190,6 +192,11 @@ pub struct ExecuteTestsRequest {
     // Described by `WorkersSchema`; `params` checks the value.
     #[schemars(with = "Option<WorkersSchema>")]
     pub workers: Option<Value>,
+    /// Rerun each failing test up to this many times (pytest-rerunfailures'
+    /// --reruns; needs it installed). A test passing on a retry is reported
+    /// flaky, with its first failed attempt's error.
+    #[schemars(range(min = 1, max = MAX_RETRIES))]
+    pub retries: Option<i64>,
     /// Include captured stdout/stderr/log of failing tests. Default true.
     pub show_capture: Option<bool>,
     /// Time limit in seconds (default: the server's, 300 unless

@@ -85,6 +85,7 @@ pub fn run(env: &Env) {
         affected: false,
         show_capture: true,
         workers: None,
+        retries: None,
         timeout: std::time::Duration::from_secs(600),
         format: Format::Markdown,
         max_tokens: None,

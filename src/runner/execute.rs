@@ -95,7 +95,8 @@ pub fn run_tests(
 }
 
 /// A parameter pytest could not honour for want of a plugin: `workers`
-/// (pytest-xdist) or `affected` (pytest-testmon), refused naming it.
+/// (pytest-xdist), `retries` (pytest-rerunfailures) or `affected`
+/// (pytest-testmon), refused naming it.
 fn refused(settings: &Settings, params: &RunParams, e: &ExecError) -> Option<ValidationError> {
     if e.kind != ErrorKind::UsageError {
         return None;
@@ -110,6 +111,12 @@ fn refused(settings: &Settings, params: &RunParams, e: &ExecError) -> Option<Val
     {
         let detail = missing_plugin(settings, &XDIST);
         return Some(invalid("workers", detail, workers.received()));
+    }
+    if let Some(retries) = params.retries
+        && unrecognized(command::RERUNS)
+    {
+        let detail = missing_plugin(settings, &RERUNFAILURES);
+        return Some(invalid("retries", detail, retries));
     }
     if !params.affected {
         return None;
@@ -156,6 +163,13 @@ const XDIST: Plugin = Plugin {
     package: "pytest-xdist",
     module: "xdist",
     entry_point: "xdist",
+};
+
+const RERUNFAILURES: Plugin = Plugin {
+    field: "retries",
+    package: "pytest-rerunfailures",
+    module: "pytest_rerunfailures",
+    entry_point: "rerunfailures",
 };
 
 const TESTMON: Plugin = Plugin {

@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::budget::{MAX_TOKENS, MIN_TOKENS};
 
 use crate::request::{
-    DiscoverTestsRequest, ExecuteTestsRequest, Format, MAX_TIMEOUT_SECS, MAX_WORKERS,
+    DiscoverTestsRequest, ExecuteTestsRequest, Format, MAX_RETRIES, MAX_TIMEOUT_SECS, MAX_WORKERS,
     ValidationError, invalid,
 };
 
@@ -134,6 +134,9 @@ pub struct RunParams {
     pub show_capture: bool,
     /// Run under pytest-xdist; `None`: as the project's configuration says.
     pub workers: Option<Workers>,
+    /// Reruns of a failing test under pytest-rerunfailures (`--reruns`);
+    /// `None`: as the project's configuration says.
+    pub retries: Option<u32>,
     pub timeout: Duration,
     pub format: Format,
     /// The answer's token budget, when the request set one.
@@ -227,6 +230,7 @@ impl ExecuteTestsRequest {
             affected: self.affected.unwrap_or(false),
             show_capture: self.show_capture.unwrap_or(true),
             workers: workers(self.workers)?,
+            retries: retries(self.retries)?,
             timeout: timeout(self.timeout, default_timeout)?,
             format: format(self.format)?,
             max_tokens: max_tokens(self.max_tokens)?,
@@ -358,6 +362,18 @@ fn workers(value: Option<Value>) -> Result<Option<Workers>, ValidationError> {
             "workers",
             format!("must be an integer from 1 to {MAX_WORKERS}, or \"auto\" (one per CPU)"),
             value,
+        )),
+    }
+}
+
+fn retries(value: Option<i64>) -> Result<Option<u32>, ValidationError> {
+    match value {
+        None => Ok(None),
+        Some(n) if (1..=MAX_RETRIES as i64).contains(&n) => Ok(Some(n as u32)),
+        Some(n) => Err(invalid(
+            "retries",
+            format!("must be an integer from 1 to {MAX_RETRIES} (reruns of a failing test)"),
+            n,
         )),
     }
 }

@@ -252,6 +252,7 @@ async def test_lists_exactly_the_two_tools_with_strict_schemas(project, connect,
             "affected": "boolean",
             # A count or "auto": the alternatives' types.
             "workers": ["integer", "string"],
+            "retries": "integer",
             "show_capture": "boolean",
             "timeout": "integer",
             "max_tokens": "integer",
@@ -280,6 +281,7 @@ async def test_lists_exactly_the_two_tools_with_strict_schemas(project, connect,
     assert run["timeout"]["minimum"] == 1, run["timeout"]
     assert run["workers"]["anyOf"][0]["minimum"] == 1, run["workers"]
     assert run["workers"]["anyOf"][1]["enum"] == ["auto"], run["workers"]
+    assert (run["retries"]["minimum"], run["retries"]["maximum"]) == (1, 5), run["retries"]
 
 
 # ---------------------------------------------------------------------------

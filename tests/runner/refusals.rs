@@ -78,6 +78,9 @@ fn invalid_requests(project: &Project) -> Vec<Refusal> {
         "run" ["--verbosity=-3"]              "verbosity" "between -2 and 2" n(-3);
         "run" ["--maxfail", "0"]              "maxfail"   "positive" n(0);
         "run" ["--maxfail=-1"]                "maxfail"   "positive" n(-1);
+        "run" ["--retries", "0"]              "retries"   "from 1 to 5" n(0);
+        "run" ["--retries", "6"]              "retries"   "from 1 to 5" n(6);
+        "run" ["--retries=-1"]                "retries"   "from 1 to 5" n(-1);
         "run" ["--timeout", "0"]              "timeout"   "between 1 and" n(0);
         "run" ["--timeout", "100000"]         "timeout"   "between 1 and" n(100000);
         "run" ["tests/../tests/test_a.py"]    "node_ids"  "'..'" s("tests/../tests/test_a.py");

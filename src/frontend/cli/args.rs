@@ -92,6 +92,7 @@ is refused; 127 when pytest cannot be started.",
 pytest-mcp run\n  \
 pytest-mcp run tests/test_api.py::test_login -x\n  \
 pytest-mcp run --root ~/src/app -m 'not slow' --timeout 600 --format json\n  \
+pytest-mcp run --retries 2    # is a failure flaky? (pytest-rerunfailures)\n  \
 pytest-mcp run --format github    # in a GitHub Actions step"
     )]
     Run(RunArgs),
@@ -282,6 +283,13 @@ pub struct RunArgs {
         allow_negative_numbers = true
     )]
     pub workers: Option<String>,
+    /// Rerun a failing test up to N times, 1 to 5 (2: three attempts in
+    /// all), with pytest-rerunfailures (pytest --reruns), which must be
+    /// installed in the project. A test that passes on a retry is reported
+    /// flaky, with the error of its first failed attempt; one that fails
+    /// every attempt is a failure that says so.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub retries: Option<i64>,
     /// `--format gfm` (and the job summary of `github`): link `path:line`
     /// to URL + path + `#L` + line, e.g.
     /// `https://github.com/OWNER/REPO/blob/SHA/`. Default in GitHub

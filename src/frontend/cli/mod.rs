@@ -180,6 +180,7 @@ fn run_pytest(args: &RunArgs) -> u8 {
             w.parse::<i64>()
                 .map_or_else(|_| serde_json::Value::from(w), serde_json::Value::from)
         }),
+        retries: args.retries,
         timeout: project.timeout,
         max_tokens: project.max_tokens,
         format: Some(project.format.tool_name().to_string()),

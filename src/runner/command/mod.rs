@@ -297,8 +297,14 @@ pub const NUMPROCESSES: &str = "--numprocesses";
 /// narrows the run; a pytest without the plugin refuses it by this name.
 pub const TESTMON_FORCESELECT: &str = "--testmon-forceselect";
 
+/// pytest-rerunfailures' option for reruns of a failing test, given as
+/// `--reruns=N` (one argument, after the project's own options, so it wins
+/// over a `--reruns` there); a pytest without the plugin refuses it by this
+/// name.
+pub const RERUNS: &str = "--reruns";
+
 /// pytest's options for a run: verbosity, when to stop, capture, workers,
-/// `-m`, `-k`.
+/// retries, `-m`, `-k`.
 fn run_options(p: &RunParams) -> Vec<OsString> {
     let mut args: Vec<OsString> = Vec::new();
     let mut arg = |s: &str| args.push(s.into());
@@ -334,6 +340,9 @@ fn run_options(p: &RunParams) -> Vec<OsString> {
         None => {}
         Some(Workers::Count(n)) => arg(&format!("{NUMPROCESSES}={n}")),
         Some(Workers::Auto) => arg(&format!("{NUMPROCESSES}=auto")),
+    }
+    if let Some(n) = p.retries {
+        arg(&format!("{RERUNS}={n}"));
     }
     if let Some(m) = &p.markers {
         arg("-m");

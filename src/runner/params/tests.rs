@@ -179,6 +179,54 @@ fn workers_are_a_count_or_auto() {
 }
 
 #[test]
+fn retries_are_a_count_from_one_to_five() {
+    let retries = |v: Value| run(json!({ "retries": v })).expect("valid").retries;
+    for n in 1..=5u32 {
+        assert_eq!(retries(json!(n)), Some(n));
+    }
+    assert_eq!(run(json!({})).expect("valid").retries, None);
+    assert_eq!(run(Value::Null).expect("valid").retries, None);
+    // Out of range: the rule and the value as received.
+    for bad in [0i64, 6, -1, 100, i64::MIN, i64::MAX] {
+        let err = run(json!({ "retries": bad })).expect_err("refused");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "Invalid params: retries must be an integer from 1 to 5 (reruns of a failing test) (received {bad})"
+            )
+        );
+        assert_eq!(err.received_value, json!(bad));
+    }
+    // Not an integer: refused by type, still naming retries and the value.
+    for bad in [
+        json!(1.5),
+        json!(2.0),
+        json!("2"),
+        json!(true),
+        json!([2]),
+        json!({"n": 2}),
+    ] {
+        let err = run(json!({ "retries": bad.clone() })).expect_err("refused");
+        assert_eq!(
+            err.to_string(),
+            format!("Invalid params: retries must be an integer (received {bad})")
+        );
+    }
+    // The command line builds the request itself: the same rule.
+    let (_dir, root) = project();
+    let err = ExecuteTestsRequest {
+        retries: Some(0),
+        ..Default::default()
+    }
+    .validate(&root, Duration::from_secs(5))
+    .expect_err("refused");
+    assert_eq!(
+        (err.field.as_str(), err.received_value),
+        ("retries", json!(0))
+    );
+}
+
+#[test]
 fn symlinks_out_of_the_root_are_refused() {
     let (dir, root) = project();
     let outside = tempfile::tempdir().expect("tempdir");
