@@ -149,18 +149,17 @@ pub fn invalid(
 }
 
 /// Run pytest in the project and return the results; failing tests are a
-/// normal result, not an error. The Markdown answer starts 'Test
-/// SUCCESS|FAILURE|NO TESTS (<secs>s) — <n> run, <n> failed, ...', then
-/// (when pytest's cache knows the last run) 'Since the last run: <n> fixed,
-/// <n> new failures, <n> still failing'; then one '### FAILED: <node_id>'
+/// normal result, not an error. Markdown: 'Test SUCCESS|FAILURE|NO TESTS
+/// (<secs>s) — <n> run, <n> failed, ...', then one '### FAILED: <node_id>'
 /// (or '### ERROR at setup: ...') section per root cause, naming the other
-/// tests that failed the same way, new failures first and marked '(new)':
-/// message, 'at file:line' frames, the failing line. Collection errors and
-/// skip reasons follow; passes are only counted. The JSON answer has
-/// exit_code, summary, changes, tests, json_report, text_output and
-/// collection_errors. A timeout or crash is an error that still lists the
-/// finished tests and names the running one. Any node id in an answer can
-/// be passed back in node_ids.
+/// tests that failed the same way: message, 'at file:line' frames, the
+/// failing line. Against earlier runs a heading says '(new)', '(failing
+/// for <n> runs)' or '(flaky, failed <k> of the last <n> runs)'; new
+/// first, flaky last. Collection errors and skip reasons follow; passes
+/// are only counted. JSON: exit_code, summary, changes, history, tests,
+/// json_report, text_output, collection_errors. A timeout or crash is an
+/// error that still lists the finished tests and names the running one.
+/// Any node id in an answer can be passed back in node_ids.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 #[schemars(crate = "rmcp::schemars")]
@@ -192,9 +191,8 @@ pub struct ExecuteTestsRequest {
     // Described by `WorkersSchema`; `params` checks the value.
     #[schemars(with = "Option<WorkersSchema>")]
     pub workers: Option<Value>,
-    /// Rerun each failing test up to this many times (pytest-rerunfailures'
-    /// --reruns; needs it installed). A test passing on a retry is reported
-    /// flaky, with its first failed attempt's error.
+    /// Rerun a failing test up to this many times (needs
+    /// pytest-rerunfailures); one passing on a retry is reported flaky.
     #[schemars(range(min = 1, max = MAX_RETRIES))]
     pub retries: Option<i64>,
     /// Include captured stdout/stderr/log of failing tests. Default true.

@@ -1,0 +1,107 @@
+//! Golden files of a run told against the history of runs
+//! (docs/flaky.md), as CI gets it: `report --history H --commit SHA` over
+//! the JUnit files of five runs of one suite (tests/fixtures/history/):
+//! run 1 on commit aaaaaaa, runs 2 to 5 on commit bbbbbbb. `test_old`
+//! fails in every run, `test_flip` fails and passes on bbbbbbb, `test_new`
+//! fails first in run 4. Run 4 is rendered in every format under
+//! `golden/history/` (`expected.md`, `.json`, `.gfm`, `.html`, `.github`,
+//! `.xml`); the runs before it are recorded first, into a fresh store.
+//!
+//! To accept new output after reviewing it:
+//! `UPDATE_GOLDEN=1 cargo test --test history_golden`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use similar::TextDiff;
+
+const COMMIT_A: &str = "aaaaaaa1111111111111111111111111111111111";
+const COMMIT_B: &str = "bbbbbbb2222222222222222222222222222222222";
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `pytest-mcp report <run N> --history <store> --commit <sha> <args>`,
+/// from the repository root, with none of GitHub's variables.
+fn report(store: &Path, n: usize, args: &[&str]) -> Output {
+    let commit = if n == 1 { COMMIT_A } else { COMMIT_B };
+    Command::new(env!("CARGO_BIN_EXE_pytest-mcp"))
+        .current_dir(root())
+        .arg("report")
+        .arg(format!("tests/fixtures/history/run{n}.xml"))
+        .arg("--history")
+        .arg(store)
+        .args(["--commit", commit])
+        .args(args)
+        .env_remove("GITHUB_SHA")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("GITHUB_SERVER_URL")
+        .env_remove("GITHUB_REPOSITORY")
+        .env_remove("GITHUB_WORKSPACE")
+        .env_remove("GITHUB_ACTIONS")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run pytest-mcp")
+}
+
+/// Runs 1 to `last - 1` recorded into a fresh store, then run `last`
+/// rendered with `args`.
+fn after_history(last: usize, args: &[&str]) -> (tempfile::TempDir, Output) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("history.sqlite");
+    for n in 1..last {
+        let out = report(&store, n, &["--format", "json"]);
+        assert!(out.status.success(), "run {n}: {out:?}");
+        assert!(
+            out.stderr.is_empty(),
+            "run {n}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = report(&store, last, args);
+    (dir, out)
+}
+
+/// Compares with the golden file, or rewrites it under `UPDATE_GOLDEN=1`.
+fn check(path: &Path, actual: &str) -> Option<String> {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(path, actual).expect("write golden file");
+        return None;
+    }
+    let expected = std::fs::read_to_string(path).unwrap_or_default();
+    if expected == actual {
+        return None;
+    }
+    let diff = TextDiff::from_lines(&expected, actual);
+    Some(format!(
+        "{}\n{}",
+        path.display(),
+        diff.unified_diff()
+            .context_radius(3)
+            .header("expected", "actual")
+    ))
+}
+
+#[test]
+fn every_format_tells_the_history() {
+    let dir = root().join("golden/history");
+    std::fs::create_dir_all(&dir).expect("golden/history");
+    let mut diffs = Vec::new();
+    for (ext, format) in [
+        ("md", "markdown"),
+        ("json", "json"),
+        ("gfm", "gfm"),
+        ("html", "html"),
+        ("github", "github"),
+        ("xml", "junit"),
+    ] {
+        let (_dir, out) = after_history(4, &["--format", format]);
+        assert!(out.status.success(), "{format}: {out:?}");
+        let text = String::from_utf8(out.stdout).expect("UTF-8");
+        if let Some(diff) = check(&dir.join(format!("expected.{ext}")), &text) {
+            diffs.push(diff);
+        }
+    }
+    assert!(diffs.is_empty(), "golden mismatch:\n{}", diffs.join("\n"));
+}
