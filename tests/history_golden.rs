@@ -1,9 +1,10 @@
 //! Golden files of a run told against the history of runs
 //! (docs/flaky.md), as CI gets it: `report --history H --commit SHA` over
 //! the JUnit files of five runs of one suite (tests/fixtures/history/):
-//! run 1 on commit aaaaaaa, runs 2 to 5 on commit bbbbbbb. `test_old`
-//! fails in every run, `test_flip` fails and passes on bbbbbbb, `test_new`
-//! fails first in run 4. Run 4 is rendered in every format under
+//! run 1 on commit aaaaaaa, runs 2 and 3 on bbbbbbb, runs 4 and 5 on
+//! ccccccc. `test_old` fails in every run; `test_flip` passes in run 2 and
+//! fails in run 3, on the same commit, and fails again in runs 4 and 5;
+//! `test_new` fails first in run 4. Run 4 is rendered in every format under
 //! `golden/history/` (`expected.md`, `.json`, `.gfm`, `.html`, `.github`,
 //! `.xml`); the runs before it are recorded first, into a fresh store.
 //!
@@ -15,8 +16,14 @@ use std::process::{Command, Output, Stdio};
 
 use similar::TextDiff;
 
-const COMMIT_A: &str = "aaaaaaa1111111111111111111111111111111111";
-const COMMIT_B: &str = "bbbbbbb2222222222222222222222222222222222";
+/// The commit of each run, 1 to 5.
+const COMMITS: [&str; 5] = [
+    "aaaaaaa111111111111111111111111111111111",
+    "bbbbbbb222222222222222222222222222222222",
+    "bbbbbbb222222222222222222222222222222222",
+    "ccccccc333333333333333333333333333333333",
+    "ccccccc333333333333333333333333333333333",
+];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -25,7 +32,7 @@ fn root() -> PathBuf {
 /// `pytest-mcp report <run N> --history <store> --commit <sha> <args>`,
 /// from the repository root, with none of GitHub's variables.
 fn report(store: &Path, n: usize, args: &[&str]) -> Output {
-    let commit = if n == 1 { COMMIT_A } else { COMMIT_B };
+    let commit = COMMITS[n - 1];
     Command::new(env!("CARGO_BIN_EXE_pytest-mcp"))
         .current_dir(root())
         .arg("report")

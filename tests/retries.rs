@@ -101,8 +101,9 @@ fn retries_report_the_flip_flaky_and_the_failures_every_attempt() {
         )),
         "{markdown}"
     );
+    // The second run of the project: the history says since when.
     assert!(
-        markdown.contains(&format!("### FAILED: {FAILURE}\n")),
+        markdown.contains(&format!("### FAILED (failing for 2 runs): {FAILURE}\n")),
         "{markdown}"
     );
     assert!(
@@ -128,8 +129,10 @@ fn without_retries_the_flip_is_a_plain_failure() {
     }
     assert_eq!(field(&value, FLIP, "outcome"), "failed");
     let (_, markdown) = run(&root, &test_python(), &[], &[]);
+    // The second run of the project: failing on every first attempt, so
+    // failing before, not flaky.
     assert!(
-        markdown.contains(&format!("### FAILED: {FLIP}\n")),
+        markdown.contains(&format!("### FAILED (failing for 2 runs): {FLIP}\n")),
         "{markdown}"
     );
     assert!(

@@ -4,15 +4,20 @@
 //! and the marks in, a [`History`] out.
 //!
 //! The rules, for a test that fails now:
-//! - **flaky** when, on the code this run ran (the same commit and the same
-//!   uncommitted changes), it has both passed and failed, or it passed only
-//!   after failing attempts (pytest-rerunfailures);
+//! - **flaky** when it flipped on unchanged code: between two runs of the
+//!   same code (the same commit and the same uncommitted changes) it went
+//!   from passing to failing or back, or it passed only after failing
+//!   attempts (pytest-rerunfailures); and no flip since came with a change
+//!   of the code;
 //! - else **failing before** when it also failed the last time it ran:
 //!   failing since the first run of that streak;
 //! - else **new**: it passed the last time it ran, or never ran before.
 //!
-//! A flip on other code is a change (fixed or new), not flakiness: after an
-//! edit the test's history on the old code says nothing of the new.
+//! A flip that comes with a change of the code is a change (fixed or new),
+//! not flakiness, and clears what was known: after an edit that fixes a
+//! flaky test, its next failure is new. A change of the code that leaves
+//! the outcome as it was keeps it: a test known to flip on one commit that
+//! fails on the next is still flaky.
 
 use std::collections::HashMap;
 
@@ -180,21 +185,10 @@ pub fn judge(window: &Window) -> History {
     let Some(now) = window.runs.len().checked_sub(1) else {
         return History::default();
     };
-    let code_now = window.runs[now].code.as_deref();
-    let same_code = |i: usize| code_now.is_some() && window.runs[i].code.as_deref() == code_now;
     let mut tests = HashMap::new();
     for (id, marks) in &window.marks {
         let failed = marks.iter().filter(|(_, m)| m.failed()).count() as u32;
-        let on_this_code = marks.iter().filter(|(i, _)| same_code(*i));
-        let (mut passed_here, mut failed_here, mut retried_here) = (false, false, false);
-        for (_, m) in on_this_code {
-            match m {
-                Mark::Passed => passed_here = true,
-                Mark::Failed => failed_here = true,
-                Mark::Flaky => retried_here = true,
-            }
-        }
-        let flaky = retried_here || (passed_here && failed_here);
+        let flaky = flips(window, marks);
         if failed == 0 && !flaky {
             continue;
         }
@@ -212,6 +206,27 @@ pub fn judge(window: &Window) -> History {
         commit: window.runs[now].commit.clone(),
         tests,
     }
+}
+
+/// Whether the test's marks, oldest first, leave it flaky: a flip between
+/// two runs of the same code, or a pass after failing attempts, makes it
+/// so; a flip that comes with a change of the code clears it.
+fn flips(window: &Window, marks: &[(usize, Mark)]) -> bool {
+    let code = |i: usize| window.runs[i].code.as_deref();
+    let mut flaky = false;
+    let mut before: Option<(usize, Mark)> = None;
+    for &(i, mark) in marks {
+        if mark == Mark::Flaky {
+            flaky = true;
+        } else if let Some((j, was)) = before
+            && was.failed() != mark.failed()
+        {
+            let same = code(i).is_some() && code(i) == code(j);
+            flaky = same;
+        }
+        before = Some((i, mark));
+    }
+    flaky
 }
 
 /// The streak of failures ending with this run, when it is longer than

@@ -73,6 +73,24 @@ fn after_an_edit_a_flip_is_a_change_not_flakiness() {
 }
 
 #[test]
+fn a_change_of_the_code_that_keeps_the_outcome_keeps_it_flaky() {
+    // Flipped on commit b; failing before and after the move to c.
+    let w = window(
+        &["a", "b", "b", "c"],
+        &[("flip", &[(0, P), (1, P), (2, F), (3, F)])],
+    );
+    let flip = judge(&w).of("flip").cloned().expect("a history");
+    assert!(flip.flaky);
+    assert_eq!((flip.failed, flip.runs), (2, 4));
+    // A fix on d (it passes), then a failure on e: a change, not a flip.
+    let w = window(
+        &["b", "b", "d", "e"],
+        &[("flip", &[(0, P), (1, F), (2, P), (3, F)])],
+    );
+    assert!(!judge(&w).of("flip").is_some_and(|t| t.flaky));
+}
+
+#[test]
 fn passing_after_retries_on_this_code_makes_a_later_failure_flaky() {
     let w = window(&["a", "a"], &[("t", &[(0, R), (1, F)])]);
     let h = judge(&w);

@@ -180,10 +180,14 @@ pub fn failure_groups<'r>(run: &'r Run, new: New<'_>) -> Vec<Group<'r>> {
                 Some(set) => model_groups::new_in(run, set, &tests),
                 None => new_ids.len(),
             };
-            let standing = history.map(|h| match h.standing(first) {
-                Some(Standing::Flaky) => Standing::Flaky,
-                _ if new > 0 => Standing::New,
-                _ => Standing::FailingBefore,
+            // New when any test is (New < FailingBefore < Flaky); a flaky
+            // group holds flaky tests only.
+            let standing = history.map(|h| {
+                tests
+                    .iter()
+                    .filter_map(|&i| h.standing(&run.tests[i]))
+                    .min()
+                    .unwrap_or(Standing::New)
             });
             Group {
                 first,
