@@ -277,5 +277,23 @@ fn no_history_keeps_nothing() {
         let out = run(&root, &counter, &["--no-history"]);
         assert!(!stdout(&out).contains("failing for"), "{}", stdout(&out));
     }
-    assert!(!root.join(".pytest_cache/pytest-mcp").exists());
+    assert!(!root.join(".pytest_cache/d/pytest-mcp").exists());
+}
+
+#[test]
+fn pytest_cache_clear_clears_the_history() {
+    let (_dir, root, counter) = flaky_project();
+    run(&root, &counter, &[]);
+    let store = root.join(".pytest_cache/d/pytest-mcp/history.sqlite");
+    assert!(store.is_file(), "the history is kept in pytest's cache");
+    let cleared = clean_command(&test_python())
+        .args(["-m", "pytest", "--cache-clear", "-q"])
+        .arg("--collect-only")
+        .current_dir(&root)
+        .output()
+        .expect("pytest --cache-clear");
+    assert!(cleared.status.success(), "{cleared:?}");
+    assert!(!store.exists(), "pytest --cache-clear removes it");
+    let md = stdout(&run(&root, &counter, &[]));
+    assert!(!md.contains("failing for"), "{md}");
 }

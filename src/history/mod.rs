@@ -34,9 +34,11 @@ pub struct Keeping {
 }
 
 /// Where `run` keeps a project's history when not told: in pytest's cache
-/// folder, which pytest keeps out of git.
+/// folder, which pytest keeps out of git, where its plugins keep folders
+/// (`cache.mkdir`), so that `pytest --cache-clear` clears it too.
 pub fn default_path(root: &Path) -> PathBuf {
     root.join(".pytest_cache")
+        .join("d")
         .join("pytest-mcp")
         .join("history.sqlite")
 }

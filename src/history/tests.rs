@@ -23,7 +23,7 @@ fn code(id: &str) -> Code {
 fn five_runs_of_the_same_code_call_a_flip_flaky_and_a_real_failure_failing_since_the_first() {
     let dir = tempfile::tempdir().expect("tempdir");
     let keeping = Keeping {
-        path: dir.path().join(".pytest_cache/pytest-mcp/history.sqlite"),
+        path: dir.path().join(".pytest_cache/d/pytest-mcp/history.sqlite"),
         runs: DEFAULT_RUNS,
     };
     let mut last = Run::default();

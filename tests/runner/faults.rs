@@ -316,7 +316,9 @@ fn invalid_utf8_output_becomes_replacement_characters() {
     assert_eq!(md_answer.status, Some(1));
     assert!(text.starts_with("Test FAILURE ("), "{text}");
     assert!(
-        text.contains("### FAILED: tests/test_bytes.py::test_writes_invalid_utf8"),
+        text.contains(
+            "### FAILED (failing for 2 runs): tests/test_bytes.py::test_writes_invalid_utf8"
+        ),
         "{text}"
     );
 }
@@ -360,7 +362,9 @@ fn without_pytest_json_report_junit_gives_the_result() {
         "{text}"
     );
     assert!(
-        text.contains("### FAILED: tests/test_calc.py::test_discount_fractional"),
+        text.contains(
+            "### FAILED (failing for 2 runs): tests/test_calc.py::test_discount_fractional"
+        ),
         "{text}"
     );
 }

@@ -165,7 +165,7 @@ fn parse_max_tokens(value: &str) -> Result<usize, String> {
 #[derive(Debug, Clone, clap::Args)]
 pub struct HistoryArgs {
     /// Keep the history of runs in this SQLite file (default:
-    /// <root>/.pytest_cache/pytest-mcp/history.sqlite). Each run's per-test
+    /// <root>/.pytest_cache/d/pytest-mcp/history.sqlite). Each run's per-test
     /// outcomes are recorded, so that a failure is told as new, failing
     /// since an earlier run, or flaky (it passed and failed on the same
     /// code).
