@@ -275,6 +275,8 @@ struct Cause<'r> {
     rerun: Option<&'r str>,
     /// How many of its tests are new, when the last run is known.
     new: Option<usize>,
+    /// Its standing by the history of runs, in words.
+    standing: Option<String>,
 }
 
 impl<'r> Cause<'r> {
@@ -298,7 +300,8 @@ impl<'r> Cause<'r> {
                 (frame, None) => frame.to_string(),
             }),
             rerun,
-            new: run.changes.is_some().then_some(group.new),
+            new: (run.changes.is_some() || run.history.is_some()).then_some(group.new),
+            standing: view::standing_mark(&group),
             group,
         }
     }
@@ -331,6 +334,10 @@ struct GroupEntry<'a> {
     /// holding any come first); only when the last run is known.
     #[serde(skip_serializing_if = "Option::is_none")]
     new: Option<usize>,
+    /// By the history of runs: `flaky, failed 3 of the last 5 runs` or
+    /// `failing for 4 runs, since 1a2b3c4`; only when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history: Option<&'a str>,
 }
 
 impl Serialize for Groups<'_> {
@@ -350,6 +357,7 @@ impl Serialize for Groups<'_> {
                 ids_omitted: items.len() - shown,
                 rerun: c.rerun,
                 new: c.new,
+                history: c.standing.as_deref(),
             })?;
         }
         seq.end()
