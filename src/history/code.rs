@@ -44,9 +44,16 @@ const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// The code in `dir`, leaving out `skip` (the history store).
 pub fn identify(dir: &Path, skip: &Path) -> Code {
-    match git(dir, &["rev-parse", "--verify", "-q", "HEAD"]) {
-        Some(out) => {
-            let commit = String::from_utf8_lossy(&out).trim().to_string();
+    // One call: the work tree's top, then the commit (none without one).
+    let head = git(dir, &["rev-parse", "--show-toplevel", "HEAD"]).and_then(|out| {
+        let text = String::from_utf8_lossy(&out).into_owned();
+        let mut lines = text.lines();
+        let top = PathBuf::from(lines.next()?);
+        let commit = lines.next()?.trim().to_string();
+        Some((top, commit))
+    });
+    match head {
+        Some((top, commit)) => {
             let mut hash = Sha256::new();
             hash.update(commit.as_bytes());
             if let Some(diff) = git(
@@ -66,9 +73,6 @@ pub fn identify(dir: &Path, skip: &Path) -> Code {
                 ],
             )
             .unwrap_or_default();
-            let top = git(dir, &["rev-parse", "--show-toplevel"])
-                .map(|t| PathBuf::from(String::from_utf8_lossy(&t).trim()))
-                .unwrap_or_else(|| dir.to_path_buf());
             let files: Vec<PathBuf> = untracked
                 .split(|b| *b == 0)
                 .filter(|name| !name.is_empty())
