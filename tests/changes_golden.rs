@@ -26,7 +26,9 @@ use pytest_mcp::model::changes::{self, LastRun};
 use pytest_mcp::model::rerun::RerunHint;
 use pytest_mcp::render::structured;
 use pytest_mcp::request::Format;
-use similar::TextDiff;
+
+mod common;
+use common::golden::check;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -91,23 +93,6 @@ fn budget_of(scenario: &Path) -> Budget {
         .and_then(|s| s.trim().parse().ok())
         .unwrap_or(DEFAULT_MCP_TOKENS);
     Budget::tokens(tokens)
-}
-
-fn check(path: &Path, actual: &str) -> Option<String> {
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(path, actual).expect("write golden file");
-        return None;
-    }
-    let expected = std::fs::read_to_string(path).unwrap_or_default();
-    (expected != actual).then(|| {
-        format!(
-            "{}\n{}",
-            path.display(),
-            TextDiff::from_lines(&expected, actual)
-                .unified_diff()
-                .header("expected", "actual")
-        )
-    })
 }
 
 #[test]

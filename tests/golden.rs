@@ -28,9 +28,9 @@ use pytest_mcp::frontend::report::{self, Input, InputError, Reading, RenderOnly}
 use pytest_mcp::frontend::respond;
 use pytest_mcp::render::gfm;
 use pytest_mcp::request::Format;
-use similar::TextDiff;
 
 mod common;
+use common::golden::check;
 use common::support;
 
 // The benchmarks' generator of large inputs (the testkit crate).
@@ -208,27 +208,6 @@ fn budget_of(scenario: &Path) -> Budget {
         chars: read("max_chars"),
         within: None,
     }
-}
-
-/// Compares with the golden file, or rewrites it under `UPDATE_GOLDEN=1`.
-/// Returns a readable diff on mismatch.
-fn check(path: &Path, actual: &str) -> Option<String> {
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(path, actual).expect("write golden file");
-        return None;
-    }
-    let expected = std::fs::read_to_string(path).unwrap_or_default();
-    if expected == actual {
-        return None;
-    }
-    let diff = TextDiff::from_lines(&expected, actual);
-    Some(format!(
-        "{}\n{}",
-        path.display(),
-        diff.unified_diff()
-            .context_radius(3)
-            .header("expected", "actual")
-    ))
 }
 
 #[test]

@@ -14,7 +14,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use similar::TextDiff;
+mod common;
+use common::golden::check;
 
 /// The commit of each run, 1 to 5.
 const COMMITS: [&str; 5] = [
@@ -68,26 +69,6 @@ fn after_history(last: usize, args: &[&str]) -> (tempfile::TempDir, Output) {
     }
     let out = report(&store, last, args);
     (dir, out)
-}
-
-/// Compares with the golden file, or rewrites it under `UPDATE_GOLDEN=1`.
-fn check(path: &Path, actual: &str) -> Option<String> {
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(path, actual).expect("write golden file");
-        return None;
-    }
-    let expected = std::fs::read_to_string(path).unwrap_or_default();
-    if expected == actual {
-        return None;
-    }
-    let diff = TextDiff::from_lines(&expected, actual);
-    Some(format!(
-        "{}\n{}",
-        path.display(),
-        diff.unified_diff()
-            .context_radius(3)
-            .header("expected", "actual")
-    ))
 }
 
 #[test]

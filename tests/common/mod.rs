@@ -5,5 +5,6 @@
 //! (`testkit/`), never compiled from here.
 #![allow(dead_code)]
 
+pub mod golden;
 pub mod mcp_suite;
 pub mod support;
