@@ -143,6 +143,25 @@ fn every_gfm_golden_renders_safely_on_github() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The golden of a run told against the history of runs
+/// (tests/history_golden.rs), against its agent Markdown golden: the
+/// failing-before and flaky marks, the Flaky section with the flaky
+/// failures' code blocks.
+#[test]
+fn the_history_golden_renders_safely_on_github() {
+    let dir = root().join("golden/history");
+    let (ok, output) = check(
+        "history",
+        &dir.join("expected.gfm"),
+        &dir.join("expected.md"),
+        None,
+        &[],
+    );
+    println!("{output}");
+    assert!(ok, "{output}");
+    assert!(output.contains(": 3 failure sections checked"), "{output}");
+}
+
 /// The 100,000-case golden, against the run it was made from (generated
 /// into cargo's target folder as `tests/golden.rs` does).
 #[test]

@@ -165,7 +165,7 @@ fn ci_reports_put_the_new_failure_first_and_the_flip_under_flaky() {
     let gfm = stdout(&out);
     let new = gfm.find("test_new").expect("the new failure");
     let old = gfm.find("test_old").expect("the old failure");
-    let flaky = gfm.find("Flaky").expect("a Flaky section");
+    let flaky = gfm.find("### Flaky").expect("a Flaky section");
     let flip = gfm[flaky..].find("test_flip").map(|i| i + flaky);
     assert!(new < old && old < flaky && flip.is_some(), "{gfm}");
     assert!(gfm.contains("failing for 4 runs, since aaaaaaa"), "{gfm}");

@@ -12,6 +12,8 @@
 
 #[path = "html/browser.rs"]
 mod browser;
+#[path = "html/flaky.rs"]
+mod flaky;
 #[path = "html/markup.rs"]
 mod markup;
 

@@ -14,10 +14,14 @@
 //! and `line` are the crash line ([`crate::model::crash`]), not the
 //! test's `def`; its `title` the group's kind, size and first test id; its
 //! message the failure's message and the group's other ids, listed as
-//! every output lists them ([`crate::render::view::Group::same_line`]). One `::notice` then says how many
-//! groups were left out. Nothing else is printed: every command is one
-//! line, its values escaped, so no text of a test can start a workflow
-//! command of its own.
+//! every output lists them ([`crate::render::view::Group::same_line`]). With
+//! a history of runs, new failures come first, a title says how its group
+//! stands (`(failing for 4 runs, since 1a2b3c4)`), and a flaky failure is a
+//! `::warning` titled with its rate (`(flaky, failed 2 of the last 5
+//! runs)`), at most [`MAX_WARNINGS`], not an error. One `::notice` then
+//! says how many groups were left out. Nothing else is printed: every
+//! command is one line, its values escaped, so no text of a test can start
+//! a workflow command of its own.
 //!
 //! **Paths.** GitHub resolves an annotation's `file` against the
 //! repository root. The run's paths are pytest's, relative to its rootdir
@@ -41,6 +45,8 @@ use crate::text::{first_line, one_line, plural};
 /// `::error` annotations GitHub shows for one step (it keeps 10 of each
 /// kind per step, 50 per job).
 pub const MAX_ERRORS: usize = 10;
+/// `::warning` annotations GitHub shows for one step: flaky failures.
+pub const MAX_WARNINGS: usize = 10;
 /// Lines of a failure's message kept in its annotation.
 const MESSAGE_LINES: usize = 20;
 /// Longest line kept in an annotation's message, in characters.
@@ -76,16 +82,26 @@ pub fn render(run: &Run, options: &Options) -> String {
     for e in errors.iter().take(MAX_ERRORS) {
         collection_error(&mut out, e, options);
     }
-    let groups = view::failure_groups(run, New::Nothing);
+    // In the view's order: new failures first, then those failing before;
+    // the flaky ones (by the history of runs) are warnings.
+    let (flaky, groups): (Vec<Group<'_>>, Vec<Group<'_>>) =
+        view::failure_groups(run, New::SinceLastRun)
+            .into_iter()
+            .partition(Group::is_flaky);
     let room = MAX_ERRORS.saturating_sub(errors.len());
     for g in groups.iter().take(room) {
-        failure(&mut out, g, options);
+        failure(&mut out, g, "error", options);
     }
-    let left_groups = &groups[room.min(groups.len())..];
-    let left_errors = errors.len().saturating_sub(MAX_ERRORS);
-    if !left_groups.is_empty() || left_errors > 0 {
-        let tests: usize = left_groups.iter().map(|g| g.count).sum();
-        left_out(&mut out, left_groups.len(), tests, left_errors, options);
+    for g in flaky.iter().take(MAX_WARNINGS) {
+        failure(&mut out, g, "warning", options);
+    }
+    let left = LeftOut {
+        groups: &groups[room.min(groups.len())..],
+        flaky: &flaky[MAX_WARNINGS.min(flaky.len())..],
+        errors: errors.len().saturating_sub(MAX_ERRORS),
+    };
+    if !left.groups.is_empty() || !left.flaky.is_empty() || left.errors > 0 {
+        left_out(&mut out, &left, options);
     }
     out
 }
@@ -143,12 +159,25 @@ fn collection_error(out: &mut String, e: &CollectionError, options: &Options) {
     };
     let line = e.line.filter(|&l| l > 0);
     let message = clipped(&without_noise(&message));
-    out.push_str(&error_at(file.as_deref(), line, &title, &message));
+    out.push_str(&annotation(
+        "error",
+        file.as_deref(),
+        line,
+        &title,
+        &message,
+    ));
 }
 
-/// An `::error` titled `title`, on `file` (at `line`) when there is one:
-/// a `line` without a `file` means nothing to GitHub.
-fn error_at(file: Option<&str>, line: Option<u32>, title: &str, message: &str) -> String {
+/// An annotation of `kind` (`error`, `warning`) titled `title`, on `file`
+/// (at `line`) when there is one: a `line` without a `file` means nothing
+/// to GitHub.
+fn annotation(
+    kind: &str,
+    file: Option<&str>,
+    line: Option<u32>,
+    title: &str,
+    message: &str,
+) -> String {
     let line = line.map(|l| l.to_string());
     let mut properties = Vec::new();
     if let Some(file) = file {
@@ -158,7 +187,7 @@ fn error_at(file: Option<&str>, line: Option<u32>, title: &str, message: &str) -
         }
     }
     properties.push(("title", title));
-    command("error", &properties, message)
+    command(kind, &properties, message)
 }
 
 /// Whether `path` looks like a file's path: its last part has an extension
@@ -175,10 +204,12 @@ fn is_file_name(path: &str) -> bool {
     })
 }
 
-/// One group's annotation: on its first test's crash line, titled with
-/// its kind, size and ids (a function's, when the group is all of its
-/// cases), the others' ids after the message.
-fn failure(out: &mut String, g: &Group<'_>, options: &Options) {
+/// One group's annotation of `kind`: on its first test's crash line,
+/// titled with its kind, size and ids (a function's, when the group is all
+/// of its cases) and how it stands against the history of runs (`(flaky,
+/// failed 2 of the last 4 runs)`, `(failing for 4 runs, since 1a2b3c4)`),
+/// the others' ids after the message.
+fn failure(out: &mut String, g: &Group<'_>, kind: &str, options: &Options) {
     let t = g.first;
     let size = g.count;
     let id = one_line(&t.node_id);
@@ -195,6 +226,10 @@ fn failure(out: &mut String, g: &Group<'_>, options: &Options) {
         None if size > 1 => format!("{} ({size} tests): {id}, +{} more", g.label(), size - 1),
         None => format!("{}: {id}", g.label()),
     };
+    let title = match view::standing_mark(g) {
+        Some(mark) => format!("{title} ({})", one_line(&mark)),
+        None => title,
+    };
     let mut message = clipped(&message_first(&without_noise(&message_of(t)), t));
     if whole_function.is_none()
         && let Some(same) = g.same_line(LISTED_IDS, |id| one_line(id).into_owned())
@@ -204,37 +239,64 @@ fn failure(out: &mut String, g: &Group<'_>, options: &Options) {
     let place = crash_line(t);
     let file = place.map(|p| repository_path(p.file, options));
     let line = place.and_then(|p| p.line);
-    out.push_str(&error_at(file.as_deref(), line, &title, &message));
+    out.push_str(&annotation(kind, file.as_deref(), line, &title, &message));
+}
+
+/// What was not annotated: failure groups, flaky ones, collection errors.
+struct LeftOut<'a, 'r> {
+    groups: &'a [Group<'r>],
+    flaky: &'a [Group<'r>],
+    errors: usize,
 }
 
 /// The notice about what was not annotated.
-fn left_out(out: &mut String, groups: usize, tests: usize, errors: usize, options: &Options) {
+fn left_out(out: &mut String, left: &LeftOut<'_, '_>, options: &Options) {
     let mut what = Vec::new();
-    if groups > 0 {
+    let kinds = [
+        (left.groups, "failure group", "failure groups"),
+        (left.flaky, "flaky failure group", "flaky failure groups"),
+    ];
+    for (groups, one, many) in kinds.into_iter().filter(|(g, ..)| !g.is_empty()) {
+        let tests: usize = groups.iter().map(|g| g.count).sum();
         what.push(format!(
             "{} ({})",
-            plural(groups, "failure group", "failure groups"),
+            plural(groups.len(), one, many),
             plural(tests, "test", "tests")
         ));
     }
-    if errors > 0 {
-        what.push(plural(errors, "collection error", "collection errors"));
+    if left.errors > 0 {
+        what.push(plural(left.errors, "collection error", "collection errors"));
     }
     if let Some(first) = what.first_mut() {
         first.insert_str(first.find(' ').map_or(0, |i| i + 1), "more ");
     }
-    let verb = if groups + errors == 1 { "is" } else { "are" };
+    let count = left.groups.len() + left.flaky.len() + left.errors;
+    let verb = if count == 1 { "is" } else { "are" };
+    let shown = if left.flaky.is_empty() {
+        format!("{MAX_ERRORS} error annotations")
+    } else {
+        format!("{MAX_ERRORS} error and {MAX_WARNINGS} warning annotations")
+    };
     let where_ = if options.step_summary {
         "the job summary lists them all"
     } else {
         "the Markdown report (`--format markdown`) lists them all"
     };
     let message = format!(
-        "{} {} not annotated (GitHub shows {MAX_ERRORS} error annotations per step): {where_}",
-        what.join(" and "),
+        "{} {} not annotated (GitHub shows {shown} per step): {where_}",
+        listed(&what),
         verb,
     );
     out.push_str(&command("notice", &[("title", "pytest-mcp")], &message));
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn listed(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 /// The failure's message (other failing phases' too), else the first line

@@ -133,7 +133,8 @@ def failure_sections(markdown):
     source lines, continuation lines of the message)."""
     sections = []
     lines = markdown.splitlines()
-    head = re.compile(r"^### (FAILED|ERROR[a-z ]*): (.*)$")
+    # A heading may say how the group stands: `### FAILED (new): id`.
+    head = re.compile(r"^### (FAILED|ERROR[a-z ]*)(?: \([^)]*\))?: (.*)$")
     i = 0
     while i < len(lines):
         m = head.match(lines[i])

@@ -79,22 +79,29 @@ process.stdout.write(JSON.stringify(out) + "\n");
 // Filter, search and sort as a reader would, reporting what the DOM shows:
 // counts of rows shown by outcome, and rows that break the rule at hand.
 async function interact(page) {
-  // A row is shown when neither the filter (a class on the section), the
+  // A row is shown when neither the filter (a class on the section, for
+  // its outcome, the row's first class, or for flaky rows, class `k`), the
   // search (its `hidden`) nor its file's `hidden` hides it; every `step`th
-  // row is also asked for its computed style, which must agree.
+  // row is also asked for its computed style, which must agree. Flaky rows
+  // shown are counted under `k` too.
   const state = (q) => page.evaluate(([q, step]) => {
     const section = document.getElementById("tests");
-    const shownBy = { p: 0, f: 0, e: 0, s: 0 };
+    const shownBy = { p: 0, f: 0, e: 0, s: 0, k: 0 };
     let wrongShown = 0, wrongHidden = 0, styleDisagrees = 0, i = 0;
     for (const tr of document.querySelectorAll("#files tr")) {
       const file = tr.closest("details.file");
-      const shown = !tr.hidden && !file.hidden && !section.classList.contains("hide-" + tr.className);
+      const o = tr.classList[0];
+      const flaky = tr.classList.contains("k");
+      const filtered = section.classList.contains("hide-" + o)
+        || (flaky && section.classList.contains("hide-k"));
+      const shown = !tr.hidden && !file.hidden && !filtered;
       if (i++ % step === 0) {
         const css = getComputedStyle(tr).display !== "none"
           && getComputedStyle(file).display !== "none";
         if (css !== shown) styleDisagrees++;
       }
-      if (shown) shownBy[tr.className]++;
+      if (shown) shownBy[o]++;
+      if (shown && flaky) shownBy.k++;
       if (q !== null) {
         const sep = file.getAttribute("data-s");
         const name = file.querySelector("summary code").textContent;
@@ -123,6 +130,12 @@ async function interact(page) {
   r.no_failures = await state(null);
   await page.check("input[name=o][value=f]");
   await page.check("input[name=o][value=e]");
+  // The flaky filter, on a page told against a history of runs.
+  if (await page.$("input[name=o][value=k]")) {
+    await page.uncheck("input[name=o][value=k]");
+    r.no_flaky = await state(null);
+    await page.check("input[name=o][value=k]");
+  }
   r.search_ms = await timed(async () => {
     await page.fill("#q", job.search);
     await page.waitForFunction((n) => document.getElementById("shown").textContent

@@ -89,7 +89,6 @@ fn longest_run(text: &str, c: char) -> usize {
 /// reference, and `://` and `www.` from making an autolink (a word joiner
 /// after `@`, `#`, `:` and `www`).
 pub(super) fn escape_text(text: &str) -> String {
-    const JOINER: char = '\u{2060}';
     let line = one_line(text);
     let mut out = String::with_capacity(line.len() + 8);
     for (i, c) in line.char_indices() {
@@ -98,18 +97,44 @@ pub(super) fn escape_text(text: &str) -> String {
             out.push('\\');
         }
         out.push(c);
-        let end = i + c.len_utf8();
-        let rest = &line[end..];
-        let www = rest.starts_with('.')
-            && end >= 3
-            && line
-                .get(end - 3..end)
-                .is_some_and(|w| w.eq_ignore_ascii_case("www"));
-        if c == '@' || c == '#' || (c == ':' && rest.starts_with("//")) || www {
+        if joined(&line, i, c) {
             out.push(JOINER);
         }
     }
     out
+}
+
+/// Text of our own that may hold a name from outside, for an HTML block
+/// (`<summary>`), where Markdown is not parsed: one line, HTML-escaped,
+/// with the word joiners of [`escape_text`].
+pub(super) fn html_text(text: &str) -> String {
+    let line = visible_bidi(one_line(text));
+    let mut out = String::with_capacity(line.len() + 8);
+    let mut buf = [0; 4];
+    for (i, c) in line.char_indices() {
+        out.push_str(&html_escape(c.encode_utf8(&mut buf)));
+        if joined(&line, i, c) {
+            out.push(JOINER);
+        }
+    }
+    out
+}
+
+/// Kept from starting a mention, a reference or an autolink.
+const JOINER: char = '\u{2060}';
+
+/// Whether the character `c` at `i` in `line` is followed by a
+/// [`JOINER`]: `@` and `#` (a mention, a reference), `:` before `//` and
+/// `www` before `.` (an autolink).
+fn joined(line: &str, i: usize, c: char) -> bool {
+    let end = i + c.len_utf8();
+    let rest = &line[end..];
+    let www = rest.starts_with('.')
+        && end >= 3
+        && line
+            .get(end - 3..end)
+            .is_some_and(|w| w.eq_ignore_ascii_case("www"));
+    c == '@' || c == '#' || (c == ':' && rest.starts_with("//")) || www
 }
 
 /// A path made safe for a URL: every byte but unreserved characters and

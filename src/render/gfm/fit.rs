@@ -19,7 +19,10 @@
 //!
 //! The first line and the table always stay, and a closing note says what
 //! was left out. Parts are dropped whole, so a cut never falls inside a
-//! code block or a `<details>`.
+//! code block or a `<details>`. New failures are a baseline's, or the
+//! history of runs' (a flaky failure is never one); the flaky failures'
+//! groups come last, in the Flaky section, so they are the first to be
+//! shortened.
 
 use std::cell::OnceCell;
 use std::fmt::Write as _;
@@ -61,9 +64,18 @@ struct Doc<'r> {
     head: String,
     /// The collection errors at each [`Collection`] level, in its order.
     collection: [String; 3],
+    /// The failure groups as the view orders them, the flaky ones (by the
+    /// history of runs) moved last: they are shown in the Flaky section.
     groups: Vec<Group<'r>>,
-    /// How many of `groups` hold a new failure (they come first).
+    /// How many of `groups` hold a new failure, by a baseline or a history
+    /// of runs (they come first).
     new_groups: usize,
+    /// Where the flaky groups begin in `groups`.
+    flaky_at: usize,
+    /// The tests that passed only after failing, listed in the Flaky
+    /// section with the extras, and how many.
+    retried: (String, usize),
+    /// The slowest and skipped lists.
     extras: String,
     /// Every group in full at each detail a plan shows, rendered when a
     /// plan first asks for it and kept for the plans after it.
@@ -84,21 +96,21 @@ pub fn offer<'r>(
     let counts = run.counts();
     let new = match &baseline {
         Some(b) => New::Baseline(&b.comparison.new_failures),
-        None => New::Nothing,
+        None => New::SinceLastRun,
     };
-    let groups = view::failure_groups(run, new);
-    // Without a baseline nothing is new, and the first groups are open as
-    // new ones are with one.
-    let new_groups = match baseline {
-        Some(_) => groups.iter().take_while(|g| g.new > 0).count(),
-        None => groups.len(),
-    };
-    let extras = [
-        sections::flaky(options, run),
-        sections::slowest(run),
-        sections::skips(run),
-    ]
-    .concat();
+    // The view puts flaky groups last, but for a baseline's new failures.
+    let (flaky, mut groups): (Vec<Group<'r>>, Vec<Group<'r>>) = view::failure_groups(run, new)
+        .into_iter()
+        .partition(Group::is_flaky);
+    let flaky_at = groups.len();
+    groups.extend(flaky);
+    // New failures are named with a baseline or a history of runs.
+    let new_groups = groups[..flaky_at]
+        .iter()
+        .take_while(|g| !g.new_ids.is_empty())
+        .count();
+    let retried = view::flaky(run);
+    let extras = [sections::slowest(run), sections::skips(run)].concat();
     let n = groups.len();
     let mut doc = Doc {
         run,
@@ -110,6 +122,8 @@ pub fn offer<'r>(
             .map(|level| sections::collection_errors(options, run, level)),
         new_groups,
         groups,
+        flaky_at,
+        retried: (sections::retried(options, &retried), retried.len()),
         extras,
         fulls: Default::default(),
         whole: Plan {
@@ -248,16 +262,27 @@ impl Doc<'_> {
                 .iter()
                 .enumerate()
                 .map(|(i, g)| {
-                    let open = i < OPEN_GROUPS && i < self.new_groups;
+                    let open = i < OPEN_GROUPS && i < self.open_groups();
                     sections::group_full(self.options, g, detail, open, baseline)
                 })
                 .collect()
         })
     }
 
-    /// How many new failures the groups from `listed` on hold.
+    /// How many of the first groups may be open: with a baseline its new
+    /// ones (the others are collapsed as already failing), else all but
+    /// the flaky ones.
+    fn open_groups(&self) -> usize {
+        match self.baseline {
+            Some(_) => self.new_groups,
+            None => self.flaky_at,
+        }
+    }
+
+    /// How many new failures the groups from `listed` on hold (a flaky
+    /// failure is never new).
     fn omitted_new(&self, listed: usize) -> usize {
-        self.groups
+        self.groups[..self.flaky_at]
             .iter()
             .skip(listed)
             .map(|g| g.new_ids.len())
@@ -266,7 +291,7 @@ impl Doc<'_> {
 
     /// The new failures in the groups from `listed` on.
     fn omitted_new_ids(&self, listed: usize) -> Vec<&str> {
-        self.groups
+        self.groups[..self.flaky_at]
             .iter()
             .skip(listed)
             .flat_map(|g| g.new_ids.iter().copied())
@@ -314,12 +339,12 @@ impl Doc<'_> {
     fn render(&self, plan: &Plan, shortened: Option<(&Truncation, &str)>) -> String {
         let mut out = self.head.clone();
         out.push_str(&self.collection[plan.collection as usize]);
-        let n = self.groups.len();
+        let n = self.flaky_at;
         if self.baseline.is_some() {
             self.new_part(&mut out, plan);
             self.fixed(&mut out, plan.extras);
             if self.new_groups < n {
-                let old = &self.groups[self.new_groups..];
+                let old = &self.groups[self.new_groups..n];
                 let count: usize = old.iter().map(|g| g.count).sum();
                 let _ = write!(
                     out,
@@ -331,7 +356,7 @@ impl Doc<'_> {
                 out.push_str("\n</details>\n");
             }
         } else if n > 0 {
-            let count: usize = self.groups.iter().map(|g| g.count).sum();
+            let count: usize = self.groups[..n].iter().map(|g| g.count).sum();
             let _ = write!(
                 out,
                 "\n### Failures: {} in {}\n",
@@ -339,7 +364,9 @@ impl Doc<'_> {
                 plural(n, "group", "groups")
             );
             self.groups_part(&mut out, plan, 0..n);
+            self.omitted_new_part(&mut out, plan);
         }
+        self.flaky_part(&mut out, plan);
         if plan.extras {
             out.push_str(&self.extras);
         }
@@ -350,19 +377,47 @@ impl Doc<'_> {
         out
     }
 
-    /// New failures: their groups, then the ids of those in groups left out.
+    /// New failures: their groups, then the ids of those in groups left
+    /// out. The baseline's new failures that are flaky are in the Flaky
+    /// section.
     fn new_part(&self, out: &mut String, plan: &Plan) {
         let Some(b) = &self.baseline else { return };
-        let new = &b.comparison.new_failures;
-        if new.is_empty() {
+        let flaky: usize = self.groups[self.flaky_at..]
+            .iter()
+            .map(|g| g.new_ids.len())
+            .sum();
+        let new = b.comparison.new_failures.len().saturating_sub(flaky);
+        if new == 0 {
             return;
         }
-        let _ = writeln!(out, "\n### New failures: {}", tests(new.len()));
+        let _ = writeln!(out, "\n### New failures: {}", tests(new));
         self.groups_part(out, plan, 0..self.new_groups);
+        self.omitted_new_part(out, plan);
+    }
+
+    /// The ids of the new failures in the groups `plan` leaves out.
+    fn omitted_new_part(&self, out: &mut String, plan: &Plan) {
         let omitted = self.omitted_new_ids(plan.listed);
         if !omitted.is_empty() && self.new_groups > plan.listed {
             let _ = writeln!(out, "\nNew failures in the groups not shown:\n");
             sections::id_list(out, &omitted, plan.new_ids);
+        }
+    }
+
+    /// The Flaky section: the failures flaky by the history of runs, as
+    /// `plan` shows groups, and (with the extras) the tests that passed
+    /// only after failing.
+    fn flaky_part(&self, out: &mut String, plan: &Plan) {
+        let groups = &self.groups[self.flaky_at..];
+        let (retried, retried_count) = &self.retried;
+        if groups.is_empty() && !(plan.extras && *retried_count > 0) {
+            return;
+        }
+        let failed: usize = groups.iter().map(|g| g.count).sum();
+        out.push_str(&sections::flaky_heading(failed + retried_count));
+        self.groups_part(out, plan, self.flaky_at..self.groups.len());
+        if plan.extras {
+            out.push_str(retried);
         }
     }
 
@@ -398,7 +453,9 @@ impl Doc<'_> {
                     out.push('\n');
                     in_list = true;
                 }
-                out.push_str(&sections::group_line(self.options, &self.groups[i]));
+                let baseline = self.baseline.is_some();
+                let line = sections::group_line(self.options, &self.groups[i], baseline);
+                out.push_str(&line);
             }
         }
     }

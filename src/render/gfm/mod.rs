@@ -28,8 +28,18 @@
 //!
 //! With a baseline the table gains the baseline's row and the change, and
 //! the failures come as new failures (first), fixed tests, then the
-//! failures that were already there, collapsed. Then flaky tests, the
-//! slowest tests and the skips by reason (collapsed), and the notes.
+//! failures that were already there, collapsed. Then the Flaky section,
+//! the slowest tests and the skips by reason (collapsed), and the notes.
+//!
+//! With a history of runs ([`Run::history`], docs/flaky.md) a line under
+//! the table counts the failures by standing (`Against the history of 5
+//! runs: 1 new, 1 failing before, 1 flaky`), the new failures come first
+//! and each group's summary says how it stands, in the view's words
+//! ([`view::history_mark`]: `1 test (new)`, `1 test (failing for 4 runs,
+//! since 1a2b3c4)`). Flaky failures are never among the failures: the
+//! Flaky section holds them (collapsed, with their rate and their code
+//! block, as groups are shown) with the tests that passed only after
+//! failing, and the table's Flaky column counts both.
 //!
 //! The groups, their "Same failure in" lines, the flaky, slowest and
 //! skipped lists are the view's ([`super::view`]), as in every output; a
@@ -46,7 +56,8 @@ use std::fmt::Write as _;
 
 use crate::model::baseline::Comparison;
 use crate::model::{Counts, Run};
-use crate::text::thousands;
+use crate::render::view;
+use crate::text::{plural, thousands};
 
 pub use fit::offer;
 
@@ -143,7 +154,7 @@ fn head(run: &Run, c: &Counts, baseline: Option<&Baseline<'_>>) -> String {
             thousands(c.failed),
             thousands(c.errors),
             thousands(c.skipped),
-            thousands(c.flaky),
+            thousands(flaky(c)),
             duration(secs)
         )
     };
@@ -168,13 +179,30 @@ fn head(run: &Run, c: &Counts, baseline: Option<&Baseline<'_>>) -> String {
                 change(c.failed, before.failed),
                 change(c.errors, before.errors),
                 change(c.skipped, before.skipped),
-                change(c.flaky, before.flaky),
+                change(flaky(c), flaky(before)),
                 duration_change(cmp.duration_change),
             );
             let _ = write!(out, "\nCompared with the baseline: {}\n", cmp.phrase());
         }
     }
+    if let Some(s) = view::standings(run).filter(|s| s.new + s.failing_before + s.flaky > 0) {
+        let _ = write!(
+            out,
+            "\nAgainst the history of {}: {} new, {} failing before, {} flaky\n",
+            plural(s.runs, "run", "runs"),
+            thousands(s.new),
+            thousands(s.failing_before),
+            thousands(s.flaky)
+        );
+    }
     out
+}
+
+/// The table's flaky tests: those that passed after failing attempts, and
+/// the failures flaky by the history of runs (the Flaky section lists
+/// both).
+fn flaky(c: &Counts) -> usize {
+    c.flaky + c.flaky_failures
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::Options;
-use super::escape::{code_block, code_span, escape_text, html_code, url_base, url_path};
+use super::escape::{code_block, code_span, escape_text, html_code, html_text, url_base, url_path};
 use crate::model::{CollectionError, Outcome, Run, TestResult};
 use crate::render::markdown::{self, Detail};
 use crate::render::view::{self, Group};
@@ -72,14 +72,29 @@ fn crash_place(options: &Options, t: &TestResult) -> Option<String> {
     Some(place(options, crash.file, crash.line))
 }
 
-/// The summary of a group's `<details>`: kind, count, the first test's id.
+/// The summary of a group's `<details>`: kind, count (with how it stands
+/// against the history of runs, else how many are new against the
+/// baseline), the first test's id.
 fn summary(g: &Group<'_>, baseline: bool) -> String {
     let mut s = format!("<strong>{}</strong> · {}", g.label(), tests(g.count));
-    if baseline && g.new > 0 && g.new < g.count {
+    if let Some(mark) = mark(g, baseline) {
+        let _ = write!(s, " ({})", html_text(&mark));
+    } else if baseline && g.new > 0 && g.new < g.count {
         let _ = write!(s, " ({} new)", g.new);
     }
     let _ = write!(s, " · {}", html_code(&g.first.node_id));
     s
+}
+
+/// How a group stands against the history of runs, in the view's words;
+/// with a baseline its section says what is new, so a new group is not
+/// marked as such.
+fn mark(g: &Group<'_>, baseline: bool) -> Option<String> {
+    if baseline {
+        view::standing_mark(g)
+    } else {
+        view::history_mark(g)
+    }
 }
 
 /// `1 test`, `3 tests`.
@@ -127,11 +142,13 @@ pub(super) fn group_full(
     out
 }
 
-/// A group in one line: a list item with the kind, the count, the id and
-/// the crash place.
-pub(super) fn group_line(options: &Options, g: &Group<'_>) -> String {
+/// A group in one line: a list item with the kind, the count (and how it
+/// stands against the history of runs), the id and the crash place.
+pub(super) fn group_line(options: &Options, g: &Group<'_>, baseline: bool) -> String {
+    let standing =
+        mark(g, baseline).map_or_else(String::new, |m| format!(" ({})", escape_text(&m)));
     let mut line = format!(
-        "- **{}** · {} · {}",
+        "- **{}** · {}{standing} · {}",
         g.label(),
         tests(g.count),
         code_span(&g.first.node_id)
@@ -242,13 +259,18 @@ fn collection_full(
     }
 }
 
-/// Tests that passed only after failing.
-pub(super) fn flaky(options: &Options, run: &Run) -> String {
-    let flaky = view::flaky(run);
+/// The Flaky section's heading: `tests` flaky, failures flaky by the
+/// history of runs and tests that passed only after failing.
+pub(super) fn flaky_heading(tests: usize) -> String {
+    format!("\n### Flaky ({tests})\n")
+}
+
+/// Tests that passed only after failing, a list for the Flaky section.
+pub(super) fn retried(options: &Options, flaky: &[&TestResult]) -> String {
     if flaky.is_empty() {
         return String::new();
     }
-    let mut out = format!("\n### Flaky ({})\n\n", flaky.len());
+    let mut out = String::from("\n");
     for t in flaky.iter().take(LISTED) {
         let attempts = plural(t.reruns().len(), "failed attempt", "failed attempts");
         let _ = write!(out, "- {} passed after {attempts}", code_span(&t.node_id));

@@ -1,5 +1,6 @@
 use super::*;
 use crate::budget::Budget;
+use crate::model::history::{History, Since, TestHistory};
 use crate::model::{Outcome, TestResult};
 
 fn failing(id: &str, message: &str) -> TestResult {
@@ -238,4 +239,192 @@ fn render_fitted(
     budget: &Budget,
 ) -> crate::budget::Fitted {
     crate::budget::fit(offer(run, baseline.cloned(), options, *budget))
+}
+
+/// A history of `runs` runs on commit bbbbbbb: `old` failing for 4 runs
+/// since `since`, `flaky` flaky (failed 2 of them); any other failure is
+/// new.
+fn history(runs: u32, old: &[&str], since: &str, flaky: &[&str]) -> History {
+    let mut tests = std::collections::HashMap::new();
+    for id in old {
+        let since = Since {
+            run: 1,
+            commit: Some(since.to_string()),
+            runs: 4,
+        };
+        let h = TestHistory {
+            runs,
+            failed: 4,
+            flaky: false,
+            failing_since: Some(since),
+        };
+        tests.insert(id.to_string(), h);
+    }
+    for id in flaky {
+        let h = TestHistory {
+            runs,
+            failed: 2,
+            flaky: true,
+            failing_since: None,
+        };
+        tests.insert(id.to_string(), h);
+    }
+    History {
+        runs: runs as usize,
+        run: i64::from(runs),
+        commit: Some("bbbbbbb22222".into()),
+        tests,
+    }
+}
+
+/// `message` failing at its own line of t.py.
+fn failing_at(id: &str, message: &str, line: u32) -> TestResult {
+    let mut t = failing(id, message);
+    t.location = Some(crate::model::Location::new("t.py", Some(line)));
+    t
+}
+
+/// With a history: the new failure first, then the one failing before
+/// saying since when (both open, as the first groups are), and one Flaky
+/// section with the flaky failure (collapsed: its rate, its text in a code
+/// block) and the test that passed after a retry; flaky failures counted
+/// apart, never as new.
+#[test]
+fn a_history_puts_new_failures_first_and_flaky_ones_under_flaky() {
+    let mut retried = TestResult::new("t.py::test_retry", Outcome::Passed);
+    retried.set_reruns(vec![crate::model::Attempt::failed(Some("E: once".into()))]);
+    let mut run = run_of(vec![
+        failing_at("t.py::test_old", "E: old", 1),
+        failing_at("t.py::test_flip", "E: **flip** <b>", 2),
+        failing_at("t.py::test_new", "E: new", 3),
+        retried,
+    ]);
+    run.history = Some(history(
+        5,
+        &["t.py::test_old"],
+        "aaaaaaa111",
+        &["t.py::test_flip"],
+    ));
+    let text = render_fitted(&run, None, &Options::default(), &Budget::NONE).text;
+    assert!(
+        text.starts_with("## Test FAILURE — 4 run, 3 failed (1 flaky), 1 flaky\n"),
+        "{text}"
+    );
+    assert!(text.contains("| 1 | 3 | 0 | 0 | 2 | 1.5s |"), "{text}");
+    assert!(
+        text.contains("\nAgainst the history of 5 runs: 1 new, 1 failing before, 1 flaky\n"),
+        "{text}"
+    );
+    let at = |part: &str| {
+        text.find(part)
+            .unwrap_or_else(|| panic!("{part} in\n{text}"))
+    };
+    let failures = at("\n### Failures: 2 tests in 2 groups\n");
+    let new = at(
+        "\n<details open>\n<summary><strong>FAILED</strong> · 1 test (new) · <code>t.py::test_new</code></summary>\n",
+    );
+    let old = at(
+        "\n<details open>\n<summary><strong>FAILED</strong> · 1 test (failing for 4 runs, since aaaaaaa) · <code>t.py::test_old</code></summary>\n",
+    );
+    let flaky = at("\n### Flaky (2)\n");
+    let flip = at(
+        "\n<details>\n<summary><strong>FAILED</strong> · 1 test (flaky, failed 2 of the last 5 runs) · <code>t.py::test_flip</code></summary>\n",
+    );
+    let flip_text = at("```text\nE: **flip** <b>\n");
+    let retry = at("\n- `t.py::test_retry` passed after 1 failed attempt, first: `E: once`\n");
+    assert!(failures < new && new < old && old < flaky, "{text}");
+    assert!(
+        flaky < flip && flip < flip_text && flip_text < retry,
+        "{text}"
+    );
+    assert_eq!(text.matches("### Flaky").count(), 1, "{text}");
+}
+
+/// Shrunk, a history's new failures are kept as a baseline's are: named
+/// when their groups are left out; the flaky failures are not among them.
+#[test]
+fn shrinking_keeps_every_new_failure_of_a_history() {
+    let long = "x".repeat(300);
+    let mut tests: Vec<TestResult> = (0..30)
+        .map(|i| {
+            failing_at(
+                &format!("t.py::test_new_{i}"),
+                &format!("N{i}: {long}"),
+                i + 1,
+            )
+        })
+        .collect();
+    tests.extend((0..30).map(|i| {
+        failing_at(
+            &format!("t.py::test_flip_{i}"),
+            &format!("F{i}: {long}"),
+            100 + i,
+        )
+    }));
+    let mut run = run_of(tests);
+    let flips: Vec<String> = (0..30).map(|i| format!("t.py::test_flip_{i}")).collect();
+    let flips: Vec<&str> = flips.iter().map(String::as_str).collect();
+    run.history = Some(history(5, &[], "a", &flips));
+    for max in [2_500, 6_000] {
+        let fitted = render_fitted(&run, None, &Options::default(), &Budget::chars(max));
+        let text = &fitted.text;
+        assert!(
+            text.chars().count() <= max,
+            "{max}: {}",
+            text.chars().count()
+        );
+        assert!(text.contains("Shortened to fit"), "{text}");
+        for i in 0..30 {
+            let id = format!("t.py::test_new_{i}");
+            let named =
+                text.contains(&format!("`{id}`")) || text.contains(&format!("<code>{id}</code>"));
+            assert!(named, "{max}: {id} in\n{text}");
+        }
+        if let Some((_, omitted)) = text.split_once("New failures in the groups not shown:") {
+            assert!(!omitted.contains("test_flip"), "{max}: {text}");
+        }
+    }
+}
+
+/// With a baseline and a history, a flaky failure that is new against the
+/// baseline is under Flaky, not counted among the new failures.
+#[test]
+fn a_flaky_failure_new_against_the_baseline_is_under_flaky() {
+    let mut run = run_of(vec![
+        failing_at("t.py::test_new", "E: new", 1),
+        failing_at("t.py::test_flip", "E: flip", 2),
+    ]);
+    run.history = Some(history(3, &[], "a", &["t.py::test_flip"]));
+    let before = run_of(vec![
+        TestResult::new("t.py::test_new", Outcome::Passed),
+        TestResult::new("t.py::test_flip", Outcome::Passed),
+    ]);
+    let text = fitted_against(&run, &before, 65_536).text;
+    let new = text.find("\n### New failures: 1 test\n").expect(&text);
+    let flaky = text.find("\n### Flaky (1)\n").expect(&text);
+    let flip = text.find("<code>t.py::test_flip</code>").expect(&text);
+    assert!(new < flaky && flaky < flip, "{text}");
+    assert!(
+        text.contains("· 1 test (flaky, failed 2 of the last 3 runs) · <code>t.py::test_flip"),
+        "{text}"
+    );
+}
+
+/// The commit in a mark is our text from outside: escaped in a
+/// `<summary>` and in a one-line group, kept from mentioning anyone.
+#[test]
+fn a_commit_in_a_mark_is_text() {
+    let mut run = run_of(vec![failing_at("t.py::test_old", "E: old", 1)]);
+    run.history = Some(history(5, &["t.py::test_old"], "<@a#1>*", &[]));
+    let whole = render_fitted(&run, None, &Options::default(), &Budget::NONE).text;
+    assert!(
+        whole.contains("(failing for 4 runs, since &lt;@\u{2060}a#\u{2060}1&gt;*)"),
+        "{whole}"
+    );
+    let g = view::failure_groups(&run, view::New::SinceLastRun);
+    let line = sections::group_line(&Options::default(), &g[0], false);
+    assert!(
+        line.contains("(failing for 4 runs, since \\<\\@\u{2060}a\\#\u{2060}1\\>\\*)"),
+        "{line}"
+    );
 }

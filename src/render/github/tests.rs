@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::history::{History, Since, TestHistory};
 use crate::model::{CollectionError, Location, Outcome, Run, TestResult};
 
 fn failing(id: &str, message: &str, file: &str, line: u32) -> TestResult {
@@ -375,4 +376,90 @@ fn rust_backtrace_note_is_left_out() {
         out.contains("::thread 'clips' panicked at tests/render.rs:88:9:%0Aassertion failed\n"),
         "{out}"
     );
+}
+
+/// A history of runs on commit bbbbbbb: `old` failing for 4 runs since
+/// aaaaaaa, `flaky` flaky (failed 2 of 5).
+fn history(old: &[&str], flaky: &[&str]) -> History {
+    let mut tests = std::collections::HashMap::new();
+    for id in old {
+        let since = Since {
+            run: 1,
+            commit: Some("aaaaaaa111".into()),
+            runs: 4,
+        };
+        let h = TestHistory {
+            runs: 5,
+            failed: 4,
+            flaky: false,
+            failing_since: Some(since),
+        };
+        tests.insert(id.to_string(), h);
+    }
+    for id in flaky {
+        let h = TestHistory {
+            runs: 5,
+            failed: 2,
+            flaky: true,
+            failing_since: None,
+        };
+        tests.insert(id.to_string(), h);
+    }
+    History {
+        runs: 5,
+        run: 5,
+        commit: Some("bbbbbbb222".into()),
+        tests,
+    }
+}
+
+/// With a history: a flaky failure is a warning titled with its rate,
+/// after the errors; one failing before says since when; a new one is as
+/// without a history.
+#[test]
+fn a_flaky_failure_is_a_warning_with_its_rate() {
+    let mut run = run_of(vec![
+        failing("t.py::test_flip", "E: flip", "t.py", 1),
+        failing("t.py::test_old", "E: old", "t.py", 2),
+        failing("t.py::test_new", "E: new", "t.py", 3),
+    ]);
+    run.history = Some(history(&["t.py::test_old"], &["t.py::test_flip"]));
+    let out = render(&run, &Options::default());
+    assert_eq!(
+        commands(&out),
+        vec![
+            "::error file=t.py,line=3,title=FAILED%3A t.py%3A%3Atest_new::E: new",
+            "::error file=t.py,line=2,title=FAILED%3A t.py%3A%3Atest_old (failing for 4 runs%2C since aaaaaaa)::E: old",
+            "::warning file=t.py,line=1,title=FAILED%3A t.py%3A%3Atest_flip (flaky%2C failed 2 of the last 5 runs)::E: flip",
+        ],
+        "{out}"
+    );
+}
+
+/// Flaky failures do not take the errors' room: ten errors and ten
+/// warnings per step, and the notice counts what is left of each.
+#[test]
+fn flaky_warnings_have_their_own_ten() {
+    let tests: Vec<TestResult> = (0..24)
+        .map(|i| {
+            let id = format!("t.py::test_{i}");
+            failing(&id, &format!("E{i}Error: x"), "t.py", i + 1)
+        })
+        .collect();
+    let flaky: Vec<String> = (12..24).map(|i| format!("t.py::test_{i}")).collect();
+    let flaky: Vec<&str> = flaky.iter().map(String::as_str).collect();
+    let mut run = run_of(tests);
+    run.history = Some(history(&[], &flaky));
+    let out = render(&run, &Options::default());
+    let count = |kind: &str| out.lines().filter(|l| l.starts_with(kind)).count();
+    assert_eq!(count("::error "), MAX_ERRORS, "{out}");
+    assert_eq!(count("::warning "), MAX_WARNINGS, "{out}");
+    let notices: Vec<&str> = out.lines().filter(|l| l.starts_with("::notice ")).collect();
+    assert_eq!(
+        notices,
+        vec![
+            "::notice title=pytest-mcp::2 more failure groups (2 tests) and 2 flaky failure groups (2 tests) are not annotated (GitHub shows 10 error and 10 warning annotations per step): the Markdown report (`--format markdown`) lists them all"
+        ]
+    );
+    assert_eq!(listed(&["a".into(), "b".into(), "c".into()]), "a, b and c");
 }

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use super::escape::{push, push_id};
 use crate::model::{Run, TestResult};
 use crate::render::markdown::{self, Detail};
-use crate::render::view::Group;
+use crate::render::view::{self, Group};
 use crate::text::thousands;
 
 /// Other ids of a group listed before the rest fold into `<details>`.
@@ -51,19 +51,27 @@ fn plural(n: usize, word: &str) -> String {
     }
 }
 
-/// One group: its kind and first test, how many more it hit, the first
-/// test's detail as the Markdown shows it, and the others' ids.
+/// One group: its kind and first test, how it stands against the history
+/// of runs (new, failing since when, flaky at what rate), how many more it
+/// hit, the first test's detail as the Markdown shows it, and the others'
+/// ids.
 fn group(out: &mut String, run: &Run, n: usize, g: &Group<'_>) {
     let t = g.first;
     let label = g.label();
     let body = markdown::failure_lines(t, Detail::Full);
     let class = if label.starts_with("ERROR") { "e" } else { "f" };
+    let flaky = if g.is_flaky() { " k" } else { "" };
     let _ = write!(
         out,
-        "<article class=\"grp {class}\" id=g{n}>\n<h3><span class=tag>{label}</span> <code>"
+        "<article class=\"grp {class}{flaky}\" id=g{n}>\n<h3><span class=tag>{label}</span> <code>"
     );
     push_id(out, &t.node_id);
     out.push_str("</code>");
+    if let Some(mark) = view::history_mark(g) {
+        out.push_str(" <span class=hist>");
+        push(out, &mark);
+        out.push_str("</span>");
+    }
     if g.count > 1 {
         let _ = write!(out, " <span class=cnt>×{}</span>", thousands(g.count));
     }

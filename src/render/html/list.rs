@@ -1,11 +1,12 @@
 //! Every test, by file in the order the run met them: one `<details>` per
 //! file, open when it holds a failure or an error (those rows first, the
 //! others collapsed under them), closed otherwise. A row is one `<tr>`
-//! with a one-letter outcome class (`p`, `f`, `e`, `s`) and three cells:
-//! the id without its file, the outcome, the duration. The controls are
-//! hidden until the script shows them.
+//! with a one-letter outcome class (`p`, `f`, `e`, `s`), and `k` after it
+//! for a flaky test when a history of runs was kept, and three cells: the
+//! id without its file, the outcome, the duration. The controls are hidden
+//! until the script shows them.
 
-use foldhash::{HashMap, HashMapExt};
+use foldhash::{HashMap, HashMapExt, HashSet};
 use std::fmt::Write as _;
 
 use super::escape::{push, push_id};
@@ -21,14 +22,24 @@ const LAZY_AFTER: usize = 5_000;
 /// Characters of a message or reason shown under an id.
 const NOTE_CHARS: usize = 160;
 
+/// Where each listed test leads and how it is marked.
+pub struct Links<'a> {
+    /// Each failing test's group, `#g<n>`.
+    pub group_of: &'a HashMap<usize, usize>,
+    /// The flaky tests, when a history of runs was kept (the filter has
+    /// them then): failures flaky by it, and tests that passed only after
+    /// failing.
+    pub flaky: Option<&'a HashSet<usize>>,
+}
+
 /// The section of every test, with its controls.
-pub fn write(out: &mut String, run: &Run, c: &Counts, group_of: &HashMap<usize, usize>) {
+pub fn write(out: &mut String, run: &Run, c: &Counts, links: &Links<'_>) {
     let _ = write!(
         out,
         "<section id=tests>\n<h2>All tests <span class=n>{}</span></h2>\n",
         thousands(run.tests.len())
     );
-    controls(out, c);
+    controls(out, c, links.flaky.is_some());
     if run.unlisted.passed > 0 {
         let _ = writeln!(
             out,
@@ -44,13 +55,14 @@ pub fn write(out: &mut String, run: &Run, c: &Counts, group_of: &HashMap<usize, 
     };
     let _ = writeln!(out, "<div id=files{class}>");
     for (file, sep, tests) in by_file(run) {
-        file_block(out, run, (file, sep), &tests, group_of);
+        file_block(out, run, (file, sep), &tests, links);
     }
     out.push_str("</div>\n</section>\n");
 }
 
-/// The filter by outcome, the search box and the sort, for the script.
-fn controls(out: &mut String, c: &Counts) {
+/// The filter by outcome (and flaky tests, with a history of runs), the
+/// search box and the sort, for the script.
+fn controls(out: &mut String, c: &Counts, flaky: bool) {
     out.push_str("<form id=controls class=controls hidden><fieldset><legend>Show</legend>");
     let parts = [
         ("p", c.passed, "passed"),
@@ -58,7 +70,8 @@ fn controls(out: &mut String, c: &Counts) {
         ("e", c.errors, "error"),
         ("s", c.skipped, "skipped"),
     ];
-    for (class, n, word) in parts {
+    let flaky = flaky.then_some(("k", c.flaky + c.flaky_failures, "flaky"));
+    for (class, n, word) in parts.into_iter().chain(flaky) {
         let _ = write!(
             out,
             "<label class={class}><input type=checkbox name=o value={class} checked> {word} <b>{}</b></label>",
@@ -119,7 +132,7 @@ fn file_block(
     run: &Run,
     (file, sep): (&str, &str),
     tests: &[usize],
-    group_of: &HashMap<usize, usize>,
+    links: &Links<'_>,
 ) {
     let mut n = [0usize; 4];
     let mut time = 0.0;
@@ -156,13 +169,13 @@ fn file_block(
     }
     let _ = writeln!(out, "</span><span class=d>{}</span></summary>", secs(time));
     if !problems {
-        rows(out, run, tests, group_of);
+        rows(out, run, tests, links);
         out.push_str("</details>\n");
         return;
     }
     let (bad, rest): (Vec<usize>, Vec<usize>) =
         tests.iter().partition(|&&i| run.tests[i].is_problem());
-    rows(out, run, &bad, group_of);
+    rows(out, run, &bad, links);
     if !rest.is_empty() {
         let _ = write!(out, "<details class=rest><summary>");
         let words = ["passed", "", "", "skipped"];
@@ -172,7 +185,7 @@ fn file_block(
             .map(|&k| format!("{} {}", thousands(n[k]), words[k]))
             .collect();
         let _ = writeln!(out, "{}</summary>", said.join(", "));
-        rows(out, run, &rest, group_of);
+        rows(out, run, &rest, links);
         out.push_str("</details>\n");
     }
     out.push_str("</details>\n");
@@ -188,15 +201,24 @@ fn slot(o: Outcome) -> usize {
 }
 
 /// A table of tests, one short row each.
-fn rows(out: &mut String, run: &Run, tests: &[usize], group_of: &HashMap<usize, usize>) {
+fn rows(out: &mut String, run: &Run, tests: &[usize], links: &Links<'_>) {
     out.push_str("<table class=t><tbody>\n");
     for &i in tests {
         let t = &run.tests[i];
-        let _ = write!(out, "<tr class={}><td>", outcome_class(t));
+        let flaky = links.flaky.is_some_and(|f| f.contains(&i));
+        let class = outcome_class(t);
+        if flaky {
+            let _ = write!(out, "<tr class=\"{class} k\"><td>");
+        } else {
+            let _ = write!(out, "<tr class={class}><td>");
+        }
         push_id(out, split_id(t).1);
         note(out, t);
         out.push_str("<td>");
-        outcome_cell(out, t, group_of.get(&i).copied());
+        outcome_cell(out, t, links.group_of.get(&i).copied());
+        if flaky && t.is_problem() {
+            out.push_str(" <i class=k>flaky</i>");
+        }
         out.push_str("<td>");
         if let Some(d) = t.duration {
             out.push_str(&secs(d));

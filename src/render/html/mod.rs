@@ -6,10 +6,13 @@
 //! header     status, counts, an SVG bar of outcomes        summary.rs
 //! baseline   new failures, fixed, still failing            summary.rs
 //! failures   one block per root-cause group, open:         failures.rs
-//!            message, `at file:line`, source line, output
+//!            message, `at file:line`, source line, output;
+//!            with a history of runs, how it stands (new,
+//!            failing since when, flaky at what rate)
 //! slowest    the 10 slowest tests                          summary.rs
 //! tests      every test, by file (passes collapsed), with  list.rs
-//!            its duration; filter, search and sort
+//!            its duration; filter (by outcome, and flaky
+//!            tests with a history of runs), search, sort
 //! ```
 //!
 //! **Self-contained and strict.** The style and the script are inline
@@ -38,7 +41,7 @@ mod list;
 mod markdown_page;
 mod summary;
 
-use foldhash::{HashMap, HashMapExt};
+use foldhash::{HashMap, HashMapExt, HashSet};
 use std::sync::OnceLock;
 
 use base64::Engine as _;
@@ -57,15 +60,26 @@ const SCRIPT: &str = include_str!("../../../templates/report.js");
 /// The report of `run` as a complete page titled `title`, with the
 /// comparison with a baseline when given.
 pub fn report(run: &Run, comparison: Option<&Comparison>, title: &str) -> String {
-    // The groups in the order every output has without a comparison: the
-    // page lists the new failures apart (`summary::baseline`).
-    let groups = view::failure_groups(run, New::Nothing);
+    // The groups in the order every output has without a comparison (new
+    // failures by the history of runs first, flaky ones last): the page
+    // lists a baseline's new failures apart (`summary::baseline`).
+    let groups = view::failure_groups(run, New::SinceLastRun);
     // Where each failing test's group is shown: `#g<n>`.
     let mut group_of: HashMap<usize, usize> = HashMap::new();
     for (n, g) in groups.iter().enumerate() {
         group_of.extend(g.tests.iter().map(|&t| (t, n)));
     }
     let flaky = view::flaky(run);
+    // With a history of runs the list marks and filters the flaky tests:
+    // the flaky groups' and those that passed only after failing.
+    let flaky_rows: Option<HashSet<usize>> = run.history.as_ref().map(|_| {
+        let failed = groups.iter().filter(|g| g.is_flaky());
+        let passed = run.tests.iter().enumerate().filter(|(_, t)| t.is_flaky());
+        failed
+            .flat_map(|g| g.tests.iter().copied())
+            .chain(passed.map(|(i, _)| i))
+            .collect()
+    });
     let slowest = view::slowest(run, summary::SLOWEST);
     let mut body = String::with_capacity(run.tests.len() * 90 + 32 * 1024);
     let counts = run.counts();
@@ -82,7 +96,11 @@ pub fn report(run: &Run, comparison: Option<&Comparison>, title: &str) -> String
     }
     failures::write(&mut body, run, &groups, &flaky);
     summary::slowest(&mut body, run, &slowest, &group_of);
-    list::write(&mut body, run, &counts, &group_of);
+    let links = list::Links {
+        group_of: &group_of,
+        flaky: flaky_rows.as_ref(),
+    };
+    list::write(&mut body, run, &counts, &links);
     summary::notes(&mut body, run);
     fill(&escape::escape(title), &body)
 }

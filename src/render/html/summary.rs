@@ -55,7 +55,7 @@ pub fn header(out: &mut String, run: &Run, c: &Counts, title: &str) {
     let extra = [
         (c.xfailed, "xfailed"),
         (c.xpassed, "xpassed"),
-        (c.flaky, "flaky"),
+        (c.flaky + c.flaky_failures, "flaky"),
         (c.collection_errors, "collection errors"),
         (c.warnings, "warnings"),
     ];

@@ -27,3 +27,64 @@ fn durations_read_as_numbers() {
     assert_eq!(secs(12.345), "12.35s");
     assert_eq!(secs(1234.56), "1234.6s");
 }
+
+/// A run told against a history of runs: new failures first, each
+/// heading saying how its group stands (flaky ones marked `k`, with their
+/// rate), the flaky tests marked in the list and counted in the legend.
+#[test]
+fn a_history_marks_the_groups_and_the_flaky_rows() {
+    use crate::model::history::{History, Since, TestHistory};
+    use crate::model::{Location, Outcome, TestResult};
+    let failing = |id: &str, line: u32| {
+        let mut t = TestResult::new(id, Outcome::Failed);
+        t.set_message(Some(format!("E{line}: no")));
+        t.location = Some(Location::new("t.py", Some(line)));
+        t
+    };
+    let history = |failed: u32, flaky: bool, since: Option<Since>| TestHistory {
+        runs: 4,
+        failed,
+        flaky,
+        failing_since: since,
+    };
+    let since = Since {
+        run: 1,
+        commit: Some("<b>aaaa111".into()),
+        runs: 4,
+    };
+    let run = Run {
+        tests: vec![
+            failing("t.py::test_old", 1),
+            failing("t.py::test_flip", 2),
+            failing("t.py::test_new", 3),
+        ],
+        history: Some(History {
+            runs: 4,
+            run: 4,
+            commit: Some("bbbbbbb".into()),
+            tests: [
+                ("t.py::test_old".into(), history(4, false, Some(since))),
+                ("t.py::test_flip".into(), history(2, true, None)),
+            ]
+            .into_iter()
+            .collect(),
+        }),
+        ..Run::default()
+    };
+    let page = report(&run, None, "t");
+    let at = |text: &str| {
+        page.find(text)
+            .unwrap_or_else(|| panic!("{text} in\n{page}"))
+    };
+    let new = at("<code>t.py::test_new</code> <span class=hist>new</span>");
+    let old = at(
+        "<code>t.py::test_old</code> <span class=hist>failing for 4 runs, since &lt;b&gt;aaaa</span>",
+    );
+    let flip = at(
+        "<article class=\"grp f k\" id=g2>\n<h3><span class=tag>FAILED</span> <code>t.py::test_flip</code> <span class=hist>flaky, failed 2 of the last 4 runs</span>",
+    );
+    assert!(new < old && old < flip);
+    assert!(page.contains("<li class=x><b>1</b> flaky"));
+    assert_eq!(page.matches("<tr class=\"f k\">").count(), 1);
+    assert!(page.contains("value=k checked> flaky <b>1</b>"));
+}

@@ -37,7 +37,8 @@ pub struct Group<'r> {
     /// Every test's id in order, parametrizations compressed to their
     /// function where the group holds all of them.
     pub items: Vec<IdItem<'r>>,
-    /// The ids of its tests that are new failures, with a baseline.
+    /// The ids of its tests that are new failures, with a baseline or a
+    /// history of runs (pytest's cache alone says how many, not which).
     pub new_ids: Vec<&'r str>,
     /// How the group stands against the history of runs, when one was
     /// kept: flaky groups hold flaky tests only; a group with a new
@@ -57,6 +58,19 @@ pub struct Group<'r> {
 struct Crash<'r> {
     place: Option<(&'r str, Option<u32>)>,
     exception: Option<&'r str>,
+}
+
+impl<'r> Crash<'r> {
+    /// Where `first` crashed, as its group's shape says.
+    fn of(first: &'r TestResult) -> Crash<'r> {
+        match model_groups::shape(first) {
+            Some(s) => Crash {
+                place: Some(s.place),
+                exception: s.exception,
+            },
+            None => Crash::default(),
+        }
+    }
 }
 
 impl<'r> Group<'r> {
@@ -156,6 +170,10 @@ pub fn failure_groups<'r>(run: &'r Run, new: New<'_>) -> Vec<Group<'r>> {
         New::Baseline(ids) => Some(ids.iter().map(String::as_str).collect()),
         _ => None,
     };
+    // Whose new failures are named: a baseline's, else the history's.
+    let named = baseline
+        .as_ref()
+        .or(changes.as_ref().filter(|_| history.is_some()));
     let flaky =
         |i: &usize| history.is_some_and(|h| h.standing(&run.tests[*i]) == Some(Standing::Flaky));
     let mut parts: Vec<Vec<usize>> = Vec::with_capacity(found.len());
@@ -168,7 +186,7 @@ pub fn failure_groups<'r>(run: &'r Run, new: New<'_>) -> Vec<Group<'r>> {
         .map(|tests| {
             let first = &run.tests[tests[0]];
             let items = params.compress(run, &tests);
-            let new_ids: Vec<&str> = match &baseline {
+            let new_ids: Vec<&str> = match named {
                 Some(set) => tests
                     .iter()
                     .map(|&i| run.tests[i].node_id.as_str())
@@ -199,13 +217,7 @@ pub fn failure_groups<'r>(run: &'r Run, new: New<'_>) -> Vec<Group<'r>> {
                 standing,
                 history: history.and_then(|h| h.of(&first.node_id)),
                 commit: history.and_then(|h| h.commit.as_deref()),
-                crash: match model_groups::shape(first) {
-                    Some(s) => Crash {
-                        place: Some(s.place),
-                        exception: s.exception,
-                    },
-                    None => Crash::default(),
-                },
+                crash: Crash::of(first),
             }
         })
         .collect();
@@ -236,6 +248,20 @@ pub fn standing_mark(group: &Group<'_>) -> Option<String> {
             Some(mark)
         }
         Standing::New => None,
+    }
+}
+
+/// How a group stands against the history of runs, in words, when one
+/// was kept: [`standing_mark`], or `new` when all its tests are new, `2 of
+/// 5 new` when some. `None` with no history (or nothing to say).
+pub fn history_mark(group: &Group<'_>) -> Option<String> {
+    match group.standing? {
+        Standing::New => match group.new {
+            0 => None,
+            n if n == group.count => Some("new".to_string()),
+            n => Some(format!("{n} of {} new", group.count)),
+        },
+        _ => standing_mark(group),
     }
 }
 

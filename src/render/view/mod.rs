@@ -9,7 +9,7 @@ mod groups;
 mod lists;
 
 pub use groups::{
-    Group, New, error_phase, failure_groups, label, rate, short_commit, standing_mark,
+    Group, New, error_phase, failure_groups, history_mark, label, rate, short_commit, standing_mark,
 };
 pub use lists::{SkipReasons, Standings, flaky, skip_reasons, slowest, standings};
 
@@ -33,3 +33,6 @@ impl Compared {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

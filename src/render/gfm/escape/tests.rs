@@ -41,6 +41,10 @@ fn html_and_text_are_escaped() {
         "see https:\u{2060}//x.org or WWW\u{2060}.x.org"
     );
     assert_eq!(escape_text("é.www.é"), "é.www\u{2060}.é");
+    assert_eq!(
+        html_text("<b>@x & #1 https://y\u{202E}"),
+        "&lt;b&gt;@\u{2060}x &amp; #\u{2060}1 https:\u{2060}//y\\u{202e}"
+    );
     assert_eq!(url_path("a b/c#d.py"), "a%20b/c%23d.py");
     assert_eq!(url_base("https://x/(y) z"), "https://x/%28y%29%20z");
 }

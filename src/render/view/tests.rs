@@ -1,0 +1,122 @@
+use std::collections::HashMap;
+
+use super::*;
+use crate::model::history::{History, Since, Standing, TestHistory};
+use crate::model::{Location, Outcome, TestResult};
+
+fn failing(id: &str, message: &str, line: u32) -> TestResult {
+    let mut t = TestResult::new(id, Outcome::Failed);
+    t.set_message(Some(message.to_string()));
+    t.location = Some(Location::new("t.py", Some(line)));
+    t
+}
+
+/// A run told against 5 runs on commit bbbbbbb: `t.py::test_new` and
+/// `t.py::test_twin` (the same failure) new, `t.py::test_old` failing for
+/// 4 runs since aaaaaaa, `t.py::test_flip` flaky (failed 2 of 5); the
+/// flip fails as the new ones do.
+fn run_with_history() -> Run {
+    let tests = vec![
+        failing("t.py::test_new", "E: same", 3),
+        failing("t.py::test_old", "E: old", 9),
+        failing("t.py::test_flip", "E: same", 3),
+        failing("t.py::test_twin", "E: same", 3),
+    ];
+    let mut histories = HashMap::new();
+    histories.insert(
+        "t.py::test_old".to_string(),
+        TestHistory {
+            runs: 5,
+            failed: 4,
+            flaky: false,
+            failing_since: Some(Since {
+                run: 2,
+                commit: Some("aaaaaaa111".into()),
+                runs: 4,
+            }),
+        },
+    );
+    histories.insert(
+        "t.py::test_flip".to_string(),
+        TestHistory {
+            runs: 5,
+            failed: 2,
+            flaky: true,
+            failing_since: None,
+        },
+    );
+    Run {
+        tests,
+        history: Some(History {
+            runs: 5,
+            run: 6,
+            commit: Some("bbbbbbb222".into()),
+            tests: histories,
+        }),
+        ..Run::default()
+    }
+}
+
+#[test]
+fn with_a_history_groups_go_new_then_failing_before_then_flaky() {
+    let run = run_with_history();
+    let groups = failure_groups(&run, New::SinceLastRun);
+    let firsts: Vec<&str> = groups.iter().map(|g| g.first.node_id.as_str()).collect();
+    assert_eq!(
+        firsts,
+        ["t.py::test_new", "t.py::test_old", "t.py::test_flip"]
+    );
+    let standings: Vec<Option<Standing>> = groups.iter().map(|g| g.standing).collect();
+    assert_eq!(
+        standings,
+        [
+            Some(Standing::New),
+            Some(Standing::FailingBefore),
+            Some(Standing::Flaky)
+        ]
+    );
+    // The history names the new failures, as a baseline does; a flaky
+    // one is never new.
+    assert_eq!(groups[0].new_ids, ["t.py::test_new", "t.py::test_twin"]);
+    assert!(groups[1].new_ids.is_empty() && groups[2].new_ids.is_empty());
+    assert!(groups[2].is_flaky() && !groups[0].is_flaky());
+}
+
+#[test]
+fn the_history_mark_says_new_since_when_or_the_rate() {
+    let run = run_with_history();
+    let groups = failure_groups(&run, New::SinceLastRun);
+    let marks: Vec<Option<String>> = groups.iter().map(history_mark).collect();
+    assert_eq!(
+        marks,
+        [
+            Some("new".to_string()),
+            Some("failing for 4 runs, since aaaaaaa".to_string()),
+            Some("flaky, failed 2 of the last 5 runs".to_string()),
+        ]
+    );
+    // Standing marks say nothing of new failures.
+    assert_eq!(standing_mark(&groups[0]), None);
+}
+
+#[test]
+fn some_new_of_a_group_are_counted() {
+    let mut run = run_with_history();
+    // The twin failed last time too: 1 of the group's 2 is new.
+    if let Some(h) = run.history.as_mut() {
+        let old = h.tests["t.py::test_old"].clone();
+        h.tests.insert("t.py::test_twin".into(), old);
+    }
+    let groups = failure_groups(&run, New::SinceLastRun);
+    assert_eq!(history_mark(&groups[0]).as_deref(), Some("1 of 2 new"));
+    assert_eq!(groups[0].new_ids, ["t.py::test_new"]);
+}
+
+#[test]
+fn without_a_history_nothing_is_marked_or_named() {
+    let mut run = run_with_history();
+    run.history = None;
+    let groups = failure_groups(&run, New::SinceLastRun);
+    assert!(groups.iter().all(|g| history_mark(g).is_none()));
+    assert!(groups.iter().all(|g| g.new_ids.is_empty()));
+}
