@@ -177,7 +177,8 @@ fn is_file_name(path: &str) -> bool {
 
 /// One group's annotation: on its first test's crash line, titled with
 /// its kind, size and ids (a function's, when the group is all of its
-/// cases), the others' ids after the message.
+/// cases) and how it stands against the history of runs, the others' ids
+/// after the message.
 fn failure(out: &mut String, g: &Group<'_>, options: &Options) {
     let t = g.first;
     let size = g.count;
@@ -194,6 +195,10 @@ fn failure(out: &mut String, g: &Group<'_>, options: &Options) {
         ),
         None if size > 1 => format!("{} ({size} tests): {id}, +{} more", g.label(), size - 1),
         None => format!("{}: {id}", g.label()),
+    };
+    let title = match view::standing_mark(g) {
+        Some(mark) => format!("{title} ({})", one_line(&mark)),
+        None => title,
     };
     let mut message = clipped(&message_first(&without_noise(&message_of(t)), t));
     if whole_function.is_none()

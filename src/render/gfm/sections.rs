@@ -11,7 +11,7 @@ use super::escape::{code_block, code_span, escape_text, html_code, url_base, url
 use crate::model::{CollectionError, Outcome, Run, TestResult};
 use crate::render::markdown::{self, Detail};
 use crate::render::view::{self, Group};
-use crate::text::{first_line, plural};
+use crate::text::{first_line, html_escape, one_line, plural};
 
 /// Ids named in a group's "Same failure in" line before the rest are
 /// counted.
@@ -72,10 +72,14 @@ fn crash_place(options: &Options, t: &TestResult) -> Option<String> {
     Some(place(options, crash.file, crash.line))
 }
 
-/// The summary of a group's `<details>`: kind, count, the first test's id.
+/// The summary of a group's `<details>`: kind, count (with how it stands
+/// against the history of runs, else how many are new against the
+/// baseline), the first test's id.
 fn summary(g: &Group<'_>, baseline: bool) -> String {
     let mut s = format!("<strong>{}</strong> · {}", g.label(), tests(g.count));
-    if baseline && g.new > 0 && g.new < g.count {
+    if let Some(mark) = view::standing_mark(g) {
+        let _ = write!(s, " ({})", html_escape(&one_line(&mark)));
+    } else if baseline && g.new > 0 && g.new < g.count {
         let _ = write!(s, " ({} new)", g.new);
     }
     let _ = write!(s, " · {}", html_code(&g.first.node_id));
@@ -127,11 +131,13 @@ pub(super) fn group_full(
     out
 }
 
-/// A group in one line: a list item with the kind, the count, the id and
-/// the crash place.
+/// A group in one line: a list item with the kind, the count (and how it
+/// stands against the history of runs), the id and the crash place.
 pub(super) fn group_line(options: &Options, g: &Group<'_>) -> String {
+    let standing =
+        view::standing_mark(g).map_or_else(String::new, |m| format!(" ({})", escape_text(&m)));
     let mut line = format!(
-        "- **{}** · {} · {}",
+        "- **{}** · {}{standing} · {}",
         g.label(),
         tests(g.count),
         code_span(&g.first.node_id)

@@ -239,3 +239,72 @@ fn render_fitted(
 ) -> crate::budget::Fitted {
     crate::budget::fit(offer(run, baseline.cloned(), options, *budget))
 }
+
+/// A run judged against three runs of history (`model::history::judge`):
+/// `test_known` failed in all of them since commit aaaaaaa, `test_flip`
+/// passed and failed on this run's commit.
+fn judged_run() -> Run {
+    use crate::model::history::{Mark, RunInfo, Window, judge};
+    let info = |id, commit: &str| RunInfo {
+        id,
+        commit: Some(commit.to_string()),
+        code: Some(format!("commit {commit}")),
+    };
+    let window = Window {
+        runs: vec![
+            info(1, "aaaaaaa1"),
+            info(2, "bbbbbbb2"),
+            info(3, "bbbbbbb2"),
+        ],
+        marks: [
+            (
+                "t.py::test_known",
+                vec![(0, Mark::Failed), (1, Mark::Failed), (2, Mark::Failed)],
+            ),
+            (
+                "t.py::test_flip",
+                vec![(1, Mark::Passed), (2, Mark::Failed)],
+            ),
+        ]
+        .into_iter()
+        .map(|(id, marks)| (id.to_string(), marks))
+        .collect(),
+    };
+    let mut run = run_of(vec![
+        failing("t.py::test_known", "assert 1 == 2"),
+        failing("t.py::test_flip", "TimeoutError: no answer"),
+    ]);
+    run.history = Some(judge(&window));
+    run
+}
+
+/// With a history of runs, each group says how it stands, in the words of
+/// the agent's Markdown: in its `<summary>` and in its one-line form.
+#[test]
+fn groups_say_how_they_stand_against_the_history() {
+    let run = judged_run();
+    let text = render_fitted(&run, None, &Options::default(), &Budget::NONE).text;
+    assert!(
+        text.contains(
+            "<summary><strong>FAILED</strong> · 1 test (failing for 3 runs, since aaaaaaa) · <code>t.py::test_known</code></summary>"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("<strong>FAILED</strong> · 1 test (flaky, failed 1 of the last 2 runs) · "),
+        "{text}"
+    );
+    let groups = crate::render::view::failure_groups(&run, crate::render::view::New::Nothing);
+    let line = sections::group_line(&Options::default(), &groups[0]);
+    assert!(
+        line.contains(" · 1 test (failing for 3 runs, since aaaaaaa) · "),
+        "{line}"
+    );
+    let mut alone = run.clone();
+    alone.history = None;
+    let text = render_fitted(&alone, None, &Options::default(), &Budget::NONE).text;
+    assert!(
+        !text.contains("failing for") && !text.contains("flaky, failed"),
+        "{text}"
+    );
+}

@@ -376,3 +376,59 @@ fn rust_backtrace_note_is_left_out() {
         "{out}"
     );
 }
+
+/// With a history of runs, an annotation's title says how its group
+/// stands: `(failing for 3 runs, since aaaaaaa)`, `(flaky, failed 1 of the
+/// last 2 runs)` (`model::history::judge` on three runs).
+#[test]
+fn the_title_says_how_the_group_stands_against_the_history() {
+    use crate::model::history::{Mark, RunInfo, Window, judge};
+    let info = |id, commit: &str| RunInfo {
+        id,
+        commit: Some(commit.to_string()),
+        code: Some(format!("commit {commit}")),
+    };
+    let window = Window {
+        runs: vec![
+            info(1, "aaaaaaa1"),
+            info(2, "bbbbbbb2"),
+            info(3, "bbbbbbb2"),
+        ],
+        marks: [
+            (
+                "t.py::test_known",
+                vec![(0, Mark::Failed), (1, Mark::Failed), (2, Mark::Failed)],
+            ),
+            (
+                "t.py::test_flip",
+                vec![(1, Mark::Passed), (2, Mark::Failed)],
+            ),
+        ]
+        .into_iter()
+        .map(|(id, marks)| (id.to_string(), marks))
+        .collect(),
+    };
+    let mut run = run_of(vec![
+        failing("t.py::test_known", "assert 1 == 2", "t.py", 3),
+        failing("t.py::test_flip", "TimeoutError: no answer", "t.py", 7),
+    ]);
+    let alone = render(&run, &Options::default());
+    run.history = Some(judge(&window));
+    let out = render(&run, &Options::default());
+    let titles: Vec<&str> = commands(&out)
+        .iter()
+        .filter_map(|c| c.split("title=").nth(1)?.split("::").next())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "FAILED%3A t.py%3A%3Atest_known (failing for 3 runs%2C since aaaaaaa)",
+            "FAILED%3A t.py%3A%3Atest_flip (flaky%2C failed 1 of the last 2 runs)",
+        ],
+        "{out}"
+    );
+    assert!(
+        !alone.contains("failing for") && !alone.contains("flaky"),
+        "{alone}"
+    );
+}
