@@ -465,7 +465,8 @@ fn no_matching_file_is_an_error_and_a_bad_switch_is_refused() {
 
 /// `fail-on`: the report step decides (its `fail-on-status` output) and the
 /// last step fails, so that everything is written and the comment sent
-/// before the action fails.
+/// before the action fails; `new` counts only the failures the baseline
+/// did not have.
 #[test]
 fn fail_on_fails_the_last_step_after_everything_is_written() {
     let action = action();
@@ -514,6 +515,34 @@ fn fail_on_fails_the_last_step_after_everything_is_written() {
         assert!(last.output.status.success(), "{}", stdout(&last));
         assert_eq!(stdout(&last), "");
     }
+
+    // `new`: failures the baseline did not have; anything else is refused.
+    let after = "tests/fixtures/baseline/after.xml";
+    for (baseline, status) in [("tests/fixtures/baseline/before.xml", 1), (after, 0)] {
+        let run = run_report_step(&[
+            ("files", after),
+            ("baseline", baseline),
+            ("annotations", "false"),
+            ("fail-on", "new"),
+        ]);
+        assert!(run.output.status.success(), "{}", stdout(&run));
+        let expected = format!("fail-on-status={status}\n");
+        assert!(
+            run.github_output.ends_with(&expected),
+            "{}",
+            run.github_output
+        );
+    }
+    let outputs = [("steps.report.outputs.fail-on-status", "1")];
+    let last = run_step("fail-on", &[("fail-on", "new")], &outputs, &[]);
+    assert_eq!(last.output.status.code(), Some(1), "{}", stdout(&last));
+    assert_eq!(
+        stdout(&last),
+        "::error title=pytest-mcp::the results hold new failures (fail-on: new)\n"
+    );
+    let run = run_report_step(&[("files", after), ("fail-on", "everything")]);
+    assert_eq!(run.output.status.code(), Some(1));
+    assert!(stdout(&run).contains("input fail-on must be failures, errors, new or never"));
 }
 
 /// The install step with the wheel scripts/wheel-check.sh built in place of
