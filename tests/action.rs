@@ -5,8 +5,10 @@
 //! its outputs and show the fork pattern; its report step, run with bash as
 //! the runner runs it, expands globs and writes the report in GitHub's
 //! rendering, the step output and the job summary; the baseline and comment
-//! steps run against a stand-in `gh` (`gh_steps`, tests/action/gh); and
-//! actionlint passes on all of it (`lint`).
+//! steps run against a stand-in `gh` (`gh_steps`, tests/action/gh); the
+//! history of runs is restored, recorded once and saved across jobs with a
+//! stand-in for the Actions cache (`history`); and actionlint passes on all
+//! of it (`lint`).
 
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
@@ -17,7 +19,7 @@ use std::process::{Command, Output};
 use yaml_rust2::{Yaml, YamlLoader};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// The inputs issues 17 and 21 ask for.
+/// The inputs issues 17, 21 and 32 ask for.
 const REQUIRED_INPUTS: &[&str] = &[
     "files",
     "baseline",
@@ -30,7 +32,15 @@ const REQUIRED_INPUTS: &[&str] = &[
     "github-token",
     "pr-number",
     "baseline-artifact",
+    "history",
+    "history-runs",
+    "history-key",
 ];
+/// The outputs of the actions action.yml uses that its expressions read.
+const USED_ACTION_OUTPUTS: &[(&str, &[&str])] = &[(
+    "actions/cache/restore@",
+    &["cache-hit", "cache-primary-key", "cache-matched-key"],
+)];
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -179,24 +189,53 @@ fn every_step_output_referenced_is_written_by_that_step() {
     let mut all = Vec::new();
     strings(&action["runs"], &mut all);
     strings(&action["outputs"], &mut all);
+    let mut all: Vec<String> = all.iter().flat_map(|s| expressions(s)).collect();
+    // A step's `if` is an expression with or without `${{ }}`.
+    all.extend(steps(&action).iter().filter_map(|s| {
+        let condition = s["if"].as_str()?;
+        Some(
+            expressions(condition)
+                .pop()
+                .unwrap_or_else(|| condition.to_string()),
+        )
+    }));
     let mut checked = 0;
-    for expr in all.iter().flat_map(|s| expressions(s)) {
-        let Some(rest) = expr.strip_prefix("steps.") else {
-            assert!(expr.starts_with("inputs."), "unexpected expression {expr}");
-            continue;
-        };
-        let (id, output) = rest.split_once(".outputs.").expect("steps.ID.outputs.NAME");
-        let script = text(&step(&action, id)["run"], id);
-        assert!(
-            script.contains(&format!("echo \"{output}="))
-                && script.contains(">> \"$GITHUB_OUTPUT\""),
-            "step {id} never writes output {output}"
-        );
-        checked += 1;
+    for expr in &all {
+        // Every name with a dot is an input or a step's output; the rest
+        // are literals and functions (`'true'`, `cancelled()`).
+        let names = expr
+            .split(|c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c)))
+            .filter(|t| t.contains('.'));
+        for name in names {
+            let Some(rest) = name.strip_prefix("steps.") else {
+                assert!(
+                    name.starts_with("inputs."),
+                    "unexpected name {name} in {expr}"
+                );
+                continue;
+            };
+            let (id, output) = rest.split_once(".outputs.").expect("steps.ID.outputs.NAME");
+            let step = step(&action, id);
+            if let Some(uses) = step["uses"].as_str() {
+                let (_, outputs) = USED_ACTION_OUTPUTS
+                    .iter()
+                    .find(|(action, _)| uses.starts_with(action))
+                    .unwrap_or_else(|| panic!("step {id}: outputs of {uses} unknown"));
+                assert!(outputs.contains(&output), "{uses} has no output {output}");
+            } else {
+                let script = text(&step["run"], id);
+                assert!(
+                    script.contains(&format!("echo \"{output}="))
+                        && script.contains(">> \"$GITHUB_OUTPUT\""),
+                    "step {id} never writes output {output}"
+                );
+            }
+            checked += 1;
+        }
     }
     assert!(
-        checked >= 2,
-        "the report step's binary and the action's output"
+        checked >= 10,
+        "the report step's binary, the history's file and keys, the action's output"
     );
     for name in keys(&action["outputs"], "outputs") {
         text(&action["outputs"][name.as_str()]["description"], &name);
@@ -249,6 +288,11 @@ const RUNNER_VARIABLES: &[&str] = &[
     "GITHUB_WORKSPACE",
     "GH_TOKEN",
     "GITHUB_TOKEN",
+    "GITHUB_EVENT_NAME",
+    "GITHUB_REF_NAME",
+    "GITHUB_JOB",
+    "GITHUB_RUN_ID",
+    "GITHUB_RUN_ATTEMPT",
 ];
 
 fn run_step(
@@ -366,6 +410,8 @@ const ONE_FAILURE: &str = "tests/fixtures/pytest/one_failure";
 
 #[path = "action/gh_steps.rs"]
 mod gh_steps;
+#[path = "action/history.rs"]
+mod history;
 #[path = "action/lint.rs"]
 mod lint;
 #[path = "action/readme.rs"]
@@ -465,7 +511,8 @@ fn no_matching_file_is_an_error_and_a_bad_switch_is_refused() {
 
 /// `fail-on`: the report step decides (its `fail-on-status` output) and the
 /// last step fails, so that everything is written and the comment sent
-/// before the action fails.
+/// before the action fails; `new` counts only the failures the baseline
+/// did not have.
 #[test]
 fn fail_on_fails_the_last_step_after_everything_is_written() {
     let action = action();
@@ -475,7 +522,16 @@ fn fail_on_fails_the_last_step_after_everything_is_written() {
         .collect();
     assert_eq!(
         ids,
-        ["install", "baseline", "report", "comment", "fail-on"],
+        [
+            "install",
+            "baseline",
+            "history",
+            "history-restore",
+            "report",
+            "comment",
+            "history-save",
+            "fail-on"
+        ],
         "the steps' order"
     );
 
@@ -514,6 +570,34 @@ fn fail_on_fails_the_last_step_after_everything_is_written() {
         assert!(last.output.status.success(), "{}", stdout(&last));
         assert_eq!(stdout(&last), "");
     }
+
+    // `new`: failures the baseline did not have; anything else is refused.
+    let after = "tests/fixtures/baseline/after.xml";
+    for (baseline, status) in [("tests/fixtures/baseline/before.xml", 1), (after, 0)] {
+        let run = run_report_step(&[
+            ("files", after),
+            ("baseline", baseline),
+            ("annotations", "false"),
+            ("fail-on", "new"),
+        ]);
+        assert!(run.output.status.success(), "{}", stdout(&run));
+        let expected = format!("fail-on-status={status}\n");
+        assert!(
+            run.github_output.ends_with(&expected),
+            "{}",
+            run.github_output
+        );
+    }
+    let outputs = [("steps.report.outputs.fail-on-status", "1")];
+    let last = run_step("fail-on", &[("fail-on", "new")], &outputs, &[]);
+    assert_eq!(last.output.status.code(), Some(1), "{}", stdout(&last));
+    assert_eq!(
+        stdout(&last),
+        "::error title=pytest-mcp::the results hold new failures (fail-on: new)\n"
+    );
+    let run = run_report_step(&[("files", after), ("fail-on", "everything")]);
+    assert_eq!(run.output.status.code(), Some(1));
+    assert!(stdout(&run).contains("input fail-on must be failures, errors, new or never"));
 }
 
 /// The install step with the wheel scripts/wheel-check.sh built in place of

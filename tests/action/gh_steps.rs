@@ -406,7 +406,7 @@ fn no_baseline_is_a_notice_or_a_warning_never_a_failure() {
 
 /// `KEY=value` lines of a step's `GITHUB_OUTPUT` as the expressions later
 /// steps read them (`steps.ID.outputs.KEY`).
-fn outputs_of(id: &str, run: &super::Run) -> Vec<(String, String)> {
+pub(super) fn outputs_of(id: &str, run: &super::Run) -> Vec<(String, String)> {
     run.github_output
         .lines()
         .map(|l| {
