@@ -148,7 +148,9 @@ pub fn size(store: &Path) -> Size {
     let mut wal = store.as_os_str().to_owned();
     wal.push("-wal");
     let (bytes, wal) = (len(store), len(Path::new(&wal)));
-    let conn = Connection::open_with_flags(store, OpenFlags::SQLITE_OPEN_READ_ONLY)
+    // Read-write (nothing is written): the last connection to close a WAL
+    // database removes its -wal and -shm files; a read-only one leaves them.
+    let conn = Connection::open_with_flags(store, OpenFlags::SQLITE_OPEN_READ_WRITE)
         .expect("open the store");
     let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).expect(sql) };
     Size {
