@@ -15,6 +15,10 @@
 //!   pytest-mcp's own fixed costs (the interpreter probe).
 //! - `runcost`: `pytest-mcp run` at default settings and at
 //!   `--verbosity -1` against pytest writing both sources itself (issue 13).
+//! - `history`: `pytest-mcp run` recording its run in the history of runs
+//!   against `run --no-history` (issue 32: under 5%), `report` of the
+//!   suite's result files with and without `--history`, the history's steps
+//!   timed in-process, and the store's size over 60 recorded runs.
 //! - `report`: `pytest-mcp report` on a 100,000-case JUnit XML and its
 //!   pytest-json-report twin, against a bare quick-xml event scan (the
 //!   limit), the junit-parser crate and Python's junitparser.
@@ -48,6 +52,8 @@
 
 mod compare;
 mod context;
+mod history_cost;
+mod history_store;
 mod loop_tokens;
 mod overhead;
 mod proc;
@@ -81,7 +87,8 @@ pub struct Env {
 }
 
 const SECTIONS: &[&str] = &[
-    "overhead", "runcost", "report", "shards", "tokens", "loop", "server", "context", "compare",
+    "overhead", "runcost", "history", "report", "shards", "tokens", "loop", "server", "context",
+    "compare",
 ];
 
 fn main() {
@@ -171,6 +178,7 @@ fn main() {
         match *section {
             "overhead" => overhead::run(&env),
             "runcost" => run_cost::run(&env),
+            "history" => history_cost::run(&env),
             "report" => throughput::run(&env),
             "shards" => shards::run(&env),
             "tokens" => token_cost::run(&env),
