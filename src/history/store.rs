@@ -8,6 +8,7 @@
 //! and a busy timeout let two runs of one project write without corrupting
 //! it or failing at once.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -135,7 +136,7 @@ impl Store {
         ids.extend(wanted.iter().map(|s| s.to_string()));
         ids.sort_unstable();
         ids.dedup();
-        let index: std::collections::HashMap<i64, usize> = window
+        let index: HashMap<i64, usize> = window
             .runs
             .iter()
             .enumerate()
@@ -181,15 +182,24 @@ impl Store {
         )?;
         let id = tx.last_insert_rowid();
         {
-            let mut test = tx.prepare(
-                "INSERT INTO tests (node_id) VALUES (?1)
-                 ON CONFLICT (node_id) DO UPDATE SET node_id = excluded.node_id
-                 RETURNING id",
-            )?;
+            // The ids known, read once: an upsert per test rewrote every
+            // row only to get its id back (a third of a record's time).
+            let mut known: HashMap<String, i64> = tx
+                .prepare("SELECT node_id, id FROM tests")?
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            let mut test = tx.prepare("INSERT INTO tests (node_id) VALUES (?1)")?;
             let mut result =
                 tx.prepare("INSERT OR REPLACE INTO results (test, run, mark) VALUES (?1, ?2, ?3)")?;
             for (node_id, mark) in run.marks {
-                let test_id: i64 = test.query_row(params![node_id], |r| r.get(0))?;
+                let test_id = match known.get(*node_id) {
+                    Some(&test_id) => test_id,
+                    None => {
+                        let test_id = test.insert(params![node_id])?;
+                        known.insert(node_id.to_string(), test_id);
+                        test_id
+                    }
+                };
                 result.execute(params![test_id, id, mark.code()])?;
             }
         }
