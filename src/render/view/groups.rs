@@ -270,9 +270,10 @@ pub fn rate(h: &TestHistory) -> String {
     format!("flaky, failed {} of the last {} runs", h.failed, h.runs)
 }
 
-/// A commit as people quote it: its first 7 characters.
-pub fn short_commit(commit: &str) -> &str {
-    commit.get(..7).unwrap_or(commit)
+/// A commit as people quote it: its first 7 characters, none of them a
+/// control character (`--commit` takes what it is given).
+pub fn short_commit(commit: &str) -> String {
+    commit.chars().filter(|c| !c.is_control()).take(7).collect()
 }
 
 /// A failure's heading label: `FAILED`, `ERROR at setup`, ...

@@ -120,3 +120,11 @@ fn without_a_history_nothing_is_marked_or_named() {
     assert!(groups.iter().all(|g| history_mark(g).is_none()));
     assert!(groups.iter().all(|g| g.new_ids.is_empty()));
 }
+
+#[test]
+fn a_commit_is_quoted_by_its_first_seven_characters_without_control_ones() {
+    assert_eq!(super::short_commit("1a2b3c4d5e6f"), "1a2b3c4");
+    assert_eq!(super::short_commit("abc"), "abc");
+    assert_eq!(super::short_commit("a\nb\u{1b}[31mc"), "ab[31mc");
+    assert_eq!(super::short_commit("ééééééééé"), "ééééééé");
+}
