@@ -4,7 +4,10 @@
 //! Schema 1 (`PRAGMA user_version`): `runs` (one row per run: when, the
 //! commit and code it ran, where it came from), `tests` (each node id once)
 //! and `results` (a run's mark of each test that ran: passed, failed,
-//! passed after retries; skipped tests are not kept). Write-ahead logging
+//! passed after retries; skipped tests are not kept), keyed by run first:
+//! a run's rows are appended together and the oldest run's go as a range,
+//! so writing one costs the same however full the store is (keyed by test
+//! first, a run's rows touched every page of the table). Write-ahead logging
 //! and a busy timeout let two runs of one project write without corrupting
 //! it or failing at once.
 
@@ -18,6 +21,9 @@ use crate::model::history::{Mark, RunInfo, Window};
 
 /// The schema this build reads and writes.
 pub const SCHEMA: i64 = 1;
+/// Tests judged beyond which their marks are read in one pass over the
+/// window rather than test by test (50 lookups each).
+const ONE_PASS: usize = 400;
 /// How long a write waits for another process's to end.
 const BUSY: Duration = Duration::from_secs(5);
 
@@ -36,10 +42,10 @@ CREATE TABLE IF NOT EXISTS tests (
     node_id TEXT NOT NULL UNIQUE
 );
 CREATE TABLE IF NOT EXISTS results (
-    test INTEGER NOT NULL,
     run INTEGER NOT NULL,
+    test INTEGER NOT NULL,
     mark INTEGER NOT NULL,
-    PRIMARY KEY (test, run)
+    PRIMARY KEY (run, test)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS results_not_passed ON results (run) WHERE mark <> 0;
 ";
@@ -125,40 +131,86 @@ impl Store {
         let Some(first) = window.runs.first().map(|r| r.id) else {
             return Ok(window);
         };
-        let mut ids: Vec<String> = self
+        // The tests worth judging: those that failed or flipped in the
+        // window, and those asked for.
+        let mut interest: HashMap<i64, String> = self
             .conn
             .prepare(
-                "SELECT DISTINCT t.node_id FROM results r JOIN tests t ON t.id = r.test
+                "SELECT DISTINCT r.test, t.node_id FROM results r JOIN tests t ON t.id = r.test
                  WHERE r.run >= ?1 AND r.mark <> 0",
             )?
-            .query_map(params![first], |r| r.get(0))?
+            .query_map(params![first], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<Result<_, _>>()?;
-        ids.extend(wanted.iter().map(|s| s.to_string()));
-        ids.sort_unstable();
-        ids.dedup();
+        let mut lookup = self
+            .conn
+            .prepare("SELECT id FROM tests WHERE node_id = ?1")?;
+        for node_id in wanted {
+            if let Some(id) = lookup
+                .query_row(params![node_id], |r| r.get::<_, i64>(0))
+                .optional()?
+            {
+                interest.insert(id, node_id.to_string());
+            }
+        }
         let index: HashMap<i64, usize> = window
             .runs
             .iter()
             .enumerate()
             .map(|(i, r)| (r.id, i))
             .collect();
-        let mut marks = self.conn.prepare(
-            "SELECT r.run, r.mark FROM results r JOIN tests t ON t.id = r.test
-             WHERE t.node_id = ?1 AND r.run >= ?2 ORDER BY r.run",
-        )?;
-        for id in ids {
-            let rows: Vec<(usize, Mark)> = marks
-                .query_map(params![id, first], |r| Ok((r.get::<_, i64>(0)?, r.get(1)?)))?
-                .filter_map(|row| match row {
-                    Ok((run, mark)) => Some(Ok((*index.get(&run)?, Mark::from_code(mark)?))),
-                    Err(e) => Some(Err(e)),
-                })
-                .collect::<Result<_, _>>()?;
-            if !rows.is_empty() {
-                window.marks.insert(id, rows);
-            }
+        for (test, run, mark) in self.marks_of(&interest, first)? {
+            let (Some(&i), Some(mark), Some(node_id)) =
+                (index.get(&run), Mark::from_code(mark), interest.get(&test))
+            else {
+                continue;
+            };
+            window
+                .marks
+                .entry(node_id.clone())
+                .or_default()
+                .push((i, mark));
+        }
+        for marks in window.marks.values_mut() {
+            marks.sort_unstable_by_key(|(i, _)| *i);
         }
         Ok(window)
+    }
+
+    /// The rows `(test, run, mark)` of the `interest` tests from run
+    /// `first` on: looked up test by test (a run's row of a test is one
+    /// key), or, for a cascade of failing tests, read in one pass over the
+    /// window.
+    fn marks_of(
+        &self,
+        interest: &HashMap<i64, String>,
+        first: i64,
+    ) -> Result<Vec<(i64, i64, i64)>, StoreError> {
+        let row = |r: &rusqlite::Row<'_>| Ok((r.get(0)?, r.get(1)?, r.get(2)?));
+        if interest.len() > ONE_PASS {
+            let mut all = self
+                .conn
+                .prepare("SELECT test, run, mark FROM results WHERE run >= ?1")?;
+            let rows = all.query_map(params![first], row)?;
+            let mut out = Vec::new();
+            for r in rows {
+                let r: (i64, i64, i64) = r?;
+                if interest.contains_key(&r.0) {
+                    out.push(r);
+                }
+            }
+            return Ok(out);
+        }
+        let mut each = self.conn.prepare(
+            "SELECT test, run, mark FROM results
+             WHERE run IN (SELECT id FROM runs WHERE id >= ?2) AND test = ?1",
+        )?;
+        let mut out = Vec::new();
+        for test in interest.keys() {
+            for r in each.query_map(params![test, first], row)? {
+                out.push(r?);
+            }
+        }
+        Ok(out)
     }
 
     /// Writes `run`, then lets all but the newest `keep` runs go. Its
@@ -190,7 +242,7 @@ impl Store {
                 .collect::<Result<_, _>>()?;
             let mut test = tx.prepare("INSERT INTO tests (node_id) VALUES (?1)")?;
             let mut result =
-                tx.prepare("INSERT OR REPLACE INTO results (test, run, mark) VALUES (?1, ?2, ?3)")?;
+                tx.prepare("INSERT OR REPLACE INTO results (run, test, mark) VALUES (?1, ?2, ?3)")?;
             for (node_id, mark) in run.marks {
                 let test_id = match known.get(*node_id) {
                     Some(&test_id) => test_id,
@@ -200,7 +252,7 @@ impl Store {
                         test_id
                     }
                 };
-                result.execute(params![test_id, id, mark.code()])?;
+                result.execute(params![id, test_id, mark.code()])?;
             }
         }
         let oldest_kept: Option<i64> = tx

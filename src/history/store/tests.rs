@@ -101,3 +101,25 @@ fn the_store_is_written_ahead_and_versioned() {
         .expect("version");
     assert_eq!(version, SCHEMA);
 }
+
+#[test]
+fn a_cascade_of_failures_is_read_in_one_pass_with_the_same_marks() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut store = Store::open(&dir.path().join("h.sqlite")).expect("open");
+    let ids: Vec<String> = (0..ONE_PASS + 100)
+        .map(|i| format!("t.py::test_{i}"))
+        .collect();
+    let failing: Vec<(&str, Mark)> = ids.iter().map(|id| (id.as_str(), F)).collect();
+    let passing: Vec<(&str, Mark)> = ids.iter().map(|id| (id.as_str(), P)).collect();
+    store.record(&new_run(&passing, "x"), 50).expect("record");
+    store.record(&new_run(&failing, "x"), 50).expect("record");
+    store
+        .record(&new_run(&[("other", P)], "x"), 50)
+        .expect("record");
+    let w = store.window(49, &["other"]).expect("window");
+    assert_eq!(w.marks.len(), ids.len() + 1);
+    for id in &ids {
+        assert_eq!(w.marks[id], [(0, P), (1, F)], "{id}");
+    }
+    assert_eq!(w.marks["other"], [(2, P)]);
+}
