@@ -263,7 +263,7 @@ fn steps_table(env: &Env, project: &Path, results: &Results, filled: &Path, work
             time(rounds, || junit::parse(&data, "junit.xml").map(|r| r.tests.len())),
         ),
         (
-            "code identity in git (`history::identify`: git rev-parse, diff HEAD, ls-files, rev-parse --show-toplevel)".into(),
+            "code identity in git (`history::identify`: git rev-parse --show-toplevel HEAD, diff HEAD, ls-files --others)".into(),
             time(rounds, || history::identify(project, &keeping.path)),
         ),
         (
