@@ -65,7 +65,8 @@ pytest-mcp report report.json junit.xml --format json -o result.json\n  \
 pytest-mcp report shard-*.xml >> \"$GITHUB_STEP_SUMMARY\"\n  \
 pytest-mcp report --format github --fail-on failures reports/\n  \
 pytest-mcp report --format gfm --baseline main.xml pr.xml -o comment.md\n  \
-pytest-mcp report --baseline main.xml --baseline main.json pr.xml pr.json"
+pytest-mcp report --baseline main.xml --baseline main.json pr.xml pr.json\n  \
+pytest-mcp report --history history.sqlite --fail-on new junit.xml    # in CI, the store restored"
     )]
     Report(ReportArgs),
     /// Run pytest in a project and report the result.
