@@ -43,17 +43,27 @@ impl<'r> Section<'r> {
                     if let Some(phase) = phase {
                         detail.push(Cow::Borrowed(phase.marker()));
                     }
-                    let in_section = frames.partition_point(|(i, _)| *i < section.start)
-                        ..frames.partition_point(|(i, _)| *i < section.end);
-                    let frames = &frames[in_section];
+                    // A chained exception: the last link is the one
+                    // raised; the ones before it are its causes.
+                    let mut links = chain_links(&tb_lines, section);
+                    let Some((raised, _)) = links.pop() else {
+                        continue;
+                    };
                     pytest_detail(
                         &mut detail,
                         &tb_lines,
-                        section,
-                        frames,
+                        raised.clone(),
+                        frames_in(&frames, &raised),
                         &message,
                         &message_lines,
                     );
+                    for (link, word) in links.into_iter().rev() {
+                        if let Some(line) =
+                            cause_line(&tb_lines, &link, frames_in(&frames, &link), word)
+                        {
+                            detail.push(Cow::Owned(line));
+                        }
+                    }
                 }
             }
             Some(tb) => foreign_detail(&mut detail, tb, &tb_lines, &message, t),
@@ -104,6 +114,73 @@ pub(super) fn traceback_lines(t: &TestResult) -> (Vec<&str>, Parts) {
     (lines, parts)
 }
 
+/// The lines pytest writes between the links of a chained exception, and
+/// the words a cause is shown with.
+const CHAIN_LINKS: [(&str, &str); 2] = [
+    (
+        "The above exception was the direct cause of the following exception:",
+        "caused by",
+    ),
+    (
+        "During handling of the above exception, another exception occurred:",
+        "while handling",
+    ),
+];
+
+/// The links of a chained exception in `section` of a traceback's lines,
+/// oldest first, each with the words its cause is shown with (the line
+/// that follows it says which); one link when nothing is chained.
+fn chain_links(lines: &[&str], section: Range<usize>) -> Vec<(Range<usize>, &'static str)> {
+    let mut links = Vec::new();
+    let mut start = section.start;
+    for i in section.clone() {
+        let line = lines[i].trim();
+        if let Some((_, word)) = CHAIN_LINKS.iter().find(|(l, _)| *l == line) {
+            links.push((start..i, *word));
+            start = i + 1;
+        }
+    }
+    links.push((start..section.end, ""));
+    links
+}
+
+/// The frames (of [`frame_lines`]) within `range`.
+fn frames_in<'f, 'a>(
+    frames: &'f [(usize, FrameLine<'a>)],
+    range: &Range<usize>,
+) -> &'f [(usize, FrameLine<'a>)] {
+    let from = frames.partition_point(|(i, _)| *i < range.start);
+    let to = frames.partition_point(|(i, _)| *i < range.end);
+    &frames[from..to]
+}
+
+/// A cause of a chained exception in one line: `caused by
+/// FileNotFoundError: ... (at app/config.py:5)`, its exception as its `E`
+/// line says and its place as its last frame in the project says.
+fn cause_line(
+    lines: &[&str],
+    link: &Range<usize>,
+    frames: &[(usize, FrameLine<'_>)],
+    word: &str,
+) -> Option<String> {
+    let exception = lines[link.clone()]
+        .iter()
+        .find_map(|l| l.strip_prefix('E').filter(|r| r.starts_with(' ')))
+        .map(str::trim)
+        .filter(|e| !e.is_empty())?;
+    let place = frames
+        .iter()
+        .rev()
+        .map(|(_, f)| f)
+        .find(|f| is_project_path(f.path))
+        .or(frames.last().map(|(_, f)| f));
+    let mut line = format!("{word} {}", one_line(exception));
+    if let Some(f) = place {
+        let _ = write!(line, " ({})", at_line(f.path, f.line));
+    }
+    Some(line)
+}
+
 /// pytest's frame lines (`path:line: ...`) among a traceback's lines, with
 /// their index. None means a trace from another framework.
 pub(super) fn frame_lines<'a>(lines: &[&'a str]) -> Vec<(usize, FrameLine<'a>)> {
@@ -138,12 +215,24 @@ pub(super) fn pytest_detail<'a>(
     } else {
         in_project
     };
-    let skipped = listed.len().saturating_sub(MAX_FRAMES);
+    // A frame repeated in a row (a recursion) is listed once, counted.
+    let mut runs: Vec<(&FrameLine<'_>, usize)> = Vec::new();
+    for f in listed {
+        match runs.last_mut() {
+            Some((last, n)) if last.path == f.path && last.line == f.line => *n += 1,
+            _ => runs.push((f, 1)),
+        }
+    }
+    let skipped = runs.len().saturating_sub(MAX_FRAMES);
     if skipped > 0 {
         detail.push(Cow::Owned(format!("… {skipped} earlier frames")));
     }
-    for f in listed.iter().skip(skipped) {
-        detail.push(Cow::Owned(at_line(f.path, f.line)));
+    for (f, n) in runs.iter().skip(skipped) {
+        let mut at = at_line(f.path, f.line);
+        if *n > 1 {
+            let _ = write!(at, " (×{n})");
+        }
+        detail.push(Cow::Owned(at));
     }
     // The last frame's block: from the previous frame line to the last one.
     let Some(&(last, _)) = frames.last() else {
@@ -222,10 +311,15 @@ pub(super) fn foreign_detail<'a>(
     // A line repeats the message when it is a message line, or ends with one
     // (`java.lang.AssertionError: <message>`); very short message lines
     // ("Failed") are only matched exactly.
+    // A line that is the end of a message line (`pytest.fail("...",
+    // pytrace=False)`: the message is `Failed: ...`, the trace its text)
+    // repeats it too.
     let repeats_message = |line: &str| {
-        message_lines
-            .iter()
-            .any(|m| line == *m || (m.chars().count() >= 8 && line.ends_with(m)))
+        message_lines.iter().any(|m| {
+            line == *m
+                || (m.chars().count() >= 8 && line.ends_with(m))
+                || (line.chars().count() >= 8 && m.ends_with(line))
+        })
     };
     let mut kept: Vec<&str> = Vec::new();
     let mut frames_seen: HashSet<&str> = HashSet::new();

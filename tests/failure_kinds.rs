@@ -1,0 +1,71 @@
+//! Failures of the kinds real suites meet, told right in the default
+//! Markdown (tests/projects/failure_kinds): a chained exception shows the
+//! exception raised with its own frames first, then its cause with the
+//! cause's place; a frame repeated by a recursion is listed once with a
+//! count; `pytest.fail(..., pytrace=False)` says its message once.
+
+mod common;
+
+use common::support::{project_copy, run_pytest_mcp};
+
+/// The failure section of `id` in `md`: from its heading to the next.
+fn section<'a>(md: &'a str, id: &str) -> &'a str {
+    let start = md
+        .find(&format!(": {id}\n"))
+        .unwrap_or_else(|| panic!("no section for {id} in:\n{md}"));
+    let rest = &md[start..];
+    let end = rest[1..].find("\n### ").map_or(rest.len(), |i| i + 1);
+    &rest[..end]
+}
+
+fn answer() -> String {
+    let (_dir, root) = project_copy("failure_kinds");
+    let (status, md) = run_pytest_mcp(&root, &["--no-history"]);
+    assert_eq!(status, Some(1), "{md}");
+    md
+}
+
+#[test]
+fn each_kind_of_failure_is_told_right() {
+    let md = answer();
+
+    let chained = section(&md, "tests/test_kinds.py::test_chained");
+    let lines: Vec<&str> = chained.lines().map(str::trim).collect();
+    let at = |l: &str| lines.iter().position(|x| *x == l);
+    let (test, raise) = (
+        at("at tests/test_kinds.py:28"),
+        at("at tests/test_kinds.py:17"),
+    );
+    assert!(
+        test.is_some() && test < raise,
+        "the raised exception's frames, in order:\n{chained}"
+    );
+    assert!(
+        chained.contains(
+            "caused by FileNotFoundError: [Errno 2] No such file or directory: '/nonexistent/app.toml' (at tests/test_kinds.py:9)"
+        ),
+        "the cause with its place:\n{chained}"
+    );
+    assert!(!chained.contains("at tests/test_kinds.py:9\n"), "{chained}");
+
+    let handling = section(&md, "tests/test_kinds.py::test_raised_while_handling");
+    assert!(
+        handling.contains("while handling ValueError: invalid literal for int() with base 10: 'eighty' (at tests/test_kinds.py:22)"),
+        "{handling}"
+    );
+
+    let recursion = section(&md, "tests/test_kinds.py::test_recursion");
+    let repeated: Vec<&str> = recursion
+        .lines()
+        .filter(|l| l.contains("at tests/test_kinds.py:36"))
+        .collect();
+    assert_eq!(repeated.len(), 1, "{recursion}");
+    assert!(repeated[0].contains(" (×"), "{recursion}");
+
+    let failed = section(&md, "tests/test_kinds.py::test_fail_without_traceback");
+    assert_eq!(
+        failed.matches("the service answered 503").count(),
+        1,
+        "said once:\n{failed}"
+    );
+}
