@@ -2,7 +2,9 @@
 //! Markdown (tests/projects/failure_kinds): a chained exception shows the
 //! exception raised with its own frames first, then its cause with the
 //! cause's place; a frame repeated by a recursion is listed once with a
-//! count; `pytest.fail(..., pytrace=False)` says its message once.
+//! count; `pytest.fail(..., pytrace=False)` says its message once; an
+//! ExceptionGroup lists each member with its place, and no path is
+//! absolute.
 
 mod common;
 
@@ -61,6 +63,19 @@ fn each_kind_of_failure_is_told_right() {
         .collect();
     assert_eq!(repeated.len(), 1, "{recursion}");
     assert!(repeated[0].contains(" (×"), "{recursion}");
+
+    let group = section(&md, "tests/test_kinds.py::test_group");
+    assert!(
+        group.contains("\n  1: ValueError: negative: -1 (at tests/test_kinds.py:"),
+        "{group}"
+    );
+    assert!(group.contains("\n  2: KeyError: 'missing'\n"), "{group}");
+    assert!(group.contains("\n  at tests/test_kinds.py:"), "{group}");
+    let root = std::fs::canonicalize(env!("CARGO_MANIFEST_DIR")).expect("root");
+    assert!(
+        !md.contains("/tmp/") && !md.contains(&*root.to_string_lossy()),
+        "no absolute path:\n{md}"
+    );
 
     let failed = section(&md, "tests/test_kinds.py::test_fail_without_traceback");
     assert_eq!(

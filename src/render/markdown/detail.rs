@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::ops::Range;
 
+use super::exception_group;
 use super::lines::{LineSet, lines_of};
 use super::{FOREIGN_TRACE_LINES, MAX_FRAMES, MAX_MESSAGE_LINES};
 pub(super) use crate::model::crash::is_framework_frame;
@@ -65,6 +66,14 @@ impl<'r> Section<'r> {
                         }
                     }
                 }
+            }
+            Some(tb) if exception_group::is_exception_group(tb) => {
+                let file = t.location.as_ref().map(|l| &*l.file);
+                detail.extend(
+                    exception_group::detail(tb, file)
+                        .into_iter()
+                        .map(Cow::Owned),
+                );
             }
             Some(tb) => foreign_detail(&mut detail, tb, &tb_lines, &message, t),
             None => {

@@ -21,6 +21,7 @@
 
 mod changes;
 mod detail;
+mod exception_group;
 mod fit;
 mod grouping;
 mod lines;

@@ -42,3 +42,24 @@ def test_recursion():
 
 def test_fail_without_traceback():
     pytest.fail("the service answered 503", pytrace=False)
+
+
+def check(n):
+    if n < 0:
+        raise ValueError(f"negative: {n}")
+    return n
+
+
+def collect_problems():
+    problems = []
+    for n in (-1, 2):
+        try:
+            check(n)
+        except ValueError as e:
+            problems.append(e)
+    problems.append(KeyError("missing"))
+    return problems
+
+
+def test_group():
+    raise ExceptionGroup("two problems", collect_problems())
