@@ -3,8 +3,9 @@
 //! exception raised with its own frames first, then its cause with the
 //! cause's place; a frame repeated by a recursion is listed once with a
 //! count; `pytest.fail(..., pytrace=False)` says its message once; an
-//! ExceptionGroup lists each member with its place, and no path is
-//! absolute.
+//! ExceptionGroup lists each member with its place; a doctest says what it
+//! ran, expected and got; a missing fixture keeps what it shows; and no
+//! path is absolute.
 
 mod common;
 
@@ -75,6 +76,28 @@ fn each_kind_of_failure_is_told_right() {
     assert!(
         !md.contains("/tmp/") && !md.contains(&*root.to_string_lossy()),
         "no absolute path:\n{md}"
+    );
+
+    let doctest = section(&md, "shop/calc.py::shop.calc.total");
+    for line in [
+        "  at shop/calc.py:4\n",
+        "  > total([1, 2])\n",
+        "  Expected: 4\n",
+        "  Got: 3\n",
+    ] {
+        assert!(doctest.contains(line), "{line:?} in:\n{doctest}");
+    }
+    let fixture = section(
+        &md,
+        "tests/test_kinds.py::test_needs_a_fixture_no_one_defined",
+    );
+    assert!(
+        fixture.contains("fixture 'database' not found"),
+        "{fixture}"
+    );
+    assert!(
+        fixture.contains("file tests/test_kinds.py, line "),
+        "{fixture}"
     );
 
     let failed = section(&md, "tests/test_kinds.py::test_fail_without_traceback");

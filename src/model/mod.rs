@@ -16,6 +16,7 @@ pub mod discovery;
 pub mod exec_error;
 pub mod groups;
 pub mod history;
+pub mod paths;
 pub mod raw_report;
 pub mod rerun;
 

@@ -15,10 +15,10 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::model::Run;
-use crate::model::changes;
 use crate::model::discovery::Discovery;
 use crate::model::exec_error::{ErrorKind, ExecError, Running, Signal};
 use crate::model::raw_report::RawReports;
+use crate::model::{changes, paths};
 use crate::request::{ValidationError, invalid};
 use crate::runner::command::{self, Capabilities, Mode, Python, Workspace};
 use crate::runner::params::{DiscoverParams, Root, RunParams};
@@ -91,6 +91,7 @@ pub fn run_tests(
         .as_ref()
         .map(|last| changes::since(&run, last));
     run.affected = done.events.affected;
+    paths::relativize(&mut run, &settings.root.path().to_string_lossy());
     Ok(run)
 }
 

@@ -58,6 +58,13 @@ impl<'r> Section<'r> {
                         &message,
                         &message_lines,
                     );
+                    if message.ends_with("DocTestFailure") {
+                        detail.extend(
+                            doctest_lines(&tb_lines[raised.clone()])
+                                .into_iter()
+                                .map(Cow::Owned),
+                        );
+                    }
                     for (link, word) in links.into_iter().rev() {
                         if let Some(line) =
                             cause_line(&tb_lines, &link, frames_in(&frames, &link), word)
@@ -121,6 +128,58 @@ pub(super) fn traceback_lines(t: &TestResult) -> (Vec<&str>, Parts) {
         parts.push((Some(p.phase), start..lines.len()));
     }
     (lines, parts)
+}
+
+/// Lines of a doctest's output block shown, at most, for what it expected
+/// and for what it got.
+const DOCTEST_LINES: usize = 10;
+
+/// What a failing doctest ran, expected and got, from pytest's report of
+/// it (the example's numbered source lines, `Expected:`, `Got:`):
+/// `> total([1, 2])`, `Expected: 4`, `Got: 3` (a block of several lines
+/// indented under its word).
+fn doctest_lines(lines: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    let example = lines.iter().rev().find_map(|l| {
+        let rest = l.trim_start_matches(|c: char| c.is_ascii_digit());
+        (rest.len() < l.len()).then(|| rest.trim_start().strip_prefix(">>> "))?
+    });
+    if let Some(example) = example {
+        out.push(format!("> {}", one_line(example.trim())));
+    }
+    let at = |word: &str| lines.iter().position(|l| l.trim_end() == word);
+    let (Some(expected), Some(got)) = (at("Expected:"), at("Got:")) else {
+        return out;
+    };
+    let block = |from: usize, to: usize| -> Vec<&str> {
+        lines[from..to]
+            .iter()
+            .take_while(|l| !l.trim().is_empty() || from == to)
+            .map(|l| l.trim())
+            .collect()
+    };
+    let got_end = lines[got + 1..]
+        .iter()
+        .position(|l| l.trim().is_empty())
+        .map_or(lines.len(), |i| got + 1 + i);
+    for (word, part) in [
+        ("Expected", block(expected + 1, got)),
+        ("Got", block(got + 1, got_end)),
+    ] {
+        match part.as_slice() {
+            [one] => out.push(format!("{word}: {}", one_line(one))),
+            many => {
+                out.push(format!("{word}:"));
+                for l in many.iter().take(DOCTEST_LINES) {
+                    out.push(format!("  {}", one_line(l)));
+                }
+                if many.len() > DOCTEST_LINES {
+                    out.push(format!("  … {} more lines", many.len() - DOCTEST_LINES));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The lines pytest writes between the links of a chained exception, and

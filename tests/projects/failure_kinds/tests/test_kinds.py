@@ -63,3 +63,7 @@ def collect_problems():
 
 def test_group():
     raise ExceptionGroup("two problems", collect_problems())
+
+
+def test_needs_a_fixture_no_one_defined(database):
+    assert database
