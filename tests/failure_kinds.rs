@@ -4,12 +4,14 @@
 //! cause's place; a frame repeated by a recursion is listed once with a
 //! count; `pytest.fail(..., pytrace=False)` says its message once; an
 //! ExceptionGroup lists each member with its place; a doctest says what it
-//! ran, expected and got; a missing fixture keeps what it shows; and no
-//! path is absolute.
+//! ran, expected and got; a missing fixture keeps what it shows; a
+//! pytest-timeout timeout is its limit and the test's line, under 120
+//! tokens, the threads' stacks left out; and no path is absolute.
 
 mod common;
 
 use common::support::{project_copy, run_pytest_mcp};
+use pytest_mcp_testkit::tokens::count_tokens;
 
 /// The failure section of `id` in `md`: from its heading to the next.
 fn section<'a>(md: &'a str, id: &str) -> &'a str {
@@ -99,6 +101,16 @@ fn each_kind_of_failure_is_told_right() {
         fixture.contains("file tests/test_kinds.py, line "),
         "{fixture}"
     );
+
+    let timeout = section(&md, "tests/test_kinds.py::test_hangs");
+    assert!(timeout.contains("Timeout (>1.0s)"), "{timeout}");
+    assert!(
+        timeout.contains("  > time.sleep(5)\n"),
+        "the test's own line:\n{timeout}"
+    );
+    assert!(!timeout.contains("Stack of"), "{timeout}");
+    let tokens = count_tokens(timeout);
+    assert!(tokens < 120, "{tokens} tokens:\n{timeout}");
 
     let failed = section(&md, "tests/test_kinds.py::test_fail_without_traceback");
     assert_eq!(

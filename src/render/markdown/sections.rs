@@ -254,11 +254,35 @@ pub(super) fn captured(
     max_tail: usize,
 ) {
     let Some(text) = text else { return };
+    let mut stacks = 0usize;
+    let mut in_dump = false;
     let lines: Vec<&str> = text
         .lines()
         .map(str::trim_end)
+        .filter(|l| {
+            // pytest-timeout's dump of every thread's stack, between its
+            // `+++ Timeout +++` banners: the limit is in the message and
+            // the test's own line in the frames; the stacks stay in the
+            // full result.
+            if is_timeout_banner(l) {
+                in_dump = !in_dump;
+                stacks += 1;
+                return false;
+            }
+            if in_dump {
+                stacks += 1;
+            }
+            !in_dump
+        })
         .filter(|l| !l.trim().is_empty() && !already.contains(l.trim()))
         .collect();
+    if stacks > 0 {
+        let _ = writeln!(
+            out,
+            "  … pytest-timeout's thread stacks left out ({stacks} lines of {})",
+            label.to_lowercase()
+        );
+    }
     if lines.is_empty() {
         return;
     }
@@ -285,6 +309,16 @@ pub(super) fn captured(
     for l in &lines[lines.len() - OUTPUT_TAIL..] {
         indent_line(out, l);
     }
+}
+
+/// pytest-timeout's banner around its dump of the threads' stacks:
+/// `++++ Timeout ++++`.
+fn is_timeout_banner(line: &str) -> bool {
+    let t = line.trim();
+    t.len() > 20
+        && t.starts_with("+++")
+        && t.ends_with("+++")
+        && t.trim_matches('+').trim() == "Timeout"
 }
 
 /// Skips by reason ([`view::skip_reasons`]), the first

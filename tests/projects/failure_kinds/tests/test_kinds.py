@@ -67,3 +67,18 @@ def test_group():
 
 def test_needs_a_fixture_no_one_defined(database):
     assert database
+
+
+def wait_forever():
+    import time
+
+    time.sleep(30)
+
+
+@pytest.mark.timeout(1)
+def test_hangs():
+    import threading
+    import time
+
+    threading.Thread(target=wait_forever, daemon=True).start()
+    time.sleep(5)
