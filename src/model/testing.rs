@@ -1,5 +1,6 @@
 //! Runs the unit tests of several renderers share.
 
+use super::history::{History, Since, TestHistory};
 use super::{Location, Outcome, Run, TestResult};
 
 /// `n` failing tests, each its own root cause: `tests/t<i>.py::test_x`,
@@ -16,5 +17,41 @@ pub(crate) fn distinct_failures(n: usize) -> Run {
     Run {
         tests,
         ..Run::default()
+    }
+}
+
+/// A history of `runs` runs on commit bbbbbbb: `old` failing for 4 runs
+/// since `since`, `flaky` flaky (failed 2 of them); any other failure is
+/// new.
+pub(crate) fn history(runs: u32, old: &[&str], since: &str, flaky: &[&str]) -> History {
+    let mut tests = std::collections::HashMap::new();
+    for id in old {
+        let since = Since {
+            run: 1,
+            commit: Some(since.to_string()),
+            runs: 4,
+        };
+        let h = TestHistory {
+            runs,
+            failed: 4,
+            flaky: false,
+            failing_since: Some(since),
+        };
+        tests.insert(id.to_string(), h);
+    }
+    for id in flaky {
+        let h = TestHistory {
+            runs,
+            failed: 2,
+            flaky: true,
+            failing_since: None,
+        };
+        tests.insert(id.to_string(), h);
+    }
+    History {
+        runs: runs as usize,
+        run: i64::from(runs),
+        commit: Some("bbbbbbb22222".into()),
+        tests,
     }
 }

@@ -1,6 +1,6 @@
 use super::*;
 use crate::budget::Budget;
-use crate::model::history::{History, Since, TestHistory};
+use crate::model::testing::history;
 use crate::model::{Outcome, TestResult};
 
 fn failing(id: &str, message: &str) -> TestResult {
@@ -239,42 +239,6 @@ fn render_fitted(
     budget: &Budget,
 ) -> crate::budget::Fitted {
     crate::budget::fit(offer(run, baseline.cloned(), options, *budget))
-}
-
-/// A history of `runs` runs on commit bbbbbbb: `old` failing for 4 runs
-/// since `since`, `flaky` flaky (failed 2 of them); any other failure is
-/// new.
-fn history(runs: u32, old: &[&str], since: &str, flaky: &[&str]) -> History {
-    let mut tests = std::collections::HashMap::new();
-    for id in old {
-        let since = Since {
-            run: 1,
-            commit: Some(since.to_string()),
-            runs: 4,
-        };
-        let h = TestHistory {
-            runs,
-            failed: 4,
-            flaky: false,
-            failing_since: Some(since),
-        };
-        tests.insert(id.to_string(), h);
-    }
-    for id in flaky {
-        let h = TestHistory {
-            runs,
-            failed: 2,
-            flaky: true,
-            failing_since: None,
-        };
-        tests.insert(id.to_string(), h);
-    }
-    History {
-        runs: runs as usize,
-        run: i64::from(runs),
-        commit: Some("bbbbbbb22222".into()),
-        tests,
-    }
 }
 
 /// `message` failing at its own line of t.py.

@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::history::{History, Since, TestHistory};
+use crate::model::history::History;
 use crate::model::{CollectionError, Location, Outcome, Run, TestResult};
 
 fn failing(id: &str, message: &str, file: &str, line: u32) -> TestResult {
@@ -381,36 +381,7 @@ fn rust_backtrace_note_is_left_out() {
 /// A history of runs on commit bbbbbbb: `old` failing for 4 runs since
 /// aaaaaaa, `flaky` flaky (failed 2 of 5).
 fn history(old: &[&str], flaky: &[&str]) -> History {
-    let mut tests = std::collections::HashMap::new();
-    for id in old {
-        let since = Since {
-            run: 1,
-            commit: Some("aaaaaaa111".into()),
-            runs: 4,
-        };
-        let h = TestHistory {
-            runs: 5,
-            failed: 4,
-            flaky: false,
-            failing_since: Some(since),
-        };
-        tests.insert(id.to_string(), h);
-    }
-    for id in flaky {
-        let h = TestHistory {
-            runs: 5,
-            failed: 2,
-            flaky: true,
-            failing_since: None,
-        };
-        tests.insert(id.to_string(), h);
-    }
-    History {
-        runs: 5,
-        run: 5,
-        commit: Some("bbbbbbb222".into()),
-        tests,
-    }
+    crate::model::testing::history(5, old, "aaaaaaa111", flaky)
 }
 
 /// With a history: a flaky failure is a warning titled with its rate,
