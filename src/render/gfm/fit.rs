@@ -98,12 +98,12 @@ pub fn offer<'r>(
         Some(b) => New::Baseline(&b.comparison.new_failures),
         None => New::SinceLastRun,
     };
-    // The view puts flaky groups last, but for a baseline's new failures.
-    let (flaky, mut groups): (Vec<Group<'r>>, Vec<Group<'r>>) = view::failure_groups(run, new)
-        .into_iter()
-        .partition(Group::is_flaky);
-    let flaky_at = groups.len();
-    groups.extend(flaky);
+    // The view puts the flaky groups last, whatever the comparison.
+    let groups = view::failure_groups(run, new);
+    let flaky_at = groups
+        .iter()
+        .position(Group::is_flaky)
+        .unwrap_or(groups.len());
     // New failures are named with a baseline or a history of runs.
     let new_groups = groups[..flaky_at]
         .iter()

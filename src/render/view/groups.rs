@@ -150,7 +150,8 @@ impl<'r> Group<'r> {
 /// holding a new failure first ([`model_groups::failure_groups`]); with a
 /// history of runs, new groups, then those failing before, then the flaky
 /// ones (a group's flaky tests made a group of their own); with a
-/// baseline, those holding one of its new failures first.
+/// baseline, those holding one of its new failures first (flaky ones
+/// still last).
 pub fn failure_groups<'r>(run: &'r Run, new: New<'_>) -> Vec<Group<'r>> {
     let found = model_groups::failure_groups(run);
     let params = Parametrizations::for_groups(run, &found);
@@ -226,7 +227,8 @@ pub fn failure_groups<'r>(run: &'r Run, new: New<'_>) -> Vec<Group<'r>> {
         groups.sort_by_key(|g| g.standing);
     }
     if baseline.is_some() {
-        groups.sort_by_key(|g| g.new == 0);
+        // A baseline's new failures first, the flaky ones still last.
+        groups.sort_by_key(|g| (g.is_flaky(), g.new == 0));
     }
     groups
 }
