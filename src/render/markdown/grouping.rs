@@ -56,14 +56,9 @@ pub(super) fn shown(groups: Vec<view::Group<'_>>, keep: usize) -> Vec<Shown<'_>>
 /// ` (flaky, failed 3 of the last 5 runs)` or ` (failing for 4 runs,
 /// since 1a2b3c4)`.
 pub(super) fn new_mark(group: &view::Group<'_>) -> String {
-    if let Some(mark) = view::standing_mark(group) {
-        return format!(" ({mark})");
-    }
-    match group.new {
-        0 => String::new(),
-        n if n == group.count => " (new)".to_string(),
-        n => format!(" ({n} of {} new)", group.count),
-    }
+    view::standing_mark(group)
+        .or_else(|| view::new_words(group))
+        .map_or_else(String::new, |mark| format!(" ({mark})"))
 }
 
 /// The view's `Same failure in 11 more: a, b, c, d, e, +6 more`, indented

@@ -258,12 +258,18 @@ pub fn standing_mark(group: &Group<'_>) -> Option<String> {
 /// 5 new` when some. `None` with no history (or nothing to say).
 pub fn history_mark(group: &Group<'_>) -> Option<String> {
     match group.standing? {
-        Standing::New => match group.new {
-            0 => None,
-            n if n == group.count => Some("new".to_string()),
-            n => Some(format!("{n} of {} new", group.count)),
-        },
+        Standing::New => new_words(group),
         _ => standing_mark(group),
+    }
+}
+
+/// `new` when all the group's tests are new, `2 of 5 new` when some;
+/// `None` when none is.
+pub fn new_words(group: &Group<'_>) -> Option<String> {
+    match group.new {
+        0 => None,
+        n if n == group.count => Some("new".to_string()),
+        n => Some(format!("{n} of {} new", group.count)),
     }
 }
 

@@ -9,7 +9,8 @@ mod groups;
 mod lists;
 
 pub use groups::{
-    Group, New, error_phase, failure_groups, history_mark, label, rate, short_commit, standing_mark,
+    Group, New, error_phase, failure_groups, history_mark, label, new_words, rate, short_commit,
+    standing_mark,
 };
 pub use lists::{SkipReasons, Standings, flaky, skip_reasons, slowest, standings};
 
