@@ -52,6 +52,10 @@ pub fn identify(dir: &Path, skip: &Path) -> Code {
         let commit = lines.next()?.trim().to_string();
         Some((top, commit))
     });
+    // A project in a folder git ignores (a copy under `target/`, a
+    // scratch checkout) is not that repository's code: git sees none of
+    // its edits, so it is named as a project outside git.
+    let head = head.filter(|_| git(dir, &["check-ignore", "-q", "."]).is_none());
     match head {
         Some((top, commit)) => {
             let mut hash = Sha256::new();

@@ -76,3 +76,26 @@ fn in_git_the_commit_and_uncommitted_changes_name_the_code() {
     write(d, "test_new.py", "def test_b(): pass\n");
     assert_ne!(identify(d, &skip), clean, "an untracked test file is code");
 }
+
+#[test]
+fn a_project_in_an_ignored_folder_is_named_by_its_files() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    if !git(d, &["init", "-q"]) {
+        println!("git not found: skipped");
+        return;
+    }
+    write(d, ".gitignore", "/target\n");
+    assert!(git(d, &["add", "."]) && git(d, &["commit", "-qm", "one"]));
+    let project = d.join("target/copy");
+    write(&project, "test_a.py", "def test_a(): pass\n");
+    let skip = project.join(".pytest_cache/h.sqlite");
+    let first = identify(&project, &skip);
+    assert_eq!(first.commit, None, "git's commit is not this project's");
+    write(&project, "test_a.py", "def test_a(): assert 0\n");
+    assert_ne!(
+        identify(&project, &skip),
+        first,
+        "an edit git ignores is a change"
+    );
+}
