@@ -126,22 +126,26 @@ fn collects_now(run: &Run, file: &str) -> bool {
 }
 
 impl Changes {
-    /// `2 fixed, 1 new failure, 1 still failing` (`, 1 gone` when any):
-    /// every count always, so that a reader finds each in the same place.
+    /// `2 fixed, 1 new failure, 1 still failing` (`, 1 gone`, `, 1 flaky`):
+    /// the counts that are not zero, always in that order.
     pub fn phrase(&self) -> String {
-        let mut s = format!(
-            "{} fixed, {}, {} still failing",
-            self.fixed.len(),
-            plural(self.new_failures.len(), "new failure", "new failures"),
-            self.still_failing.len()
-        );
+        let mut parts = Vec::new();
+        if !self.fixed.is_empty() {
+            parts.push(format!("{} fixed", self.fixed.len()));
+        }
+        if !self.new_failures.is_empty() {
+            parts.push(plural(self.new_failures.len(), "new failure", "new failures"));
+        }
+        if !self.still_failing.is_empty() {
+            parts.push(format!("{} still failing", self.still_failing.len()));
+        }
         if !self.gone.is_empty() {
-            s.push_str(&format!(", {} gone", self.gone.len()));
+            parts.push(format!("{} gone", self.gone.len()));
         }
         if !self.flaky.is_empty() {
-            s.push_str(&format!(", {} flaky", self.flaky.len()));
+            parts.push(format!("{} flaky", self.flaky.len()));
         }
-        s
+        parts.join(", ")
     }
 
     /// Moves the new failures that the history calls flaky to `flaky`.

@@ -107,7 +107,7 @@ fn unreadable_inputs_name_the_first_and_list_all() {
 #[test]
 fn a_markdown_answer_is_carried_by_its_structured_result_within_the_budget() {
     use crate::budget::count_tokens;
-    let mut run = crate::model::testing::distinct_failures(300);
+    let mut run = crate::model::testing::distinct_failures(400);
     for (n, t) in run.tests.iter_mut().enumerate() {
         t.set_traceback(Some(format!("tests/t{n}.py:1: in test_x\n    boom()\n")));
     }

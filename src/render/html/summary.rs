@@ -248,9 +248,14 @@ pub fn outcome_cell(out: &mut String, t: &TestResult, group: Option<usize>) {
 
 /// The run's closing notes (its sources, what the readers noticed).
 pub fn notes(out: &mut String, run: &Run) {
-    let mut md = String::new();
-    markdown::notes(&mut md, run, &[]);
-    let lines: Vec<&str> = md.lines().filter_map(|l| l.strip_prefix("> ")).collect();
+    // A person reads where the results came from even when all is well
+    // (the agent's answer leaves that out).
+    let sources = (!run.sources.is_empty()).then(|| markdown::sources_note(run));
+    let lines: Vec<&str> = sources
+        .iter()
+        .chain(&run.notes)
+        .flat_map(|n| n.lines())
+        .collect();
     if lines.is_empty() {
         return;
     }

@@ -8,9 +8,11 @@
 //! Gone (no longer collected): tests/test_user.py::test_old_name
 //! ```
 //!
-//! The counts line always; fixed and gone tests named compactly (a
-//! parametrized function's id when every case of it is in the list), at
-//! most [`LISTED`] each, never in detail: the agent has read them before.
+//! The counts line always (its counts that are not zero); fixed and gone
+//! tests named compactly (a parametrized function's id when every case of
+//! it is in the list), at most [`LISTED`] each, never in detail: the agent
+//! has read them before. Fixed tests are not named when nothing fails any
+//! more: they are all that failed last time.
 //! New failures are marked where their groups are shown, first.
 
 use std::fmt::Write as _;
@@ -26,7 +28,12 @@ const LISTED: usize = 10;
 /// The lines under the status line, each ending in a newline.
 pub(super) fn block(run: &Run, changes: &Changes) -> String {
     let mut out = format!("Since the last run: {}\n", changes.phrase());
-    if !changes.fixed.is_empty() {
+    // When nothing fails any more, the fixed tests are all that failed
+    // last time: the agent has read them, the count says enough.
+    let all_fixed = changes.new_failures.is_empty()
+        && changes.still_failing.is_empty()
+        && changes.flaky.is_empty();
+    if !changes.fixed.is_empty() && !all_fixed {
         out.push_str("Fixed: ");
         list(&mut out, &compact(run, &changes.fixed));
     }

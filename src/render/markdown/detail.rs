@@ -330,7 +330,7 @@ pub(super) fn pytest_detail<'a>(
             }
             // pytest repeats the message in `E` lines, sometimes with a
             // prefix (`AssertionError: `) the message has or lacks.
-            if message_lines.contains(text) || message.contains(text) {
+            if message_lines.contains(text) || message.contains(text) || names_a_class(text) {
                 continue;
             }
             explanation.push(rest.trim_end());
@@ -340,6 +340,14 @@ pub(super) fn pytest_detail<'a>(
     if more > 0 {
         detail.push(Cow::Owned(format!("… {more} more lines")));
     }
+}
+
+/// pytest's explanation of a name that is a class (`+  where
+/// datetime.date(2024, 3, 6) = <class 'datetime.date'>(2024, 3, 6)`, `+
+/// where <class 'datetime.date'> = dt.date`): the values compared are in
+/// the message, and the class is in the source line.
+pub(super) fn names_a_class(text: &str) -> bool {
+    text.starts_with('+') && text.contains("where ") && text.contains("<class '")
 }
 
 /// `at path:line`, as `format!` would write it, at a fraction of the cost

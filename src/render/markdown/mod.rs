@@ -252,7 +252,14 @@ pub(crate) use sections::sources_note;
 /// block), so that every rendering reads a failure the same way.
 pub(crate) fn failure_lines(t: &crate::model::TestResult, detail: Detail) -> String {
     let mut out = String::new();
-    sections::failure_body(&mut out, t, None, &detail::Section::new(t), detail);
+    sections::failure_body(
+        &mut out,
+        t,
+        None,
+        &detail::Section::new(t),
+        detail,
+        sections::Lean::default(),
+    );
     out
 }
 

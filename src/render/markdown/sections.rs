@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::detail::{Section, is_framework_frame, is_pytest_hint, message_of};
+use super::detail::{Section, is_framework_frame, is_pytest_hint, message_of, names_a_class};
 use super::grouping::{Shown, new_mark, same_line};
 use super::lines::{LineSet, clip, indent_line, line_breaks};
 use super::{Detail, MAX_MESSAGE_LINES, MAX_SKIP_REASONS, OUTPUT_HEAD, OUTPUT_TAIL};
@@ -102,16 +102,27 @@ pub(super) const COLLAPSE_AFTER: usize = 12;
 pub(super) fn failure(out: &mut String, shown: &Shown<'_>, detail: Detail, collapse: bool) {
     let group = &shown.group;
     let t = group.first;
+    let section = shown.section();
+    let place = test_line(&section, t);
     let _ = write!(
         out,
-        "\n### {}{}: {}\n",
+        "\n### {}{}: {}",
         group.label(),
         new_mark(group),
         clip(&one_line(&t.node_id))
     );
+    match place {
+        Some(line) => {
+            let _ = writeln!(out, " (line {line})");
+        }
+        None => out.push('\n'),
+    }
     let start = out.len();
     let same = same_line(group, detail.listed_ids());
-    failure_body(out, t, same.as_deref(), &shown.section(), detail);
+    let lean = Lean {
+        place_in_heading: place.is_some(),
+    };
+    failure_body(out, t, same.as_deref(), &section, detail, lean);
     if collapse {
         collapse_long(out, start);
     }
@@ -166,6 +177,32 @@ pub(super) fn collapse_long(out: &mut String, start: usize) {
     let _ = write!(out, "{fence}\n\n</details>\n");
 }
 
+/// The line of the test's own file where it failed, when the section's
+/// first frame is there: the agent's heading carries it (` (line 16)`)
+/// instead of an `at` line of its own, the file being in the id.
+/// The test's line is where a person looks first; for the rest of the
+/// frames, their `at` lines stay.
+fn test_line(section: &Section<'_>, t: &TestResult) -> Option<u32> {
+    let file = &t.location.as_ref()?.file;
+    // Only where the id names the file (pytest's `file::name`): other
+    // frameworks' ids (`Suite > name`) leave the file to the `at` line.
+    if !t.node_id.starts_with(&**file) {
+        return None;
+    }
+    let first = section.detail.first()?;
+    let rest = first.strip_prefix("at ")?.strip_prefix(one_line(file).as_ref())?;
+    rest.strip_prefix(':')?.parse().ok()
+}
+
+/// What the agent's section leaves out that the heading already says.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Lean {
+    /// The heading ends with the test's line ([`test_line`]): the first
+    /// `at` line, and a message that is only that place and a type
+    /// (`shop/calc.py:4: DocTestFailure`), say it again.
+    pub(super) place_in_heading: bool,
+}
+
 /// Everything of a failure section under its heading.
 pub(super) fn failure_body(
     out: &mut String,
@@ -173,8 +210,15 @@ pub(super) fn failure_body(
     same: Option<&str>,
     section: &Section<'_>,
     detail: Detail,
+    lean: Lean,
 ) {
-    message_lines(out, &message_of(t), detail.message_lines());
+    let message = message_of(t);
+    let message = if lean.place_in_heading {
+        without_place(&message, t)
+    } else {
+        &message
+    };
+    message_lines(out, lean_message(message), detail.message_lines());
     if !t.reruns().is_empty() {
         // The earlier attempts and this last one.
         let attempts = t.reruns().len() + 1;
@@ -184,11 +228,15 @@ pub(super) fn failure_body(
         // Not clipped: the ids must stay whole to be fed back.
         let _ = writeln!(out, "{line}");
     }
-    let shown: &[Cow<'_, str>] = if detail.crash_only() {
+    let mut shown = if detail.crash_only() {
         crash_lines(&section.detail)
     } else {
-        &section.detail
+        0..section.detail.len()
     };
+    if lean.place_in_heading && shown.start == 0 {
+        shown.start = 1.min(shown.end);
+    }
+    let shown = &section.detail[shown];
     for line in shown {
         indent_line(out, line);
     }
@@ -202,19 +250,43 @@ pub(super) fn failure_body(
     captured(out, "Captured log", t.log(), already, tail);
 }
 
+/// A message that names the place of its test and a type only
+/// (`shop/calc.py:4: DocTestFailure`, a doctest's), as the type.
+fn without_place<'m>(message: &'m str, t: &TestResult) -> &'m str {
+    let Some(file) = t.location.as_ref().map(|l| &*l.file) else {
+        return message;
+    };
+    let Some(rest) = message.strip_prefix(file).and_then(|r| r.strip_prefix(':')) else {
+        return message;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    match rest[digits..].strip_prefix(": ") {
+        Some(kind) if digits > 0 && !kind.contains(char::is_whitespace) => kind,
+        _ => message,
+    }
+}
+
+/// A failed `assert` says `assert ...` after its type: the type adds
+/// nothing (pytest's own `E` lines leave it out too).
+fn lean_message(message: &str) -> &str {
+    match message.strip_prefix("AssertionError: ") {
+        Some(rest) if rest.starts_with("assert ") => rest,
+        _ => message,
+    }
+}
+
 /// Lines of a section's detail kept when tracebacks are cut to the crash.
 const CRASH_LINES: usize = 4;
 
 /// The crash lines of a section's detail: the last `at file:line` (where
 /// the test failed) and what follows it (the failing source line, the
 /// explanation), or the first lines of a trace with no such line.
-fn crash_lines<'a, 'r>(detail: &'a [Cow<'r, str>]) -> &'a [Cow<'r, str>] {
+fn crash_lines(detail: &[Cow<'_, str>]) -> std::ops::Range<usize> {
     let start = detail
         .iter()
         .rposition(|l| l.starts_with("at "))
         .unwrap_or(0);
-    let rest = &detail[start..];
-    &rest[..rest.len().min(CRASH_LINES)]
+    start..detail.len().min(start + CRASH_LINES)
 }
 
 /// The message: first line flush left, further lines indented two spaces
@@ -234,7 +306,10 @@ pub(super) fn message_lines(out: &mut String, message: &str, max_lines: usize) {
     out.push_str(&clip(first));
     out.push('\n');
     let rest: Vec<&str> = lines
-        .filter(|l| !is_pytest_hint(l.trim()) && !is_framework_frame(l.trim()))
+        .filter(|l| {
+            let l = l.trim();
+            !is_pytest_hint(l) && !is_framework_frame(l) && !names_a_class(l)
+        })
         .collect();
     let shown = rest.len().min(max_lines);
     let omitted = rest.len() - shown;
@@ -345,7 +420,7 @@ pub(super) fn skipped(out: &mut String, run: &Run) {
 /// The closing `>` notes: the run's sources and notes, then `extra`.
 pub fn notes(out: &mut String, run: &Run, extra: &[String]) {
     let mut notes: Vec<String> = Vec::new();
-    if !run.sources.is_empty() {
+    if !run.sources.is_empty() && !read_as_usual(run) {
         notes.push(sources_note(run));
     }
     notes.extend(run.notes.iter().cloned());
@@ -359,6 +434,20 @@ pub fn notes(out: &mut String, run: &Run, extra: &[String]) {
             let _ = writeln!(out, "> {}", clip(line));
         }
     }
+}
+
+/// The run was read from what a run of pytest writes when all is well:
+/// one pytest-json-report file and one pytest JUnit XML file. The agent's
+/// answer names its sources only otherwise (one missing, or another kind),
+/// where they say how much to trust it; sources that disagree add notes
+/// of their own.
+fn read_as_usual(run: &Run) -> bool {
+    let [a, b] = run.sources.as_slice() else {
+        return false;
+    };
+    let pair = (a.kind, b.kind);
+    pair == (SourceKind::JsonReport, SourceKind::PytestJunit)
+        || pair == (SourceKind::PytestJunit, SourceKind::JsonReport)
 }
 
 /// Which kinds of source the run was read from, e.g. `Sources:
