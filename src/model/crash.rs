@@ -18,6 +18,7 @@ pub struct CrashLine<'t> {
 ///   [`super::groups`]): its deepest frame in the project's own files, so
 ///   an assertion's line, the line of a helper in another module that
 ///   raised, a fixture's failing line;
+/// - else where its first failed subtest that has a place failed;
 /// - else the test's `file` with the line of its first mention in the
 ///   failure text (`StockTest.php:27`, `(sum.test.js:12:5)`,
 ///   `FooTest.java:42)`: the innermost frame in the test's file for Java,
@@ -42,6 +43,13 @@ pub fn crash_line(t: &TestResult) -> Option<CrashLine<'_>> {
                 line: Some(f.line),
             });
         }
+    }
+    let subtest = t.subtests().into_iter().flat_map(|s| &s.failed);
+    if let Some(at) = subtest.filter_map(|s| s.location.as_ref()).next() {
+        return Some(CrashLine {
+            file: &at.file,
+            line: at.line,
+        });
     }
     let Some(loc) = t.location.as_ref() else {
         return tracebacks()

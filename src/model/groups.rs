@@ -35,7 +35,8 @@ pub struct Shape<'t> {
 
 /// The run's failures and errors in groups, largest first, ties in order
 /// of appearance. A failure with no known place is a group of its own (a
-/// bare "Failed" from two Go tests says nothing about a shared cause).
+/// bare "Failed" from two Go tests says nothing about a shared cause), and
+/// so is a test with failed subtests (each shows its own).
 pub fn failure_groups(run: &Run) -> Vec<FailureGroup> {
     let mut groups: Vec<FailureGroup> = Vec::new();
     let mut index: HashMap<Shape<'_>, usize> = HashMap::new();
@@ -44,7 +45,10 @@ pub fn failure_groups(run: &Run) -> Vec<FailureGroup> {
             continue;
         }
         let alone = FailureGroup { tests: vec![i] };
-        let Some(shape) = shape(t) else {
+        // A test with failed subtests is shown with them: never as one
+        // more id of another test's group.
+        let shape = shape(t).filter(|_| t.subtests().is_none());
+        let Some(shape) = shape else {
             groups.push(alone);
             continue;
         };

@@ -11,6 +11,7 @@ pub mod affected;
 mod attempt;
 pub mod baseline;
 pub mod changes;
+mod counts;
 pub mod crash;
 pub mod discovery;
 pub mod exec_error;
@@ -19,8 +20,11 @@ pub mod history;
 pub mod paths;
 pub mod raw_report;
 pub mod rerun;
+pub mod subtests;
 
 pub use attempt::Attempt;
+pub use counts::Counts;
+pub use subtests::{Subtest, SubtestLabel, Subtests};
 
 #[cfg(test)]
 pub(crate) mod testing;
@@ -245,6 +249,8 @@ pub struct Details {
     /// then errored in teardown), after the one `message` and `traceback`
     /// describe, in the order they were added.
     pub phase_failures: Vec<PhaseFailure>,
+    /// The failed subtests, when the test has any (see [`subtests`]).
+    pub subtests: Option<Subtests>,
 }
 
 impl Details {
@@ -257,6 +263,7 @@ impl Details {
             && self.log.is_none()
             && self.reruns.is_empty()
             && self.phase_failures.is_empty()
+            && self.subtests.is_none()
     }
 }
 
@@ -349,6 +356,28 @@ impl TestResult {
     /// Captured log records, one per line.
     pub fn log(&self) -> Option<&str> {
         self.details.as_ref()?.log.as_deref()
+    }
+
+    /// The failed subtests, when there are any.
+    pub fn subtests(&self) -> Option<&Subtests> {
+        self.details.as_ref()?.subtests.as_ref()
+    }
+
+    /// The failed subtests, to change.
+    pub fn subtests_mut(&mut self) -> Option<&mut Subtests> {
+        self.details.as_mut()?.subtests.as_mut()
+    }
+
+    /// Sets the failed subtests (none when the list is empty); a test with
+    /// no message of its own gets pytest's (`contains 2 failed subtests`).
+    pub fn set_subtests(&mut self, subtests: Subtests) {
+        if subtests.failed.is_empty() {
+            return;
+        }
+        if self.message().is_none() {
+            self.set_message(Some(subtests.summary()));
+        }
+        self.details_mut().subtests = Some(subtests);
     }
 
     /// Earlier attempts a rerun replaced, oldest first.
@@ -553,61 +582,7 @@ pub struct SourceInfo {
     pub folded: usize,
 }
 
-/// Counts over a run. `total == passed + failed + skipped + errors` always;
-/// `xfailed` is a subset of `skipped`, `xpassed` of `passed`. Collection
-/// errors are not tests and are counted in `collection_errors`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
-    pub total: usize,
-    pub passed: usize,
-    pub failed: usize,
-    pub skipped: usize,
-    pub errors: usize,
-    pub xfailed: usize,
-    pub xpassed: usize,
-    /// Passed after failing attempts (a subset of `passed`).
-    pub flaky: usize,
-    /// Failed or errored, and flaky by the history of runs ([`Run::history`],
-    /// docs/flaky.md): a subset of `failed + errors`.
-    pub flaky_failures: usize,
-    pub collection_errors: usize,
-    pub warnings: usize,
-}
-
 impl Run {
-    /// Counts the tests by outcome.
-    pub fn counts(&self) -> Counts {
-        let mut c = Counts {
-            total: self.tests.len() + self.unlisted.passed,
-            passed: self.unlisted.passed,
-            collection_errors: self.collection_errors.len(),
-            warnings: self.warnings.len(),
-            ..Counts::default()
-        };
-        for t in &self.tests {
-            match t.outcome {
-                Outcome::Passed => c.passed += 1,
-                Outcome::Failed => c.failed += 1,
-                Outcome::Skipped => c.skipped += 1,
-                Outcome::Error => c.errors += 1,
-            }
-            if t.is_flaky() {
-                c.flaky += 1;
-            }
-            if let Some(h) = &self.history
-                && h.standing(t) == Some(history::Standing::Flaky)
-            {
-                c.flaky_failures += 1;
-            }
-            match t.xfail {
-                Some(Xfail::XFailed) => c.xfailed += 1,
-                Some(Xfail::XPassed) => c.xpassed += 1,
-                None => {}
-            }
-        }
-        c
-    }
-
     /// The run's duration: the recorded one, else the sum of test durations.
     pub fn duration_secs(&self) -> f64 {
         // A fold from +0.0: an empty `sum()` of floats is -0.0.
@@ -657,6 +632,9 @@ impl Run {
             for p in &mut d.phase_failures {
                 fix_opt(&mut p.message);
                 fix_opt(&mut p.traceback);
+            }
+            for s in d.subtests.iter_mut().flat_map(|s| &mut s.failed) {
+                s.clean_text(&fix);
             }
         }
         for e in &mut self.collection_errors {

@@ -9,7 +9,8 @@
 use crate::model::Run;
 
 /// Rewrites `<root>/x` as `x` in the message and traceback of every
-/// failing test and every collection error of `run`. `root` is the
+/// failing test (and of its failed subtests) and every collection error of
+/// `run`. `root` is the
 /// project's directory as pytest saw it (absolute, no trailing `/`).
 pub fn relativize(run: &mut Run, root: &str) {
     let root = root.trim_end_matches('/');
@@ -24,6 +25,13 @@ pub fn relativize(run: &mut Run, root: &str) {
         }
         if let Some(tb) = strip(t.traceback()) {
             t.set_traceback(Some(tb));
+        }
+        for s in t.subtests_mut().into_iter().flat_map(|s| &mut s.failed) {
+            for text in [&mut s.message, &mut s.traceback] {
+                if let Some(stripped) = strip(text.as_deref()) {
+                    *text = Some(stripped);
+                }
+            }
         }
     }
     for e in &mut run.collection_errors {

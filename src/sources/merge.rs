@@ -11,7 +11,7 @@
 use foldhash::{HashMap, HashMapExt};
 
 use crate::model::raw_report::RawReports;
-use crate::model::{CollectionError, Run, SourceKind, TestResult};
+use crate::model::{CollectionError, Outcome, Run, SourceKind, Subtest, Subtests, TestResult};
 
 /// Merges runs into one. The order of `runs` is the order of the inputs; JSON
 /// reports are merged first whatever their position, so they win.
@@ -110,17 +110,44 @@ fn fill_test(kept: &mut TestResult, mut extra: TestResult) {
         fill(&mut kept.phase, extra.phase);
         fill(&mut kept.xfail, extra.xfail);
     }
-    if let Some(e) = extra.take_details() {
+    if let Some(mut e) = extra.take_details() {
         let mut k = kept.take_details().unwrap_or_default();
         fill(&mut k.stdout, e.stdout);
         fill(&mut k.stderr, e.stderr);
         fill(&mut k.log, e.log);
-        if agree {
+        // A test whose subtests the kept source told apart: its own
+        // message and traceback are the kept ones (pytest's JUnit gives a
+        // test with one failed subtest that subtest's).
+        if agree && k.subtests.is_none() {
+            // pytest-json-report keeps no subtest; pytest's JUnit does.
+            k.subtests = match e.subtests.take() {
+                Some(s) => Some(s.without_own_failure(k.message.as_deref())),
+                // A test pytest-json-report says failed, no phase of its
+                // own failing (its subtests did: unittest's subTest), and
+                // one failure in pytest's JUnit: its one failed subtest.
+                None if kept.outcome == Outcome::Failed
+                    && k.message.is_none()
+                    && k.traceback.is_none()
+                    && e.message.is_some() =>
+                {
+                    let failed = vec![Subtest::new(None, e.message.take(), e.traceback.take())];
+                    Some(Subtests {
+                        failed,
+                        test_passed: true,
+                    })
+                }
+                None => None,
+            };
+            if let Some(s) = k.subtests.as_ref().filter(|_| k.message.is_none()) {
+                k.message = Some(s.summary());
+            }
             if k.message.is_none() && k.phase_failures.is_empty() {
                 k.phase_failures = e.phase_failures;
             }
             fill(&mut k.message, e.message);
             fill(&mut k.traceback, e.traceback);
+        }
+        if agree {
             // A source that knows only that attempts failed (pytest's
             // JUnit, pytest-json-report's one entry of a rerun test) gives
             // way to one that counts more of them.

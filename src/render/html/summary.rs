@@ -56,6 +56,8 @@ pub fn header(out: &mut String, run: &Run, c: &Counts, title: &str) {
         (c.xfailed, "xfailed"),
         (c.xpassed, "xpassed"),
         (c.flaky + c.flaky_failures, "flaky"),
+        // Counted among the failed, as pytest counts them.
+        (c.subtests_failed, "failed subtests"),
         (c.collection_errors, "collection errors"),
         (c.warnings, "warnings"),
     ];

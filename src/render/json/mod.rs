@@ -22,6 +22,7 @@ use crate::model::{CollectionError, Counts, Run, TestResult, Xfail};
 use crate::render::view::{self, Standings};
 
 mod fit;
+mod subtests;
 
 pub use fit::offer;
 
@@ -100,6 +101,10 @@ pub(super) fn summary<S: Serializer>(
         ("flaky", c.flaky),
     ] {
         s.serialize_field(key, &n)?;
+    }
+    // Only when some test has failed subtests (counted in `failed`).
+    if c.subtests_failed > 0 {
+        s.serialize_field("subtests_failed", &c.subtests_failed)?;
     }
     s.end()
 }
@@ -195,6 +200,7 @@ impl Serialize for Tests<'_> {
                     .history
                     .and_then(|h| h.of(&t.node_id))
                     .map(HistoryEntry::of),
+                subtests: subtests::entries(t),
             })?;
         }
         seq.end()
@@ -211,6 +217,9 @@ struct TestEntry<'a> {
     /// Only for a test whose history has a failure or a flip in it.
     #[serde(skip_serializing_if = "Option::is_none")]
     history: Option<HistoryEntry<'a>>,
+    /// Only for a test with failed subtests.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subtests: Option<Vec<subtests::SubtestEntry<'a>>>,
 }
 
 /// A test's history (docs/flaky.md): runs of the window it ran in, how

@@ -26,6 +26,7 @@ mod fit;
 mod grouping;
 mod lines;
 mod sections;
+mod subtests;
 #[cfg(test)]
 mod tests;
 
@@ -87,7 +88,8 @@ pub fn counts_phrase(run: &Run) -> String {
 
 /// [`counts_phrase`] with the run's counts already made.
 fn phrase_of(c: &Counts) -> String {
-    let mut s = format!("{} run, {} failed", c.total, c.failed);
+    let note = subtests::failed_note(c);
+    let mut s = format!("{} run, {} failed{note}", c.total, c.failed);
     if c.errors > 0 {
         let _ = write!(s, ", {}", plural(c.errors, "error", "errors"));
     }

@@ -240,6 +240,9 @@ pub(super) fn failure_body(
     for line in shown {
         indent_line(out, line);
     }
+    super::subtests::write(out, t, detail, &|out, sub| {
+        failure_body(out, sub, None, &Section::new(sub), detail)
+    });
     if !detail.shows_output() {
         return;
     }

@@ -52,6 +52,17 @@ what the failed attempts said is lost there. This plugin puts each attempt
 back as an entry of its own with outcome "rerun" before the test's entry
 (the failed phase with its crash and longrepr), and writes the attempts'
 reports to the event log with their longrepr, as it does for failures.
+
+Subtests (pytest's `subtests` fixture, unittest's `self.subTest`) are
+reported one by one, each a report of its test's id with the subtest's
+`context` (its msg and keyword arguments); pytest-json-report writes each
+over the test's call phase, so only the test's own is left ("contains 2
+failed subtests"). This plugin keeps each failed subtest (msg, kwargs,
+crash, longrepr, captured output) and puts the list in the test's entry
+under "subtests". unittest's subtests are logged while the test's output
+is being captured, so the terminal's progress letter for each ("u") would
+land in the test's captured stdout: they are logged with capture
+suspended, as pytest does for its fixture's.
 """
 
 import json
@@ -84,6 +95,10 @@ _collectors = []
 # pytest-rerunfailures' failed attempts, in pytest-json-report's shape, per
 # test: [(attempt number, entry)], oldest first.
 _attempts = {}
+# Failed subtests, in pytest-json-report's shape, per test: [entry], in the
+# order they failed. Past _MAX_SUBTESTS a test's entries lose their texts.
+_subtests = {}
+_MAX_SUBTESTS = 100
 # Under pytest-xdist: this worker's id ("gw0"), or whether this is the
 # controller (known from the session's start).
 _worker = None
@@ -134,6 +149,70 @@ def pytest_configure(config):
         _worker = str(workerinput.get("workerid", "?"))
     if _AFFECTED and _worker is None and not _ITEMS:
         _affected(config)
+    config.pluginmanager.register(_SubtestCapture(config), "pytest_mcp_subtest_capture")
+
+
+def _subtest_context(report):
+    """A subtest report's context (msg and kwargs), or None for a test's
+    own report: pytest's SubtestReport, pytest-subtests' SubTestReport."""
+    context = getattr(report, "context", None)
+    if context is None or not hasattr(context, "kwargs"):
+        return None
+    return context
+
+
+class _SubtestCapture:
+    """Logs subtest reports with the test's capture suspended (see the
+    module's docstring): unittest's are logged while it is on."""
+
+    def __init__(self, config):
+        self._capman = config.pluginmanager.getplugin("capturemanager")
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_logreport(self, report):
+        disabled = getattr(self._capman, "global_and_fixture_disabled", None)
+        if disabled is None or _subtest_context(report) is None:
+            yield
+            return
+        with disabled():
+            yield
+
+
+def _repr(value):
+    if isinstance(value, str):
+        # pytest 9 gives each value as its saferepr already.
+        return _text(value)
+    try:
+        return _text(repr(value))
+    except Exception:
+        return "<unrepresentable>"
+
+
+def _subtest(report, context):
+    """Keeps a failed subtest as an entry of its test's "subtests"."""
+    entries = _subtests.setdefault(report.nodeid, [])
+    msg = getattr(context, "msg", None)
+    kwargs = getattr(context, "kwargs", None) or {}
+    try:
+        params = {str(k): _repr(v) for k, v in dict(kwargs).items()}
+    except Exception:
+        params = {}
+    entry = {"msg": None if msg is None else _text(msg), "kwargs": params}
+    entry["duration"] = getattr(report, "duration", None)
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is not None:
+        entry["crash"] = {"path": str(crash.path), "lineno": crash.lineno, "message": _text(crash.message)}
+    if len(entries) < _MAX_SUBTESTS:
+        if report.longrepr is not None:
+            entry["longrepr"] = _text(report.longrepr)
+        for key, value in (
+            ("stdout", getattr(report, "capstdout", "")),
+            ("stderr", getattr(report, "capstderr", "")),
+            ("log", getattr(report, "caplog", "")),
+        ):
+            if value:
+                entry[key] = _text(value)
+    entries.append(entry)
 
 
 def _affected(config):
@@ -431,6 +510,10 @@ def _rerun_attempt(report):
 def pytest_runtest_logreport(report):
     if _JSON_REPORT and _worker is None and report.outcome == "rerun":
         _rerun_attempt(report)
+    if _JSON_REPORT and _worker is None and report.failed:
+        context = _subtest_context(report)
+        if context is not None:
+            _subtest(report, context)
     if not _PATH or _worker is not None:
         return
     nodeid = report.nodeid
@@ -528,6 +611,12 @@ def pytest_json_modifyreport(json_report):
     if _collectors:
         json_report["collectors"] = _collectors
     tests = json_report.get("tests")
+    if _subtests and isinstance(tests, list):
+        for test in tests:
+            nodeid = test.get("nodeid") if isinstance(test, dict) else None
+            failed = _subtests.pop(nodeid, None)
+            if failed:
+                test["subtests"] = failed
     if _attempts and isinstance(tests, list):
         # Each test's failed attempts go right before its own entry.
         with_attempts = []

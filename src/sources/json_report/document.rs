@@ -50,6 +50,10 @@ pub(super) struct JsonTest<'a> {
     /// (`when` "???"): read as the call.
     #[serde(default, rename = "???", borrow)]
     pub crashed: Option<Stage<'a>>,
+    /// The test's failed subtests, as pytest-mcp's plugin records them
+    /// (`super::subtests`); a value, read leniently.
+    #[serde(default)]
+    pub subtests: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Deserialize)]

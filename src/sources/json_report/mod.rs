@@ -9,6 +9,7 @@
 //! failure is kept too.
 
 mod document;
+mod subtests;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -341,13 +342,10 @@ fn convert_test(t: JsonTest<'_>, files: &mut SharedFile) -> TestResult {
                 .map(|s| (p, s))
         })
         .collect();
-    let (mut outcome, mut xfail) = outcome_word(&t.outcome);
-    // An error in setup or teardown beats the call's result (and an xfail
-    // or xpass that then errored is an error, nothing else).
-    if phases::outcome_of(failing.iter().map(|(p, _)| *p)) == Some(Outcome::Error) {
-        outcome = Outcome::Error;
-        xfail = None;
-    }
+    let (outcome, xfail) = final_outcome(&t, &failing);
+    // The test failed, and no phase of its own did: its subtests did
+    // (unittest's subTest).
+    let by_subtests = outcome == Outcome::Failed && failing.is_empty();
 
     let mut test = TestResult::new(t.nodeid.to_string(), outcome);
     test.xfail = xfail;
@@ -394,7 +392,38 @@ fn convert_test(t: JsonTest<'_>, files: &mut SharedFile) -> TestResult {
         _ => {}
     }
     set_captured(&mut test, stages.iter().filter_map(|(_, s)| *s));
+    subtests::attach(&mut test, t.subtests.as_ref(), by_subtests);
     test
+}
+
+/// The test's outcome: its word's, unless a subtest's word was left there
+/// ([`subtest_word`]); an error in setup or teardown beats the call's
+/// result (and an xfail or xpass that then errored is an error, nothing
+/// else).
+fn final_outcome(t: &JsonTest<'_>, failing: &[(Phase, &Stage<'_>)]) -> (Outcome, Option<Xfail>) {
+    if phases::outcome_of(failing.iter().map(|(p, _)| *p)) == Some(Outcome::Error) {
+        return (Outcome::Error, None);
+    }
+    match subtest_word(t) {
+        true => (Outcome::Passed, None),
+        false => outcome_word(&t.outcome),
+    }
+}
+
+/// Whether the entry's outcome is a word one of its subtests left there,
+/// every phase of the test having passed: pytest-json-report writes the
+/// word of each report of the test's id over the test's outcome, unless it
+/// is `passed`, and pytest's words for a subtest (in verbose mode) are
+/// `subtests passed`, `skipped` or `xfailed`.
+fn subtest_word(t: &JsonTest<'_>) -> bool {
+    let stages = [&t.setup, &t.call, &t.teardown, &t.crashed];
+    let passed = |s: &Option<Stage<'_>>| {
+        s.as_ref()
+            .is_none_or(|s| s.outcome.as_deref() == Some("passed"))
+    };
+    matches!(&*t.outcome, "subtests passed" | "skipped" | "xfailed")
+        && t.call.is_some()
+        && stages.into_iter().all(passed)
 }
 
 /// The outcome pytest-json-report's word for a test says; a word it never

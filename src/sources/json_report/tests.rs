@@ -88,3 +88,102 @@ fn attempt_entries_before_a_test_are_its_earlier_attempts() {
     assert_eq!(fail.reruns(), &[Attempt::failed(Some("E1".into()))]);
     assert_eq!(run.sources[0].folded, 2);
 }
+
+/// pytest-mcp's plugin keeps each failed subtest in its test's entry:
+/// read with what it was called, its message and its place; a test whose
+/// own phases passed (unittest's subTest) is counted among the passed, as
+/// pytest counts it, and gets pytest's words for its message.
+#[test]
+fn the_plugins_subtests_are_read_into_their_test() {
+    let tb = "    def test_s(subtests):\n>       assert i < 2\nE       assert 2 < 2\n\nt.py:7: AssertionError";
+    let doc = serde_json::json!({"root": "/p", "tests": [
+        {"nodeid": "t.py::test_s", "lineno": 3, "outcome": "failed",
+         "call": {"outcome": "failed", "longrepr": "contains 2 failed subtests"},
+         "subtests": [
+            {"msg": "size", "kwargs": {"i": "2", "a": "'x'"}, "longrepr": tb,
+             "crash": {"path": "/p/t.py", "lineno": 7, "message": "assert 2 < 2"},
+             "stdout": "checking 2\n"},
+            {"msg": null, "kwargs": {"i": "3"},
+             "crash": {"path": "/p/t.py", "lineno": 9, "message": "ValueError: odd"}},
+            "not an object"
+         ]},
+        {"nodeid": "t.py::C::test_u", "lineno": 12, "outcome": "failed",
+         "call": {"outcome": "passed", "stdout": "uu"},
+         "subtests": [{"msg": null, "kwargs": {"n": 1}, "longrepr": tb}]},
+        {"nodeid": "t.py::test_v", "lineno": 20, "outcome": "subtests passed",
+         "call": {"outcome": "passed"}},
+        {"nodeid": "t.py::test_w", "lineno": 30, "outcome": "failed",
+         "call": {"outcome": "failed", "longrepr": "boom"}, "subtests": 7}
+    ]});
+    let run = parse(doc.to_string().as_bytes(), "r.json", false).expect("parse");
+    let [s, u, v, w] = &run.tests[..] else {
+        panic!("{:?}", run.tests)
+    };
+    let subtests = s.subtests().expect("subtests");
+    assert!(!subtests.test_passed);
+    let [two, three] = &subtests.failed[..] else {
+        panic!("{subtests:?}")
+    };
+    let label = two.label.as_ref().expect("label");
+    assert_eq!(label.to_string(), "[size] (i=2, a='x')");
+    assert_eq!(two.message.as_deref(), Some("assert 2 < 2"));
+    assert_eq!(two.location, Some(Location::new("t.py", Some(7))));
+    assert_eq!(two.stdout.as_deref(), Some("checking 2\n"));
+    // No traceback: the crash's place, in the test's own file.
+    assert_eq!(three.location, Some(Location::new("t.py", Some(9))));
+    assert_eq!(s.message(), Some("contains 2 failed subtests"));
+
+    let unittest = u.subtests().expect("subtests");
+    assert!(unittest.test_passed);
+    let n = unittest.failed[0].label.as_ref().expect("label");
+    assert_eq!(n.to_string(), "(n=1)");
+    assert_eq!(u.message(), Some("contains 1 failed subtest"));
+    assert_eq!(u.stdout(), None, "pytest's progress letters");
+
+    assert_eq!(v.outcome, Outcome::Passed);
+    assert_eq!((w.outcome, w.subtests()), (Outcome::Failed, None));
+    let c = run.counts();
+    assert_eq!(
+        (c.total, c.passed, c.failed, c.subtests_failed),
+        (7, 2, 5, 3)
+    );
+}
+
+/// What pytest's terminal writes for unittest's subtests while the test's
+/// output is captured is left out of it; the test's own output stays.
+#[test]
+fn pytests_progress_for_unittest_subtests_is_no_captured_output() {
+    assert_eq!(subtests::without_progress("uu", true).as_deref(), Some(""));
+    assert_eq!(subtests::without_progress("uu", false), None);
+    assert_eq!(
+        subtests::without_progress("hello\nu\n", true).as_deref(),
+        Some("hello")
+    );
+    let verbose =
+        "SUBPASSED(n=0)            [ 83%]\nt.py::C::test_u SUBFAILED(n=1)    [ 83%]\nmine";
+    assert_eq!(
+        subtests::without_progress(verbose, false).as_deref(),
+        Some("mine")
+    );
+    assert_eq!(subtests::without_progress("usual output", true), None);
+}
+
+/// In verbose mode a subtest's word (`skipped`, `xfailed`) is left as
+/// the test's outcome by pytest-json-report when every phase passed.
+#[test]
+fn a_subtests_word_left_as_the_tests_outcome_is_a_pass() {
+    let passed = serde_json::json!({"outcome": "passed"});
+    let doc = serde_json::json!({"root": "/p", "tests": [
+        {"nodeid": "t.py::a", "outcome": "skipped", "setup": passed, "call": passed},
+        {"nodeid": "t.py::b", "outcome": "skipped",
+         "setup": {"outcome": "skipped", "longrepr": "('/p/t.py', 2, 'Skipped: no')"}},
+        {"nodeid": "t.py::c", "outcome": "xfailed", "setup": passed,
+         "call": {"outcome": "skipped"}}
+    ]});
+    let run = parse(doc.to_string().as_bytes(), "r.json", false).expect("parse");
+    let outcomes: Vec<Outcome> = run.tests.iter().map(|t| t.outcome).collect();
+    assert_eq!(
+        outcomes,
+        [Outcome::Passed, Outcome::Skipped, Outcome::Skipped]
+    );
+}

@@ -111,6 +111,10 @@ pub(super) struct CaseBuilder<'c> {
     extra: Vec<String>,
     /// Earlier attempts recorded by rerun elements.
     attempts: Vec<Attempt>,
+    /// The message and text of each `<failure>` after the first, while
+    /// the first stands: pytest writes each failed subtest of a test as
+    /// one more `<failure>` of its case ([`CaseBuilder::take_later_failures`]).
+    later_failures: Vec<(Option<String>, String)>,
     /// A `status` attribute saying the test did not run ([`skip_word`]).
     skip_word: Option<&'static str>,
     /// 1-based position among the cases of its innermost suite.
@@ -175,10 +179,17 @@ impl<'c> CaseBuilder<'c> {
                 return;
             }
         };
+        let first_failure_stands = matches!(
+            &self.status,
+            Some((Status::Failure, kept)) if kept.attempt.is_none()
+        );
         match weaker {
             (_, data) if data.attempt.is_some() => self.attempts.push(attempt_of(data)),
             (kind @ (Status::Failure | Status::Error), mut data) => {
-                let message = data.take_message().0;
+                let (message, text) = data.take_message();
+                if kind == Status::Failure && first_failure_stands {
+                    self.later_failures.push((message.clone(), text));
+                }
                 let message = message.unwrap_or_else(|| "(no message)".to_string());
                 let word = if kind == Status::Error {
                     "error"
@@ -189,6 +200,16 @@ impl<'c> CaseBuilder<'c> {
             }
             _ => {}
         }
+    }
+
+    /// The message and text of each `<failure>` after the first (which
+    /// stands), their `also failure` lines taken out of the message: for
+    /// pytest's dialect, which writes each failed subtest so.
+    pub(super) fn take_later_failures(&mut self) -> Vec<(Option<String>, String)> {
+        if !self.later_failures.is_empty() {
+            self.extra.retain(|l| !l.starts_with("also failure: "));
+        }
+        std::mem::take(&mut self.later_failures)
     }
 
     /// What the case's status elements (or its `status` attribute) say.

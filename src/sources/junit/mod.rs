@@ -631,7 +631,11 @@ impl<'a> Parser<'a> {
         } else {
             self.foreign_test(&case, &mut verdict)
         };
-        let test = case.into_test(verdict, node_id, location);
+        let subtests = pytest.then(|| pytest::subtests(&mut case, &mut verdict));
+        let mut test = case.into_test(verdict, node_id, location);
+        if let Some(s) = subtests.flatten() {
+            test.set_subtests(s);
+        }
         if pytest {
             self.add_pytest_test(test);
         } else {

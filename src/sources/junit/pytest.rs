@@ -6,7 +6,9 @@
 
 use super::Parser;
 use super::case::{CaseBuilder, Status, Verdict};
-use crate::model::{Attempt, CollectionError, Location, Outcome, Phase, TestResult, Xfail};
+use crate::model::{
+    Attempt, CollectionError, Location, Outcome, Phase, Subtest, Subtests, TestResult, Xfail,
+};
 use crate::pytest_text;
 use crate::sources::phases;
 
@@ -160,6 +162,41 @@ impl Parser<'_> {
         }
         self.replace_latest(test);
     }
+}
+
+/// The failed subtests of a pytest case: pytest writes each as one more
+/// `<failure>` of its test's case, with its message and traceback but not
+/// what it was called, then, for its `subtests` fixture, the test's own
+/// (`contains 2 failed subtests`), which the verdict is made of. A case
+/// whose failures hold no such line failed by its subtests alone
+/// (unittest's `subTest`); a case with one `<failure>` has none to tell.
+pub(super) fn subtests(case: &mut CaseBuilder<'_>, v: &mut Verdict) -> Option<Subtests> {
+    if v.status != Some(Status::Failure) {
+        return None;
+    }
+    let later = case.take_later_failures();
+    if later.is_empty() {
+        return None;
+    }
+    let first = Subtest::new(None, v.message.take(), v.traceback.take());
+    let mut failed = vec![first];
+    failed.extend(
+        later
+            .into_iter()
+            .map(|(m, t)| Subtest::new(None, m, Some(t))),
+    );
+    let own = failed
+        .last()
+        .and_then(|s| s.message.as_deref())
+        .is_some_and(Subtests::is_summary);
+    if own && let Some(last) = failed.pop() {
+        v.message = last.message;
+        v.traceback = last.traceback;
+    }
+    Some(Subtests {
+        failed,
+        test_passed: !own,
+    })
 }
 
 /// Whether a case, followed by another of the same id, is an earlier

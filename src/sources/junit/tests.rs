@@ -143,3 +143,67 @@ fn bare_pytest_cases_before_the_same_id_are_failed_attempts() {
     assert_eq!(fail.reruns().len(), 2);
     assert!(pass.is_plain_pass());
 }
+
+/// pytest writes each failed subtest as one more `<failure>` of its test's
+/// case, then (for its `subtests` fixture) the test's own; unittest's
+/// subTest leaves no such line, and the test's own phases passed.
+#[test]
+fn pytests_failures_of_one_case_are_its_subtests() {
+    let xml = r#"<testsuites><testsuite name="pytest">
+<testcase classname="t" name="test_s" file="t.py" line="3">
+<failure message="assert 2 &lt; 2">t.py:7: AssertionError</failure>
+<failure message="ValueError: odd">t.py:9: ValueError</failure>
+<failure message="contains 2 failed subtests">contains 2 failed subtests</failure>
+</testcase>
+<testcase classname="t.C" name="test_u" file="t.py" line="12">
+<failure message="AssertionError: 1 is odd">t.py:15: AssertionError</failure>
+<failure message="AssertionError: 3 is odd">t.py:15: AssertionError</failure>
+</testcase>
+<testcase classname="t" name="test_one" file="t.py" line="20">
+<failure message="assert 0">t.py:21: AssertionError</failure>
+</testcase>
+</testsuite></testsuites>"#;
+    let run = super::parse(xml.as_bytes(), "j.xml").expect("parse");
+    let [s, u, one] = &run.tests[..] else {
+        panic!("{:?}", run.tests)
+    };
+    let subtests = s.subtests().expect("subtests");
+    assert!(!subtests.test_passed);
+    let messages: Vec<_> = subtests
+        .failed
+        .iter()
+        .map(|f| f.message.as_deref())
+        .collect();
+    assert_eq!(messages, [Some("assert 2 < 2"), Some("ValueError: odd")]);
+    assert_eq!(subtests.failed[1].label, None);
+    assert_eq!(
+        subtests.failed[1].location,
+        Some(crate::model::Location::new("t.py", Some(9)))
+    );
+    assert_eq!(s.message(), Some("contains 2 failed subtests"));
+
+    let unittest = u.subtests().expect("subtests");
+    assert!(unittest.test_passed);
+    assert_eq!(unittest.failed.len(), 2);
+    assert_eq!(u.message(), Some("contains 2 failed subtests"));
+    assert_eq!(u.traceback(), None);
+
+    assert_eq!((one.subtests(), one.message()), (None, Some("assert 0")));
+    let c = run.counts();
+    assert_eq!(
+        (c.total, c.passed, c.failed, c.subtests_failed),
+        (7, 1, 6, 4)
+    );
+}
+
+/// Other frameworks' cases keep their further failures as `also failure`
+/// lines: only pytest's are subtests.
+#[test]
+fn other_frameworks_further_failures_are_no_subtests() {
+    let xml = r#"<testsuites><testsuite name="Suite">
+<testcase classname="A" name="b"><failure message="one">x</failure><failure message="two">y</failure></testcase>
+</testsuite></testsuites>"#;
+    let run = super::parse(xml.as_bytes(), "j.xml").expect("parse");
+    assert_eq!(run.tests[0].subtests(), None);
+    assert_eq!(run.tests[0].message(), Some("one\nalso failure: two"));
+}

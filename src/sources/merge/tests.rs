@@ -189,3 +189,62 @@ fn attempts_come_from_the_source_that_knows_more() {
     let counts: Vec<usize> = merged.tests.iter().map(|t| t.reruns().len()).collect();
     assert_eq!(counts, [2, 2, 1]);
 }
+
+/// pytest-json-report keeps no subtest: pytest's JUnit gives them, and a
+/// test the JSON report says failed with no phase of its own failing
+/// (unittest's subTest) and one JUnit failure has that one subtest. The
+/// JSON report's own subtests (pytest-mcp's plugin) win.
+#[test]
+fn junit_gives_the_subtests_pytest_json_report_keeps_none_of() {
+    use crate::model::{Subtest, Subtests};
+    let sub = |m: &str| Subtest::new(None, Some(m.into()), Some(format!("t.py:7: {m}")));
+    let mut fixture_json = TestResult::new("t.py::s", Outcome::Failed);
+    fixture_json.set_message(Some("contains 2 failed subtests".into()));
+    let mut fixture_junit = TestResult::new("t.py::s", Outcome::Failed);
+    fixture_junit.set_subtests(Subtests {
+        failed: vec![sub("A"), sub("B")],
+        test_passed: false,
+    });
+    let unittest_json = TestResult::new("t.py::U::u", Outcome::Failed);
+    let mut unittest_junit = TestResult::new("t.py::U::u", Outcome::Failed);
+    unittest_junit.set_message(Some("AssertionError: odd".into()));
+    unittest_junit.set_traceback(Some("t.py:15: AssertionError".into()));
+    let mut labelled_json = TestResult::new("t.py::l", Outcome::Failed);
+    labelled_json.set_subtests(Subtests {
+        failed: vec![sub("mine")],
+        test_passed: true,
+    });
+    let mut labelled_junit = TestResult::new("t.py::l", Outcome::Failed);
+    labelled_junit.set_message(Some("mine".into()));
+    labelled_junit.set_traceback(Some("t.py:7: mine".into()));
+
+    let merged = merge(vec![
+        run(
+            SourceKind::JsonReport,
+            vec![fixture_json, unittest_json, labelled_json],
+            1.0,
+        ),
+        run(
+            SourceKind::PytestJunit,
+            vec![fixture_junit, unittest_junit, labelled_junit],
+            1.0,
+        ),
+    ]);
+    let [s, u, l] = &merged.tests[..] else {
+        panic!("{:?}", merged.tests)
+    };
+    let s_subs = s.subtests().expect("from JUnit");
+    assert_eq!((s_subs.failed.len(), s_subs.test_passed), (2, false));
+    let u_subs = u.subtests().expect("its one subtest");
+    assert!(u_subs.test_passed);
+    assert_eq!(
+        u_subs.failed[0].message.as_deref(),
+        Some("AssertionError: odd")
+    );
+    assert_eq!(u.message(), Some("contains 1 failed subtest"));
+    assert_eq!(u.traceback(), None);
+    assert_eq!(l.message(), Some("contains 1 failed subtest"));
+    assert_eq!(l.traceback(), None, "the subtest's is not the test's");
+    let c = merged.counts();
+    assert_eq!((c.total, c.passed, c.failed), (7, 2, 5));
+}
