@@ -54,6 +54,10 @@ struct Outcome {
 struct Case {
     name: String,
     root: PathBuf,
+    /// The suite's environment, and `PYTEST_ADDOPTS=--rootdir=<root>`:
+    /// the project is its own rootdir even where the temporary directory
+    /// is under another project's pyproject.toml (inflection has no pytest
+    /// configuration of its own).
     env: Vec<(&'static str, OsString)>,
     expected_failing: Option<usize>,
     dir: tempfile::TempDir,
@@ -71,7 +75,7 @@ fn cases() -> Vec<Case> {
             let root = root.canonicalize().expect("canonical root");
             Case {
                 name: format!("{} {}", suite.name, suite.version),
-                env: real_suites::environment(suite, &root),
+                env: with_rootdir(real_suites::environment(suite, &root), &root),
                 root,
                 expected_failing: Some(suite.failing),
                 dir,
@@ -81,12 +85,22 @@ fn cases() -> Vec<Case> {
     let (dir, root) = project_copy("mixed");
     cases.push(Case {
         name: "tests/projects/mixed".into(),
+        env: with_rootdir(Vec::new(), &root),
         root,
-        env: Vec::new(),
         expected_failing: None,
         dir,
     });
     cases
+}
+
+fn with_rootdir(
+    mut env: Vec<(&'static str, OsString)>,
+    root: &Path,
+) -> Vec<(&'static str, OsString)> {
+    let mut rootdir = OsString::from("--rootdir=");
+    rootdir.push(root);
+    env.push(("PYTEST_ADDOPTS", rootdir));
+    env
 }
 
 /// Every case's runs, made once for the tests of this file.
