@@ -93,6 +93,7 @@ fn cases() -> Vec<Case> {
     cases
 }
 
+/// `env` with `PYTEST_ADDOPTS=--rootdir=<root>` (see [`Case::env`]).
 fn with_rootdir(
     mut env: Vec<(&'static str, OsString)>,
     root: &Path,
