@@ -7,8 +7,11 @@
 #                                  with requirements-dev.txt, ./.venv-nojson
 #                                  with pytest alone (the runner's tests need
 #                                  a project interpreter without
-#                                  pytest-json-report), and Debian's chromium
-#                                  for the HTML report test
+#                                  pytest-json-report), Debian's chromium
+#                                  for the HTML report test, and the sdists
+#                                  of requirements-suites.txt in ./.suites
+#                                  (tests/real_suites.rs, the bench's
+#                                  `suites` section)
 #   bash scripts/setup.sh --demo   the demo (scripts/demo.sh): ./.venv with
 #                                  requirements-demo.txt (pytest and
 #                                  pytest-json-report) and nothing else
@@ -74,4 +77,15 @@ if ! { [ -x .venv-nojson/bin/python ] && [ -f .venv-nojson/.installed ]; }; then
     "$python" -m venv .venv-nojson
     .venv-nojson/bin/python -m pip install --quiet --disable-pip-version-check "$pytest_pin"
     touch .venv-nojson/.installed
+fi
+
+# The real libraries' sdists (their own test suites, run with bugs injected):
+# downloaded, never installed, when missing or when the pins changed.
+suites_stamp=.suites/.requirements-downloaded  # a copy of requirements-suites.txt once downloaded
+if ! cmp -s requirements-suites.txt "$suites_stamp"; then
+    echo "setup: downloading the sdists of requirements-suites.txt into .suites" >&2
+    rm -rf .suites
+    .venv/bin/python -m pip download --quiet --disable-pip-version-check --no-deps \
+        --no-binary :all: --require-hashes -r requirements-suites.txt -d .suites/
+    cp requirements-suites.txt "$suites_stamp"
 fi

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: the test dependencies (scripts/setup.sh:
 # .venv with requirements-dev.txt, .venv-nojson, Debian's chromium for the
-# HTML test), then clippy, rustfmt, cargo test (unit, golden, corpus,
-# pytest agreement, token budget, ...), then the load and scale tests
+# HTML test, the sdists of requirements-suites.txt in .suites), then clippy,
+# rustfmt, cargo test (unit, golden, corpus, pytest agreement, token budget,
+# real suites, ...), then the load and scale tests
 # (tests/mcp_load.rs, the 5,000-case test of tests/discovery.rs: ignored by
 # a plain `cargo test`, run here with --ignored), then the Python wheel
 # (scripts/wheel-check.sh: built, installed into a fresh venv, the installed

@@ -185,8 +185,9 @@ fn edit(path: &Path, from: &str, to: &str) {
     std::fs::write(path, text.replace(from, to)).expect("write a project file");
 }
 
-/// Copies the project, leaving out caches.
-fn copy(from: &Path, to: &Path) {
+/// Copies the project, leaving out caches (the `suites` section's mixed
+/// project too).
+pub fn copy(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
     for entry in std::fs::read_dir(from).expect("read_dir") {
         let entry = entry.expect("entry");

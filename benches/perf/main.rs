@@ -34,6 +34,10 @@
 //!   (`tests/projects/root_causes`, `tests/projects/discover_many`) against
 //!   pytest's `-q` and `--collect-only -q` output, at the MCP tools'
 //!   default token budget and at `max_tokens: 400`.
+//! - `suites`: o200k_base tokens of `pytest -q`, `pytest -q --tb=line`,
+//!   `pytest -q --tb=short` and `pytest-mcp run` on real libraries' own
+//!   test suites with bugs injected (the testkit's `real_suites`, sdists in
+//!   `.suites/`) and on `tests/projects/mixed` (issue 33).
 //! - `compare` (with `--baseline BIN`, an earlier build): `report` on the
 //!   100,000-case files by that build and this one, alternated, with
 //!   ratios and callgrind instruction counts; and `--max-tokens 8000`.
@@ -60,6 +64,7 @@ mod proc;
 mod run_cost;
 mod server;
 mod shards;
+mod suites;
 mod throughput;
 mod token_cost;
 
@@ -88,7 +93,7 @@ pub struct Env {
 
 const SECTIONS: &[&str] = &[
     "overhead", "runcost", "history", "report", "shards", "tokens", "loop", "server", "context",
-    "compare",
+    "suites", "compare",
 ];
 
 fn main() {
@@ -185,6 +190,7 @@ fn main() {
             "loop" => loop_tokens::run(&env),
             "server" => server::run(&env),
             "context" => context::run(&env),
+            "suites" => suites::run(&env),
             "compare" => compare::run(&env),
             _ => unreachable!(),
         }
