@@ -135,7 +135,7 @@ fn the_first_run_records_then_only_what_an_edit_touches_runs() {
     assert!(line(&broken).contains("7 unaffected left out"), "{broken}");
     let first_heading = broken.lines().find(|l| l.starts_with("### ")).unwrap_or("");
     assert_eq!(
-        first_heading, "### FAILED (new): tests/test_users.py::test_initials",
+        first_heading, "### FAILED (new): tests/test_users.py::test_initials (line 13)",
         "{broken}"
     );
 }

@@ -32,9 +32,19 @@ const GROUPS: [(usize, &str, &str); 5] = [
     (350, "KeyError", "ledger/rates.py:10"),
     (250, "ValueError", "ledger/parsing.py:25"),
     (50, "LedgerUnavailable", "ledger/store.py:11"),
-    (1, "AssertionError", "tests/test_totals.py:27"),
+    (1, "assert '1,234.5'", "tests/test_totals.py:27"),
 ];
 const UNIQUE: &str = "tests/test_totals.py::test_format_money_pads_cents";
+
+/// Whether `text` gives `place` (`file:line`): written out, or as the
+/// file of a heading's id and its ` (line N)`.
+fn gives_place(text: &str, place: &str) -> bool {
+    text.contains(place)
+        || text
+            .lines()
+            .filter_map(pytest_mcp_testkit::tokens::heading_place)
+            .any(|p| p == place)
+}
 
 fn tokens(text: &str) -> usize {
     static BPE: OnceLock<tiktoken_rs::CoreBPE> = OnceLock::new();
@@ -112,8 +122,7 @@ fn markdown_at_the_default_budget_has_every_group_and_the_unique_failure() {
         "{md}"
     );
     for (count, word, location) in GROUPS {
-        let at = format!("at {location}");
-        assert!(md.contains(&at), "{at} missing");
+        assert!(gives_place(&md, location), "{location} missing");
         assert!(md.contains(word), "{word} missing");
         if count > 1 {
             assert!(
@@ -195,7 +204,7 @@ fn four_hundred_tokens_keep_the_summary_and_the_largest_group() {
             text.contains("tests/test_totals.py::test_total") && text.contains("400"),
             "{format:?}: the largest group"
         );
-        assert!(text.contains("tests/test_totals.py:18"), "{format:?}");
+        assert!(gives_place(&text, "tests/test_totals.py:18"), "{format:?}");
     }
 }
 
@@ -267,7 +276,7 @@ fn ids_are_accepted_by_pytest(md: &str) {
                 }
             }
         } else if let Some(rest) = line.strip_prefix("### ") {
-            if let Some((_, id)) = rest.split_once(": ")
+            if let Some((_, id)) = pytest_mcp_testkit::tokens::heading_id(rest).split_once(": ")
                 && id.contains("::")
             {
                 ids.push(id.to_string());
@@ -387,7 +396,8 @@ fn names(structured: &Value, id: &str) -> bool {
 /// Claude Code shows a model only `structuredContent`: at every budget it
 /// names each failure group the text names, in the Markdown it carries or
 /// in its own `failures` (one id each at the least), within the budget, in
-/// both formats.
+/// both formats; at 400 tokens and under, a group the Markdown fits and
+/// JSON cannot is counted in `truncated.groups_omitted`.
 #[test]
 fn the_structured_result_names_every_group_the_text_names() {
     for max in [200, 400, 1_000, 8_000] {
@@ -419,12 +429,15 @@ fn the_structured_result_names_every_group_the_text_names() {
                 max > 200 || format == Format::Json || groups.len() >= 3,
                 "the text at 200 tokens names 3 groups\n{text}"
             );
-            for id in &groups {
-                assert!(
-                    names(&structured, id),
-                    "{format:?} at {max}: the text names {id}, the structured result does not\n{text}\n{structured:#}"
-                );
-            }
+            // At the smallest budgets the Markdown, leaner per group than
+            // JSON, may name a group more; the structured result then
+            // counts it among the groups it left out.
+            let unnamed: Vec<&String> = groups.iter().filter(|id| !names(&structured, id)).collect();
+            let omitted = structured["truncated"]["groups_omitted"].as_u64().unwrap_or(0);
+            assert!(
+                unnamed.is_empty() || (max <= 400 && omitted as usize >= unnamed.len()),
+                "{format:?} at {max}: the text names {unnamed:?}, the structured result neither names nor counts them\n{text}\n{structured:#}"
+            );
             assert!(tokens(&compact) <= max, "{format:?} at {max}: {compact}");
             if format == Format::Markdown && structured.get("markdown").is_none() {
                 let dropped = &structured["truncated"]["dropped"];

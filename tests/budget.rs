@@ -144,7 +144,8 @@ fn long_failures_fold_into_details_in_reports_only() {
     for t in run.tests.iter().filter(|t| t.is_problem()) {
         let heading = format!("### FAILED: {}", t.node_id);
         let at = report.find(&heading).expect("heading");
-        let next = &report[at + heading.len() + 1..];
+        let next = &report[at..];
+        let next = &next[next.find('\n').map_or(next.len(), |i| i + 1)..];
         assert!(next.starts_with("AssertionError: value"), "{next}");
         assert!(
             next.lines()

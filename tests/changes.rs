@@ -81,12 +81,12 @@ fn the_loop_says_what_was_fixed_and_what_broke() {
     let third = run(&root, &[]);
     assert_eq!(
         since(&third),
-        Some("Since the last run: 0 fixed, 1 new failure, 5 still failing"),
+        Some("Since the last run: 1 new failure, 5 still failing"),
         "{third}"
     );
     assert_eq!(
         headings(&third)[0],
-        "### FAILED (new): tests/test_users.py::test_initials",
+        "### FAILED (new): tests/test_users.py::test_initials (line 13)",
         "the new failure first\n{third}"
     );
     assert!(headings(&third)[1..].iter().all(|h| !h.contains("(new)")));
@@ -168,7 +168,7 @@ fn a_renamed_test_is_gone_once_neither_fixed_nor_new() {
     let renamed = run(&root, &["-k", "not total"]);
     assert_eq!(
         since(&renamed),
-        Some("Since the last run: 0 fixed, 1 new failure, 4 still failing, 1 gone"),
+        Some("Since the last run: 1 new failure, 4 still failing, 1 gone"),
         "{renamed}"
     );
     assert!(
@@ -180,7 +180,7 @@ fn a_renamed_test_is_gone_once_neither_fixed_nor_new() {
     // It fails as two old failures do: one group, led by the new one.
     assert_eq!(
         headings(&renamed)[0],
-        "### FAILED (1 of 3 new): tests/test_stock.py::test_unknown_fruit_counts_zero",
+        "### FAILED (1 of 3 new): tests/test_stock.py::test_unknown_fruit_counts_zero (line 9)",
         "{renamed}"
     );
     let again = run(&root, &[]);
@@ -216,7 +216,7 @@ fn workers_compare_as_one_process_does() {
     );
     assert_eq!(
         headings(&answer)[0],
-        "### FAILED (new): tests/test_users.py::test_initials"
+        "### FAILED (new): tests/test_users.py::test_initials (line 13)"
     );
     edit(
         &root,

@@ -10,7 +10,7 @@
 use pytest_mcp::frontend::report;
 use pytest_mcp_testkit::corpus_dir;
 use pytest_mcp_testkit::tokens::{
-    Measurement, cases, check_coverage, measure, own_junit_cases, path_lines, table,
+    Measurement, cases, check_coverage, heading_id, measure, own_junit_cases, path_lines, table,
 };
 
 fn measure_where(pytest: bool) -> Vec<Measurement> {
@@ -129,7 +129,7 @@ fn coverage_check_notices_what_is_missing() {
         .markdown
         .lines()
         .filter(|l| !l.trim_start().starts_with("at "))
-        .map(|l| format!("{l}\n"))
+        .map(|l| format!("{}\n", heading_id(l)))
         .collect();
     let cov = check_coverage(&m.json, &run, &without_places);
     assert_eq!(cov.missing.len(), 5, "{:?}", cov.missing);

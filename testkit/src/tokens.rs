@@ -268,6 +268,39 @@ fn sections(markdown: &str) -> Vec<(&str, &str)> {
     out
 }
 
+/// A failure heading without the ` (line N)` the agent's headings end
+/// with when the id names the test's file: `### FAILED: a.py::t`.
+pub fn heading_id(heading: &str) -> &str {
+    match heading.rsplit_once(" (line ") {
+        Some((id, n)) if n.strip_suffix(')').is_some_and(is_number) => id,
+        _ => heading,
+    }
+}
+
+/// The `file:line` a failure heading gives: the file of its id
+/// (`a.py::t`) and its ` (line N)`.
+pub fn heading_place(heading: &str) -> Option<String> {
+    let (id, n) = heading.rsplit_once(" (line ")?;
+    let n = n.strip_suffix(')').filter(|n| is_number(n))?;
+    let id = id.rsplit_once(": ").map_or(id, |(_, id)| id);
+    let (file, _) = id.split_once("::")?;
+    Some(format!("{file}:{n}"))
+}
+
+fn is_number(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether a section (its heading first) shows `place` (`file:line`).
+pub fn shows_place(section: &str, place: &str) -> bool {
+    section.contains(place)
+        || section
+            .lines()
+            .next()
+            .and_then(heading_place)
+            .is_some_and(|p| p == place)
+}
+
 /// The first non-empty line, trimmed.
 fn first_line(text: &str) -> &str {
     text.lines()
@@ -279,6 +312,11 @@ fn first_line(text: &str) -> &str {
 /// Whether `section` shows `line`, allowing the Markdown's clipping of lines
 /// longer than [`MAX_LINE_CHARS`].
 fn shows_line(section: &str, line: &str) -> bool {
+    // A failed `assert` is shown without its `AssertionError: `.
+    let line = match line.strip_prefix("AssertionError: ") {
+        Some(rest) if rest.starts_with("assert ") => rest,
+        _ => line,
+    };
     if section.contains(line) {
         return true;
     }
@@ -309,7 +347,7 @@ fn names_in_group(line: &str, id: &str, heading: &str, first: Option<&str>) -> b
             })
             || (item.starts_with('+')
                 && item.ends_with(" more")
-                && first.is_some_and(|f| heading.ends_with(&format!(": {f}"))))
+                && first.is_some_and(|f| heading_id(heading).ends_with(&format!(": {f}"))))
     })
 }
 
@@ -424,7 +462,7 @@ pub fn check_coverage(json: &str, run: &Run, markdown: &str) -> Coverage {
         let own: Vec<&str> = sections
             .iter()
             .filter(|(h, section)| {
-                (h.starts_with("### ") && h.ends_with(&format!(": {id}")))
+                (h.starts_with("### ") && heading_id(h).ends_with(&format!(": {id}")))
                     || section
                         .lines()
                         .any(|l| names_in_group(l, id, h, group_first))
@@ -459,7 +497,7 @@ pub fn check_coverage(json: &str, run: &Run, markdown: &str) -> Coverage {
             cov.no_location_in_input += 1;
         } else if !own
             .iter()
-            .any(|s| places.iter().any(|p| s.contains(p.as_str())))
+            .any(|s| places.iter().any(|p| shows_place(s, p)))
         {
             cov.missing.push(format!(
                 "{id}: none of its places shown ({})",

@@ -133,8 +133,9 @@ def failure_sections(markdown):
     source lines, continuation lines of the message)."""
     sections = []
     lines = markdown.splitlines()
-    # A heading may say how the group stands: `### FAILED (new): id`.
-    head = re.compile(r"^### (FAILED|ERROR[a-z ]*)(?: \([^)]*\))?: (.*)$")
+    # A heading may say how the group stands: `### FAILED (new): id`,
+    # and end with the test's line: `id (line 12)`.
+    head = re.compile(r"^### (FAILED|ERROR[a-z ]*)(?: \([^)]*\))?: (.*?)(?: \(line \d+\))?$")
     i = 0
     while i < len(lines):
         m = head.match(lines[i])

@@ -95,7 +95,7 @@ async def test_the_agent_loop(project, connect):
         edit(root, "shop/users.py", "(first[:1] + last[:1]).upper()", "(first[:1] + last[:1])")
         text, s = await run(conn)
         assert since(text) == (0, 1, 5, 0), text
-        assert headings(text)[0] == "### FAILED (new): tests/test_users.py::test_initials", text
+        assert headings(text)[0] == "### FAILED (new): tests/test_users.py::test_initials (line 13)", text
         assert s["failures"][0]["node_ids"] == ["tests/test_users.py::test_initials"], s
         assert s["failures"][0]["new"] == 1, s
         same_counts(text, s)

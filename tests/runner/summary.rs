@@ -313,7 +313,8 @@ fn check_markdown(
     // groups' "+N more".
     let named = |id: &str| {
         markdown.lines().any(|l| {
-            (l.starts_with("### ") && l.ends_with(&format!(": {id}")))
+            (l.starts_with("### ")
+                && pytest_mcp_testkit::tokens::heading_id(l).ends_with(&format!(": {id}")))
                 || l.trim_start()
                     .strip_prefix("Same failure in ")
                     .and_then(|l| l.split_once(": "))

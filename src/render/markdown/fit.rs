@@ -321,7 +321,7 @@ impl Fitting<'_> {
         let mut out = self.head.to_string();
         collection_errors(&mut out, self.run);
         for group in &self.groups[..k] {
-            failure(&mut out, group, Detail::FewerIds, self.collapse);
+            failure(&mut out, self.run, group, Detail::FewerIds, self.collapse);
         }
         let rest = &self.groups[k..];
         let tests: usize = rest.iter().map(|g| g.group.count).sum();

@@ -7,7 +7,8 @@ use std::borrow::Cow;
 use std::cell::OnceCell;
 
 use super::detail::Section;
-use crate::model::Run;
+use crate::model::{Run, TestResult};
+use crate::pytest_text;
 use crate::render::view::{self, New};
 use crate::text::one_line;
 
@@ -62,8 +63,47 @@ pub(super) fn new_mark(group: &view::Group<'_>) -> String {
 }
 
 /// The view's `Same failure in 11 more: a, b, c, d, e, +6 more`, indented
-/// under the message: ids as pytest accepts them, at most `listed`.
-pub(super) fn same_line(group: &view::Group<'_>, listed: usize) -> Option<String> {
-    let line = group.same_line(listed, |id| one_line(id).into_owned())?;
+/// under the message: ids as pytest accepts them, at most `listed`. A test
+/// that failed on another line of its own file than the heading's
+/// (`line`) says which: `tests/test_b.py::test_y (line 348)`.
+pub(super) fn same_line(
+    run: &Run,
+    group: &view::Group<'_>,
+    listed: usize,
+    line: Option<u32>,
+) -> Option<String> {
+    let first_file = group.first.location.as_ref().map(|l| &*l.file);
+    let line = group.same_line(listed, |id| {
+        let shown = one_line(id).into_owned();
+        let own = group
+            .tests
+            .iter()
+            .map(|&i| &run.tests[i])
+            .find(|t| t.node_id == id)
+            .and_then(|t| Some((t, own_line(t)?)));
+        match own {
+            Some((t, n))
+                if Some(n) != line
+                    || t.location.as_ref().map(|l| &*l.file) != first_file =>
+            {
+                format!("{shown} (line {n})")
+            }
+            _ => shown,
+        }
+    })?;
     Some(["  ", &line].concat())
+}
+
+/// The line of its own file where `t` failed: its traceback's first frame
+/// there, when its id names that file.
+fn own_line(t: &TestResult) -> Option<u32> {
+    let file = &*t.location.as_ref()?.file;
+    if !t.node_id.starts_with(file) {
+        return None;
+    }
+    t.traceback()?
+        .lines()
+        .filter_map(pytest_text::frame_line)
+        .find(|f| pytest_text::paths_match(f.path, file))
+        .map(|f| f.line)
 }

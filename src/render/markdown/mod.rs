@@ -303,7 +303,7 @@ fn body_until(
     }
     for group in groups {
         let from = out.len();
-        failure(out, group, levels.of(run, &group.group), collapse);
+        failure(out, run, group, levels.of(run, &group.group), collapse);
         if !fits(out, from) {
             return false;
         }

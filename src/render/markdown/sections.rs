@@ -99,7 +99,13 @@ pub(super) fn collection_detail(traceback: &str, message: &str, file: &str) -> V
 pub(super) const COLLAPSE_AFTER: usize = 12;
 
 /// One failure section, naming the other tests of its group.
-pub(super) fn failure(out: &mut String, shown: &Shown<'_>, detail: Detail, collapse: bool) {
+pub(super) fn failure(
+    out: &mut String,
+    run: &Run,
+    shown: &Shown<'_>,
+    detail: Detail,
+    collapse: bool,
+) {
     let group = &shown.group;
     let t = group.first;
     let section = shown.section();
@@ -118,7 +124,7 @@ pub(super) fn failure(out: &mut String, shown: &Shown<'_>, detail: Detail, colla
         None => out.push('\n'),
     }
     let start = out.len();
-    let same = same_line(group, detail.listed_ids());
+    let same = same_line(run, group, detail.listed_ids(), place);
     let lean = Lean {
         place_in_heading: place.is_some(),
     };
@@ -191,7 +197,7 @@ fn test_line(section: &Section<'_>, t: &TestResult) -> Option<u32> {
     }
     let first = section.detail.first()?;
     let rest = first.strip_prefix("at ")?.strip_prefix(one_line(file).as_ref())?;
-    rest.strip_prefix(':')?.parse().ok()
+    rest.strip_prefix(':')?.parse().ok().filter(|n| *n > 0)
 }
 
 /// What the agent's section leaves out that the heading already says.
@@ -241,7 +247,7 @@ pub(super) fn failure_body(
         indent_line(out, line);
     }
     super::subtests::write(out, t, detail, &|out, sub| {
-        failure_body(out, sub, None, &Section::new(sub), detail)
+        failure_body(out, sub, None, &Section::new(sub), detail, Lean::default())
     });
     if !detail.shows_output() {
         return;
