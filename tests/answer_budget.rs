@@ -432,8 +432,11 @@ fn the_structured_result_names_every_group_the_text_names() {
             // At the smallest budgets the Markdown, leaner per group than
             // JSON, may name a group more; the structured result then
             // counts it among the groups it left out.
-            let unnamed: Vec<&String> = groups.iter().filter(|id| !names(&structured, id)).collect();
-            let omitted = structured["truncated"]["groups_omitted"].as_u64().unwrap_or(0);
+            let unnamed: Vec<&String> =
+                groups.iter().filter(|id| !names(&structured, id)).collect();
+            let omitted = structured["truncated"]["groups_omitted"]
+                .as_u64()
+                .unwrap_or(0);
             assert!(
                 unnamed.is_empty() || (max <= 400 && omitted as usize >= unnamed.len()),
                 "{format:?} at {max}: the text names {unnamed:?}, the structured result neither names nor counts them\n{text}\n{structured:#}"

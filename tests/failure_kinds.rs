@@ -59,7 +59,10 @@ fn each_kind_of_failure_is_told_right() {
     let lines: Vec<&str> = chained.lines().map(str::trim).collect();
     assert!(
         lines[0].ends_with("::test_chained (line 28)")
-            && lines.iter().filter(|l| l.starts_with("at ")).eq(["at tests/test_kinds.py:17"].iter()),
+            && lines
+                .iter()
+                .filter(|l| l.starts_with("at "))
+                .eq(["at tests/test_kinds.py:17"].iter()),
         "the raised exception's frames, in order:\n{chained}"
     );
     assert!(
@@ -90,7 +93,10 @@ fn each_kind_of_failure_is_told_right() {
         "{group}"
     );
     assert!(group.contains("\n  2: KeyError: 'missing'\n"), "{group}");
-    assert!(group.starts_with(": tests/test_kinds.py::test_group (line 65)\n"), "{group}");
+    assert!(
+        group.starts_with(": tests/test_kinds.py::test_group (line 65)\n"),
+        "{group}"
+    );
     let root = std::fs::canonicalize(env!("CARGO_MANIFEST_DIR")).expect("root");
     assert!(
         !md.contains("/tmp/") && !md.contains(&*root.to_string_lossy()),

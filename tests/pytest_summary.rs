@@ -918,6 +918,7 @@ mod fixtures {
         all_pass,
         captured_output,
         collection_errors,
+        deep_frames,
         empty,
         github_annotations,
         grouped_failures,

@@ -103,7 +103,9 @@ fn retries_report_the_flip_flaky_and_the_failures_every_attempt() {
     );
     // The second run of the project: the history says since when.
     assert!(
-        markdown.contains(&format!("### FAILED (failing for 2 runs): {FAILURE} (line 23)\n")),
+        markdown.contains(&format!(
+            "### FAILED (failing for 2 runs): {FAILURE} (line 23)\n"
+        )),
         "{markdown}"
     );
     assert!(
@@ -132,7 +134,9 @@ fn without_retries_the_flip_is_a_plain_failure() {
     // The second run of the project: failing on every first attempt, so
     // failing before, not flaky.
     assert!(
-        markdown.contains(&format!("### FAILED (failing for 2 runs): {FLIP} (line 19)\n")),
+        markdown.contains(&format!(
+            "### FAILED (failing for 2 runs): {FLIP} (line 19)\n"
+        )),
         "{markdown}"
     );
     assert!(

@@ -134,7 +134,11 @@ impl Changes {
             parts.push(format!("{} fixed", self.fixed.len()));
         }
         if !self.new_failures.is_empty() {
-            parts.push(plural(self.new_failures.len(), "new failure", "new failures"));
+            parts.push(plural(
+                self.new_failures.len(),
+                "new failure",
+                "new failures",
+            ));
         }
         if !self.still_failing.is_empty() {
             parts.push(format!("{} still failing", self.still_failing.len()));

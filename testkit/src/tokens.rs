@@ -495,10 +495,7 @@ pub fn check_coverage(json: &str, run: &Run, markdown: &str) -> Coverage {
         let places = model.map(known_places).unwrap_or_default();
         if places.is_empty() {
             cov.no_location_in_input += 1;
-        } else if !own
-            .iter()
-            .any(|s| places.iter().any(|p| shows_place(s, p)))
-        {
+        } else if !own.iter().any(|s| places.iter().any(|p| shows_place(s, p))) {
             cov.missing.push(format!(
                 "{id}: none of its places shown ({})",
                 places.join(", ")

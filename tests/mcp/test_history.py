@@ -45,8 +45,8 @@ async def test_five_calls_tell_the_flip_flaky_and_the_real_failure_failing_befor
     assert by_id[REAL].get("history") == "failing for 5 runs", s["failures"]
     assert [g["node_ids"][0] for g in s["failures"]] == [REAL, FLIP], "flaky last"
     text = text_of(fifth)
-    assert f"\n### FAILED (flaky, failed 3 of the last 5 runs): {FLIP}\n" in text, text
-    assert f"\n### FAILED (failing for 5 runs): {REAL}\n" in text, text
+    assert f"\n### FAILED (flaky, failed 3 of the last 5 runs): {FLIP} (line 17)\n" in text, text
+    assert f"\n### FAILED (failing for 5 runs): {REAL} (line 21)\n" in text, text
     assert " — 3 run, 2 failed (1 flaky)" in text, text
     assert "(new)" not in text, text
 

@@ -23,7 +23,12 @@ from mcp_types import CallToolResult
 
 pytestmark = pytest.mark.anyio
 
-SINCE = re.compile(r"^Since the last run: (\d+) fixed, (\d+) new failures?, (\d+) still failing(?:, (\d+) gone)?$", re.M)
+# The counts that are not zero, in this order.
+SINCE = re.compile(
+    r"^Since the last run: (?:(\d+) fixed)?(?:, )?(?:(\d+) new failures?)?(?:, )?"
+    r"(?:(\d+) still failing)?(?:, )?(?:(\d+) gone)?$",
+    re.M,
+)
 
 
 def text_of(result: CallToolResult) -> str:

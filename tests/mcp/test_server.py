@@ -46,7 +46,7 @@ def has_failed_heading(text: str, node_id: str) -> bool:
     """Whether the Markdown has the failure's heading; marked "(new)" or
     "(failing for 2 runs)" when an earlier call's run of the same project
     left pytest's cache and the history of runs (docs/flaky.md)."""
-    return re.search(rf"^### FAILED( \((new|failing for \d+ runs)\))?: {re.escape(node_id)}$", text, re.M) is not None
+    return re.search(rf"^### FAILED( \((new|failing for \d+ runs)\))?: {re.escape(node_id)}( \(line \d+\))?$", text, re.M) is not None
 
 
 ADR006_KEYS = {"exit_code", "summary", "tests", "json_report", "text_output", "collection_errors"}

@@ -46,10 +46,7 @@ fn a_renamed_test_is_gone_not_fixed() {
     let c = since(&now, &last(&["t.py::old_name"], &["t.py::old_name"]));
     assert_eq!(c.gone, ["t.py::old_name"]);
     assert!(c.fixed.is_empty() && c.new_failures.is_empty());
-    assert_eq!(
-        c.phrase(),
-        "1 gone"
-    );
+    assert_eq!(c.phrase(), "1 gone");
 }
 
 #[test]

@@ -344,10 +344,24 @@ pub(super) fn pytest_detail<'a>(
 
 /// pytest's explanation of a name that is a class (`+  where
 /// datetime.date(2024, 3, 6) = <class 'datetime.date'>(2024, 3, 6)`, `+
-/// where <class 'datetime.date'> = dt.date`): the values compared are in
-/// the message, and the class is in the source line.
+/// where <class 'datetime.date'> = dt.date`), or of a value as itself:
+/// the values compared are in the message, the names in the source line.
 pub(super) fn names_a_class(text: &str) -> bool {
-    text.starts_with('+') && text.contains("where ") && text.contains("<class '")
+    let Some(rest) = text.strip_prefix('+') else {
+        return false;
+    };
+    if rest.contains("where ") && rest.contains("<class '") {
+        return true;
+    }
+    // `+  and   Decimal('3.825') = Decimal('3.825')`: a value explained
+    // as itself.
+    let rest = rest.trim_start();
+    let said = rest
+        .strip_prefix("where ")
+        .or_else(|| rest.strip_prefix("and "))
+        .map(str::trim_start);
+    said.and_then(|s| s.split_once(" = "))
+        .is_some_and(|(a, b)| a == b)
 }
 
 /// `at path:line`, as `format!` would write it, at a fraction of the cost

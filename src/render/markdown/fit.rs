@@ -22,7 +22,7 @@ use std::cell::OnceCell;
 use std::fmt::Write as _;
 
 use super::grouping::{self, Shown, failure_groups, new_mark};
-use super::sections::{collection_errors, failure, flaky, notes, skipped};
+use super::sections::{collection_errors, failure, flaky, lean_message, notes, skipped};
 use super::{Detail, closing, header};
 use crate::budget::{BYTES_PER_TOKEN, Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::Run;
@@ -477,7 +477,7 @@ fn group_line(group: &Group<'_>, with_message: bool) -> String {
         return line;
     }
     let message = t.joined_message();
-    let message = first_line(message.as_deref().unwrap_or_default()).trim();
+    let message = lean_message(first_line(message.as_deref().unwrap_or_default()).trim());
     if !message.is_empty() {
         let _ = write!(
             line,

@@ -83,8 +83,7 @@ pub(super) fn same_line(
             .and_then(|t| Some((t, own_line(t)?)));
         match own {
             Some((t, n))
-                if Some(n) != line
-                    || t.location.as_ref().map(|l| &*l.file) != first_file =>
+                if Some(n) != line || t.location.as_ref().map(|l| &*l.file) != first_file =>
             {
                 format!("{shown} (line {n})")
             }

@@ -4,18 +4,20 @@
 //! ```text
 //! Test FAILURE (5.1s) — 42 run, 2 failed, 1 error, 1 skipped
 //!
-//! ### FAILED: tests/test_calc.py::test_divide
+//! ### FAILED: tests/test_calc.py::test_divide (line 42)
 //! assert 0.5 == 0.6
-//!   at tests/test_calc.py:42
 //!   > assert divide(1, 2) == 0.6
 //!
-//! > Sources: report.json (pytest-json-report)
+//! > Sources: pytest JUnit XML
 //! ```
 //!
 //! Passing tests are counted, never listed. Each failure gets one section:
-//! message, `file:line` of each frame in the project, the failing source line
-//! and the explanation lines the message does not already hold, then
-//! captured output, all indented two spaces. Skips are grouped by reason,
+//! its heading with the test's own line (when the id names the file),
+//! message (a failed `assert` without `AssertionError: `), `file:line` of
+//! each further frame in the project, the failing source line and the
+//! explanation lines the message does not already hold, then captured
+//! output, all indented two spaces. The sources are named only when a run
+//! was not read from both of pytest's files. Skips are grouped by reason,
 //! collection errors by file. Empty lines only before `###` headers; notes
 //! are blockquotes at the end; no emoji, no code fences.
 

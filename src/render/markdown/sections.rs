@@ -196,7 +196,9 @@ fn test_line(section: &Section<'_>, t: &TestResult) -> Option<u32> {
         return None;
     }
     let first = section.detail.first()?;
-    let rest = first.strip_prefix("at ")?.strip_prefix(one_line(file).as_ref())?;
+    let rest = first
+        .strip_prefix("at ")?
+        .strip_prefix(one_line(file).as_ref())?;
     rest.strip_prefix(':')?.parse().ok().filter(|n| *n > 0)
 }
 
@@ -277,7 +279,7 @@ fn without_place<'m>(message: &'m str, t: &TestResult) -> &'m str {
 
 /// A failed `assert` says `assert ...` after its type: the type adds
 /// nothing (pytest's own `E` lines leave it out too).
-fn lean_message(message: &str) -> &str {
+pub(super) fn lean_message(message: &str) -> &str {
     match message.strip_prefix("AssertionError: ") {
         Some(rest) if rest.starts_with("assert ") => rest,
         _ => message,

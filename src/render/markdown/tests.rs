@@ -174,8 +174,5 @@ fn a_run_passing_as_the_last_did_has_no_changes_line() {
         ..Changes::default()
     });
     let md = super::render(&run);
-    assert!(
-        md.contains("Since the last run: 1 fixed\n"),
-        "{md}"
-    );
+    assert!(md.contains("Since the last run: 1 fixed\n"), "{md}");
 }
