@@ -66,6 +66,10 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
             }),
         });
     }
+    // The places pytest wrote whole (a doctest's, a missing fixture's
+    // file) relative to its rootdir, as a run's are: `report` of a file
+    // made elsewhere reads as `run` does.
+    crate::model::paths::relativize(&mut run, &root);
     if options.keep_json_report {
         run.json_report = Some(kept_text(text)?);
     }

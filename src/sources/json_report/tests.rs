@@ -187,3 +187,28 @@ fn a_subtests_word_left_as_the_tests_outcome_is_a_pass() {
         [Outcome::Passed, Outcome::Skipped, Outcome::Skipped]
     );
 }
+
+/// A doctest's place, which pytest writes whole, reads relative to the
+/// report's rootdir, as every id is; a path among compared values stays.
+#[test]
+fn places_pytest_wrote_whole_read_relative_to_the_root() {
+    let doc = serde_json::json!({"root": "/home/u/shop", "tests": [
+        {"nodeid": "shop/calc.py::shop.calc.total", "lineno": 1, "outcome": "failed",
+         "call": {"outcome": "failed",
+                  "crash": {"path": "/home/u/shop/shop/calc.py", "lineno": 4,
+                            "message": "/home/u/shop/shop/calc.py:4: DocTestFailure"},
+                  "longrepr": "003 >>> total([1, 2])\nExpected:\n    4\nGot:\n    3\n\n/home/u/shop/shop/calc.py:4: DocTestFailure"}},
+        {"nodeid": "t.py::p", "lineno": 1, "outcome": "failed",
+         "call": {"outcome": "failed", "crash": {"message": "assert '/home/u/shop/x' == 'x'"},
+                  "longrepr": ">   assert p == 'x'\nE   assert '/home/u/shop/x' == 'x'\n\nt.py:2: AssertionError"}}
+    ]});
+    let run = parse(doc.to_string().as_bytes(), "r.json", false).expect("parse");
+    let doctest = &run.tests[0];
+    assert!(
+        doctest.traceback().is_some_and(|tb| tb.ends_with("\nshop/calc.py:4: DocTestFailure")
+            && !tb.contains("/home/u")),
+        "{:?}",
+        doctest.traceback()
+    );
+    assert_eq!(run.tests[1].message(), Some("assert '/home/u/shop/x' == 'x'"));
+}
