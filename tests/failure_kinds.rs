@@ -51,10 +51,9 @@ fn answer() -> &'static str {
 }
 
 #[test]
-fn each_kind_of_failure_is_told_right() {
-    let md = answer().to_string();
-
-    let chained = section(&md, "tests/test_kinds.py::test_chained");
+fn a_chained_exception_shows_the_raised_frames_then_its_cause() {
+    let md = answer();
+    let chained = section(md, "tests/test_kinds.py::test_chained");
     // The test's own line in the heading, then the frame that raised.
     let lines: Vec<&str> = chained.lines().map(str::trim).collect();
     assert!(
@@ -72,22 +71,27 @@ fn each_kind_of_failure_is_told_right() {
         "the cause with its place:\n{chained}"
     );
     assert!(!chained.contains("at tests/test_kinds.py:9\n"), "{chained}");
-
-    let handling = section(&md, "tests/test_kinds.py::test_raised_while_handling");
+    let handling = section(md, "tests/test_kinds.py::test_raised_while_handling");
     assert!(
         handling.contains("while handling ValueError: invalid literal for int() with base 10: 'eighty' (at tests/test_kinds.py:22)"),
         "{handling}"
     );
+}
 
-    let recursion = section(&md, "tests/test_kinds.py::test_recursion");
+#[test]
+fn a_recursion_lists_its_repeated_frame_once_with_a_count() {
+    let recursion = section(answer(), "tests/test_kinds.py::test_recursion");
     let repeated: Vec<&str> = recursion
         .lines()
         .filter(|l| l.contains("at tests/test_kinds.py:36"))
         .collect();
     assert_eq!(repeated.len(), 1, "{recursion}");
     assert!(repeated[0].contains(" (×"), "{recursion}");
+}
 
-    let group = section(&md, "tests/test_kinds.py::test_group");
+#[test]
+fn an_exception_group_lists_each_member_with_its_place() {
+    let group = section(answer(), "tests/test_kinds.py::test_group");
     assert!(
         group.contains("\n  1: ValueError: negative: -1 (at tests/test_kinds.py:"),
         "{group}"
@@ -97,13 +101,21 @@ fn each_kind_of_failure_is_told_right() {
         group.starts_with(": tests/test_kinds.py::test_group (line 65)\n"),
         "{group}"
     );
+}
+
+#[test]
+fn no_path_is_absolute() {
+    let md = answer();
     let root = std::fs::canonicalize(env!("CARGO_MANIFEST_DIR")).expect("root");
     assert!(
         !md.contains("/tmp/") && !md.contains(&*root.to_string_lossy()),
         "no absolute path:\n{md}"
     );
+}
 
-    let doctest = section(&md, "shop/calc.py::shop.calc.total");
+#[test]
+fn a_doctest_says_what_it_ran_expected_and_got() {
+    let doctest = section(answer(), "shop/calc.py::shop.calc.total");
     // Its place once, in the heading: not again in the message.
     for line in [
         "shop.calc.total (line 4)\nDocTestFailure\n",
@@ -113,8 +125,12 @@ fn each_kind_of_failure_is_told_right() {
     ] {
         assert!(doctest.contains(line), "{line:?} in:\n{doctest}");
     }
+}
+
+#[test]
+fn a_missing_fixture_keeps_what_it_shows() {
     let fixture = section(
-        &md,
+        answer(),
         "tests/test_kinds.py::test_needs_a_fixture_no_one_defined",
     );
     assert!(
@@ -125,8 +141,11 @@ fn each_kind_of_failure_is_told_right() {
         fixture.contains("file tests/test_kinds.py, line "),
         "{fixture}"
     );
+}
 
-    let timeout = section(&md, "tests/test_kinds.py::test_hangs");
+#[test]
+fn a_timeout_is_its_limit_and_the_tests_line_under_120_tokens() {
+    let timeout = section(answer(), "tests/test_kinds.py::test_hangs");
     assert!(timeout.contains("Timeout (>1.0s)"), "{timeout}");
     assert!(
         timeout.contains("  > time.sleep(5)\n"),
@@ -135,8 +154,11 @@ fn each_kind_of_failure_is_told_right() {
     assert!(!timeout.contains("Stack of"), "{timeout}");
     let tokens = count_tokens(timeout);
     assert!(tokens < 120, "{tokens} tokens:\n{timeout}");
+}
 
-    let failed = section(&md, "tests/test_kinds.py::test_fail_without_traceback");
+#[test]
+fn a_failure_without_traceback_says_its_message_once() {
+    let failed = section(answer(), "tests/test_kinds.py::test_fail_without_traceback");
     assert_eq!(
         failed.matches("the service answered 503").count(),
         1,

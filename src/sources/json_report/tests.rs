@@ -205,10 +205,14 @@ fn places_pytest_wrote_whole_read_relative_to_the_root() {
     let run = parse(doc.to_string().as_bytes(), "r.json", false).expect("parse");
     let doctest = &run.tests[0];
     assert!(
-        doctest.traceback().is_some_and(|tb| tb.ends_with("\nshop/calc.py:4: DocTestFailure")
-            && !tb.contains("/home/u")),
+        doctest.traceback().is_some_and(
+            |tb| tb.ends_with("\nshop/calc.py:4: DocTestFailure") && !tb.contains("/home/u")
+        ),
         "{:?}",
         doctest.traceback()
     );
-    assert_eq!(run.tests[1].message(), Some("assert '/home/u/shop/x' == 'x'"));
+    assert_eq!(
+        run.tests[1].message(),
+        Some("assert '/home/u/shop/x' == 'x'")
+    );
 }
