@@ -270,7 +270,8 @@ fn ids_are_accepted_by_pytest(md: &str) {
         if let Some(rest) = line.strip_prefix("Same failure in ") {
             let list = rest.split_once(": ").map_or("", |(_, l)| l);
             for item in list.split(", ") {
-                let id = item.split(" (all ").next().unwrap_or("");
+                let id = pytest_mcp_testkit::tokens::heading_id(item);
+                let id = id.split(" (all ").next().unwrap_or("");
                 if id.contains("::") {
                     ids.push(id.to_string());
                 }

@@ -39,7 +39,7 @@ pub struct Shape<'t> {
 /// so is a test with failed subtests (each shows its own).
 pub fn failure_groups(run: &Run) -> Vec<FailureGroup> {
     let mut groups: Vec<FailureGroup> = Vec::new();
-    let mut index: HashMap<Shape<'_>, usize> = HashMap::new();
+    let mut index: HashMap<(Shape<'_>, Option<&str>), usize> = HashMap::new();
     for (i, t) in run.tests.iter().enumerate() {
         if !t.is_problem() {
             continue;
@@ -52,7 +52,7 @@ pub fn failure_groups(run: &Run) -> Vec<FailureGroup> {
             groups.push(alone);
             continue;
         };
-        match index.entry(shape) {
+        match index.entry(one_shape(t, shape)) {
             Entry::Occupied(e) => groups[*e.get()].tests.push(i),
             Entry::Vacant(e) => {
                 e.insert(groups.len());
@@ -66,6 +66,92 @@ pub fn failure_groups(run: &Run) -> Vec<FailureGroup> {
         new_first(run, &changes.new_set(), &mut groups);
     }
     groups
+}
+
+/// The key a failure is grouped by: its [`Shape`], except that failures
+/// whose test fails on its own assertion (the crash in the test's file)
+/// with the same message shape and calling the same code there
+/// (`assert available("kiwi") == 0`, `assert available("leek") == 0`) are
+/// one failure at any line of that file: the others are named with
+/// their lines under the first.
+fn one_shape<'t>(t: &'t TestResult, mut shape: Shape<'t>) -> (Shape<'t>, Option<&'t str>) {
+    let in_test_file = t
+        .location
+        .as_ref()
+        .is_some_and(|l| pytest_text::paths_match(shape.place.0, &l.file));
+    if !in_test_file || shape.place.1.is_none() {
+        return (shape, None);
+    }
+    let Some(callee) = t.traceback().and_then(failing_source).and_then(callee) else {
+        return (shape, None);
+    };
+    shape.place.1 = None;
+    (shape, Some(callee))
+}
+
+/// The failing source line of a pytest traceback: its last `>` line.
+fn failing_source(tb: &str) -> Option<&str> {
+    tb.lines()
+        .rev()
+        .find_map(|l| l.strip_prefix('>'))
+        .map(str::trim)
+}
+
+/// Builtins a test calls around the code it tests (`len(...)`,
+/// `sorted(...)`): the code under test is the next call.
+const AROUND: &[&str] = &[
+    "len",
+    "list",
+    "sorted",
+    "set",
+    "dict",
+    "tuple",
+    "str",
+    "int",
+    "float",
+    "repr",
+    "sum",
+    "any",
+    "all",
+    "isinstance",
+    "type",
+    "bool",
+    "abs",
+    "min",
+    "max",
+    "round",
+    "print",
+];
+
+/// The first call in a source line that is not a builtin: `available` in
+/// `assert available("kiwi") == 0`, `catalog.search` in `assert
+/// len(catalog.search("s")) == 3`.
+fn callee(source: &str) -> Option<&str> {
+    let b = source.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_alphabetic() || b[i] == b'_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.') {
+                i += 1;
+            }
+            let name = &source[start..i];
+            if b.get(i) == Some(&b'(') && !AROUND.contains(&name) && name != "assert" {
+                return Some(name);
+            }
+        } else if b[i] == b'"' || b[i] == b'\'' {
+            // A string's text is not code.
+            let quote = b[i];
+            i += 1;
+            while i < b.len() && b[i] != quote {
+                i += 1;
+            }
+            i += 1;
+        } else {
+            i += 1;
+        }
+    }
+    None
 }
 
 /// With what changed since the last run: the groups holding a new failure

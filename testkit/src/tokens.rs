@@ -340,6 +340,7 @@ fn names_in_group(line: &str, id: &str, heading: &str, first: Option<&str>) -> b
         return false;
     };
     ids.split(", ").any(|item| {
+        let item = heading_id(item);
         item == id
             || item.strip_suffix(" cases)").is_some_and(|f| {
                 f.rsplit_once(" (all ")

@@ -320,6 +320,7 @@ fn check_markdown(
                     .and_then(|l| l.split_once(": "))
                     .is_some_and(|(_, ids)| {
                         ids.split(", ").any(|i| {
+                            let i = pytest_mcp_testkit::tokens::heading_id(i);
                             i == id
                                 || i.split_once(" (all ").is_some_and(|(f, _)| {
                                     pytest_mcp::pytest_text::parametrized_function(id) == Some(f)

@@ -209,3 +209,72 @@ fn a_test_rerun_before_failing_is_not_grouped_with_one_that_was_not() {
     b.reruns_mut().push(crate::model::Attempt::failed(None));
     assert_ne!(shape(&a), shape(&b));
 }
+
+#[test]
+fn the_code_under_test_is_the_first_call_that_is_not_a_builtin() {
+    assert_eq!(callee("assert available(\"kiwi\") == 0"), Some("available"));
+    assert_eq!(
+        callee("assert len(catalog.search(\"s\")) == 3"),
+        Some("catalog.search")
+    );
+    assert_eq!(callee("assert x == \"f(1)\""), None, "a string is not code");
+    assert_eq!(callee("assert 0, \"shelf 1 is empty\""), None);
+}
+
+/// Two tests of one file failing on their own assertions, with messages
+/// of one shape and calling the same code, are one failure; calling
+/// other code, or on an assertion with no call, two.
+#[test]
+fn own_assertions_on_the_same_code_are_one_failure_at_any_line() {
+    let on = |id: &str, line: u32, source: &str, message: &str| {
+        let mut t = failed(
+            id,
+            message,
+            &format!(
+                "    def test():\n>       {source}\nE       {message}\n\ntests/test_s.py:{line}: AssertionError"
+            ),
+        );
+        t.location = Some(Location {
+            file: "tests/test_s.py".into(),
+            line: Some(line - 1),
+        });
+        t
+    };
+    let run = Run {
+        tests: vec![
+            on(
+                "tests/test_s.py::test_kiwi",
+                9,
+                "assert available(\"kiwi\") == 0",
+                "assert None == 0",
+            ),
+            on(
+                "tests/test_s.py::test_leek",
+                13,
+                "assert available(\"leek\") == 0",
+                "assert None == 0",
+            ),
+            on(
+                "tests/test_s.py::test_price",
+                17,
+                "assert price(\"kiwi\") == 0",
+                "assert None == 0",
+            ),
+            on(
+                "tests/test_s.py::test_a",
+                21,
+                "assert a == 0",
+                "assert None == 0",
+            ),
+            on(
+                "tests/test_s.py::test_b",
+                25,
+                "assert b == 0",
+                "assert None == 0",
+            ),
+        ],
+        ..Run::default()
+    };
+    let sizes: Vec<Vec<usize>> = failure_groups(&run).into_iter().map(|g| g.tests).collect();
+    assert_eq!(sizes, [vec![0, 1], vec![2], vec![3], vec![4]]);
+}

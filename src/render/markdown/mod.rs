@@ -139,12 +139,18 @@ fn closing(run: &Run, mut extra: Vec<String>) -> Vec<String> {
     extra
 }
 
+/// How to rerun the failures, once per streak of failing runs: when the
+/// last run failed too, its answer said it.
 fn rerun_line(run: &Run) -> Option<&'static str> {
     let hint = run.rerun_hint?;
     let c = run.counts();
     let failed = c.failed + c.errors + c.collection_errors > 0;
     let recorded = run.failure_cache.is_none_or(|c| c.records_failures());
-    (failed && recorded).then(|| hint.note())
+    let said = run
+        .changes
+        .as_ref()
+        .is_some_and(|c| !(c.still_failing.is_empty() && c.fixed.is_empty() && c.gone.is_empty()));
+    (failed && recorded && !said).then(|| hint.note())
 }
 
 fn header(run: &Run) -> String {

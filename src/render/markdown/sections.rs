@@ -316,12 +316,15 @@ pub(super) fn message_lines(out: &mut String, message: &str, max_lines: usize) {
     }
     out.push_str(&clip(first));
     out.push('\n');
-    let rest: Vec<&str> = lines
+    let mut rest: Vec<&str> = lines
         .filter(|l| {
             let l = l.trim();
             !is_pytest_hint(l) && !is_framework_frame(l) && !names_a_class(l)
         })
         .collect();
+    if repeats_compared_strings(first, &rest) {
+        rest.clear();
+    }
     let shown = rest.len().min(max_lines);
     let omitted = rest.len() - shown;
     for line in dedent(&rest[..shown]) {
@@ -330,6 +333,28 @@ pub(super) fn message_lines(out: &mut String, message: &str, max_lines: usize) {
     if omitted > 0 {
         indent_line(out, &format!("… {omitted} more lines"));
     }
+}
+
+/// pytest's diff of two one-line strings (`- AL`, `+ al`, `? ^^` lines)
+/// when the message's first line shows both whole (`assert 'al' ==
+/// 'AL'`): it says again what the reader has just read.
+fn repeats_compared_strings(first: &str, rest: &[&str]) -> bool {
+    let quoted = |s: &str| first.contains(&format!("'{s}'")) || first.contains(&format!("\"{s}\""));
+    let mut values = 0;
+    let all = rest.iter().all(|l| {
+        let l = l.trim();
+        if l.starts_with("? ") || l == "?" {
+            return true;
+        }
+        match l.strip_prefix("- ").or_else(|| l.strip_prefix("+ ")) {
+            Some(v) if quoted(v) => {
+                values += 1;
+                true
+            }
+            _ => false,
+        }
+    });
+    all && values == 2 && !first.contains("...")
 }
 
 pub(super) fn captured(
