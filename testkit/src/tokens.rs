@@ -504,6 +504,13 @@ pub fn check_coverage(json: &str, run: &Run, markdown: &str) -> Coverage {
         }
     }
 
+    collection_errors_coverage(&value, &sections, &mut cov);
+    cov
+}
+
+/// [`check_coverage`] for collection errors: each file's section, its
+/// `L<line>` and the first line of its message.
+fn collection_errors_coverage(value: &Value, sections: &[(&str, &str)], cov: &mut Coverage) {
     for e in value["collection_errors"].as_array().into_iter().flatten() {
         cov.collection_errors += 1;
         let file = e["file"].as_str().unwrap_or("");
@@ -527,7 +534,6 @@ pub fn check_coverage(json: &str, run: &Run, markdown: &str) -> Coverage {
             ));
         }
     }
-    cov
 }
 
 /// Where a Markdown rendering spends its tokens, by kind of line.

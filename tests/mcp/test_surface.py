@@ -180,14 +180,14 @@ async def test_hundreds_of_failures_have_a_structured_result(project, connect):
 @pytest.mark.parametrize("protocol", [HANDSHAKE, MODERN])
 async def test_a_shortened_answer_links_its_complete_result(make_project, connect, protocol):
     """1,100 failing cases: at the default budget the answer is whole (five
-    ids named, `more` counting the rest) and nothing is kept; within 300
+    ids named, `more` counting the rest) and nothing is kept; within 200
     tokens it is shortened, and the whole ADR-006 result is a resource,
     linked and named in the structured result."""
     root = failing_cases_project(make_project)
     with anyio.fail_after(90):
         async with connect(root, protocol=protocol) as conn:
             roomy = await call(conn, "execute_tests", {})
-            result = await call(conn, "execute_tests", {"max_tokens": 300})
+            result = await call(conn, "execute_tests", {"max_tokens": 200})
             listed = await conn.session.list_resources()
             (link,) = links_of(result)
             read = await conn.session.read_resource(link.uri)
@@ -199,7 +199,7 @@ async def test_a_shortened_answer_links_its_complete_result(make_project, connec
     assert group["count"] == 1100 and len(group["node_ids"]) == 5 and group["more"] == 1095, group
     s = result.structured_content
     assert s["summary"]["failed"] == 1100 and s["summary"]["passed"] == 100, s["summary"]
-    # 300 tokens hold the text or the structured fields, not both: the
+    # 200 tokens hold the text or the structured fields, not both: the
     # fields name the group (as the text does) and carry no Markdown.
     (group,) = s["failures"]
     assert group["count"] == 1100 and group["node_ids"][0] == "tests/test_many.py::test_case[1]", group

@@ -12,6 +12,7 @@ a file named after its test).
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -107,7 +108,8 @@ async def test_workers_give_the_same_results_and_progress(project, connect):
     assert f"— {total} run, " in text.splitlines()[0], text
     for node_id, (outcome, _) in by_id(plain).items():
         if outcome in ("failed", "error"):
-            assert f": {node_id}\n" in text, (node_id, text)
+            # The heading ends with the id, or the id and its line.
+            assert re.search(rf": {re.escape(node_id)}( \(line \d+\))?$", text, re.M), (node_id, text)
 
 
 async def test_a_hang_under_workers_ends_everything_and_names_each_test(project, connect, reaper):

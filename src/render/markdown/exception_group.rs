@@ -34,11 +34,9 @@ struct Member {
     frames: Vec<Frame>,
 }
 
-/// The detail lines of an exception group's traceback `tb` of a test in
-/// `test_file` (relative to the project): `at path:line` per frame of the
-/// group in the project, `> source`, then `1: ValueError: bad value (at
-/// app/x.py:5)` per member.
-pub(super) fn detail(tb: &str, test_file: Option<&str>) -> Vec<String> {
+/// The group's own frames and its members, read from Python's
+/// rendering of an ExceptionGroup's traceback.
+fn members(tb: &str) -> (Member, Vec<Member>) {
     let mut group = Member::default();
     let mut members: Vec<Member> = Vec::new();
     let last_frame_of = |m: &mut Member, content: &str| {
@@ -85,6 +83,15 @@ pub(super) fn detail(tb: &str, test_file: Option<&str>) -> Vec<String> {
             current.exception = Some(content.to_string());
         }
     }
+    (group, members)
+}
+
+/// The detail lines of an exception group's traceback `tb` of a test in
+/// `test_file` (relative to the project): `at path:line` per frame of the
+/// group in the project, `> source`, then `1: ValueError: bad value (at
+/// app/x.py:5)` per member.
+pub(super) fn detail(tb: &str, test_file: Option<&str>) -> Vec<String> {
+    let (group, members) = members(tb);
     let root = test_file.and_then(|file| root_of(tb, file));
     let relative = |path: &str| -> String {
         match root.as_deref().and_then(|r| path.strip_prefix(r)) {
