@@ -3,7 +3,8 @@
 //! crate, `real_suites`), and on `tests/projects/mixed`: every test pytest
 //! -q lists as FAILED or ERROR is named verbatim, with the line of the test
 //! that failed and its message (or the compared values); and the answer
-//! costs at most 40% of pytest -q's tokens.
+//! costs at most 40% of pytest -q's tokens. A passing run costs at most 10
+//! tokens more than pytest -q's closing line.
 //!
 //! Each case runs three times: `python -m pytest -q` (what an agent would
 //! read otherwise), the same with pytest-json-report (where each failure's
@@ -353,5 +354,32 @@ fn answers_cost_at_most_40_percent_of_pytest_q() {
     assert!(
         over.is_empty(),
         "over {MAX_RATIO} of pytest -q's tokens: {over:?}{table}"
+    );
+}
+
+/// A passing run costs at most 10 tokens more than pytest -q's closing
+/// line (`6 passed in 0.01s`): the status line and nothing else.
+#[test]
+fn a_passing_run_costs_at_most_ten_tokens_more_than_pytests_closing_line() {
+    let (_dir, root) = project_copy("all_pass");
+    let out = clean_command(&test_python())
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .current_dir(&root)
+        .output()
+        .expect("run pytest");
+    let pytest_q = String::from_utf8(out.stdout).expect("UTF-8 pytest output");
+    let closing = pytest_q
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    assert!(closing.contains(" passed in "), "{pytest_q}");
+    let (status, answer) = common::support::run_pytest_mcp(&root, &["--no-history"]);
+    assert_eq!(status, Some(0), "{answer}");
+    let (ours, theirs) = (count_tokens(&answer), count_tokens(closing));
+    println!("a passing run: ours {ours} tokens, pytest -q's closing line {theirs}:\n{answer}");
+    assert!(
+        ours <= theirs + 10,
+        "{ours} tokens against {theirs}:\n{answer}"
     );
 }
