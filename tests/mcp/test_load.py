@@ -149,7 +149,7 @@ async def test_fifty_calls_at_once_are_all_answered_correctly(make_project, conn
                 # "(new)" when another call's run of the project left a
                 # cache in which this test had not failed; "(failing for 3
                 # runs)" once the history of runs holds its earlier failures.
-                not re.search(rf"^### FAILED( \((new|failing for \d+ runs)\))?: {re.escape(failed)}$", text, re.M)
+                not re.search(rf"^### FAILED( \((new|failing for \d+ runs)\))?: {re.escape(failed)}( \(line \d+\))?$", text, re.M)
             ):
                 problems.append(f"call {i} markdown {node}: {text[:300]}")
     assert not problems, "\n".join(problems)
@@ -205,7 +205,7 @@ async def test_a_thousand_calls_keep_memory_and_descriptors_flat(make_project, c
         elif kind == 1:
             result = await call(conn, "execute_tests", {"keywords": f"call_{i}"})
             text = text_of(result)
-            heading = rf"^### FAILED( \((new|failing for \d+ runs)\))?: tests/test_stub\.py::test_call_{i}$"
+            heading = rf"^### FAILED( \((new|failing for \d+ runs)\))?: tests/test_stub\.py::test_call_{i}( \(line \d+\))?$"
             if not text.startswith("Test FAILURE (") or not re.search(heading, text, re.M):
                 problems.append(f"{i}: {text[:200]}")
         elif kind == 2:
