@@ -247,27 +247,41 @@ fn run_job(cache: &mut Cache, job: &Job) -> Done {
 /// now is new. `fail-on: new` passes while the failures are known or flaky
 /// and fails on a new one. Each job records its run once, and main's
 /// history never sees the pull request's runs.
-#[test]
-fn failures_are_told_against_the_runs_before_and_fail_on_new_ignores_known_ones() {
-    let mut cache = Cache::default();
-    let push = |sha, run_id, files| Job {
+/// A push to main: the history step and the report, with `fail-on: new`.
+fn push(sha: &'static str, run_id: &'static str, files: &'static str) -> Job<'static> {
+    Job {
         branch: "main",
         base: None,
         sha,
         run_id,
         attempt: "1",
         with: vec![("files", files), ("fail-on", "new")],
-    };
-    let pull_request = |sha, run_id, attempt, files| Job {
+    }
+}
+
+/// A pull request's job into main, at one attempt of its run.
+fn pull_request(
+    sha: &'static str,
+    run_id: &'static str,
+    attempt: &'static str,
+    files: &'static str,
+) -> Job<'static> {
+    Job {
         branch: "7/merge",
         base: Some("main"),
         sha,
         run_id,
         attempt,
         with: vec![("files", files), ("fail-on", "new")],
-    };
+    }
+}
 
-    let main = run_job(&mut cache, &push(MAIN_SHA, "101", KNOWN));
+const MAIN_KEY: &str = "pytest-mcp-history:test::main:101-1";
+const FIRST_KEY: &str = "pytest-mcp-history:test::7/merge:202-1";
+
+/// Main's first run: no history, so every failure is new.
+fn main_starts_the_history(cache: &mut Cache) {
+    let main = run_job(cache, &push(MAIN_SHA, "101", KNOWN));
     assert_eq!(main.restored, None);
     let out = stdout(&main.report);
     assert!(
@@ -285,14 +299,15 @@ fn failures_are_told_against_the_runs_before_and_fail_on_new_ignores_known_ones(
         Some(1),
         "no history: new"
     );
+}
 
-    // The pull request's first run starts from main's history.
-    let first = run_job(&mut cache, &pull_request(PR_SHA, "202", "1", KNOWN));
-    let main_key = "pytest-mcp-history:test::main:101-1";
-    assert_eq!(first.restored.as_deref(), Some(main_key));
+/// The pull request's first run starts from main's history.
+fn the_pull_request_starts_from_mains(cache: &mut Cache) {
+    let first = run_job(cache, &pull_request(PR_SHA, "202", "1", KNOWN));
+    assert_eq!(first.restored.as_deref(), Some(MAIN_KEY));
     let out = stdout(&first.report);
     assert!(
-        out.contains(&format!("History of runs: restored from cache {main_key}")),
+        out.contains(&format!("History of runs: restored from cache {MAIN_KEY}")),
         "{out}"
     );
     let markdown = first.markdown();
@@ -311,14 +326,12 @@ fn failures_are_told_against_the_runs_before_and_fail_on_new_ignores_known_ones(
         "{}",
         stdout(&first.fail_on)
     );
+}
 
-    // A re-run of the same commit: test_flip fails where it passed.
-    let rerun = run_job(
-        &mut cache,
-        &pull_request(PR_SHA, "202", "2", KNOWN_AND_FLAKY),
-    );
-    let first_key = "pytest-mcp-history:test::7/merge:202-1";
-    assert_eq!(rerun.restored.as_deref(), Some(first_key));
+/// A re-run of the same commit: test_flip fails where it passed.
+fn a_rerun_tells_the_flip_flaky(cache: &mut Cache) {
+    let rerun = run_job(cache, &pull_request(PR_SHA, "202", "2", KNOWN_AND_FLAKY));
+    assert_eq!(rerun.restored.as_deref(), Some(FIRST_KEY));
     let markdown = rerun.markdown();
     assert!(
         markdown.contains("failing for 3 runs, since aaaaaaa"),
@@ -341,21 +354,25 @@ fn failures_are_told_against_the_runs_before_and_fail_on_new_ignores_known_ones(
     assert!(rerun.report.github_output.ends_with("fail-on-status=0\n"));
     assert_eq!(rerun.fail_on.output.status.code(), Some(0));
     assert_eq!(stdout(&rerun.fail_on), "");
+}
 
-    // Without the history the same results hold new failures.
+/// Without the history the same results hold new failures.
+fn without_the_history_they_are_new(cache: &mut Cache) {
     let mut alone = pull_request(PR_SHA, "202", "3", KNOWN_AND_FLAKY);
     alone.with.push(("history", "false"));
-    let alone = run_job(&mut cache, &alone);
+    let alone = run_job(cache, &alone);
     assert_eq!(alone.history.github_output, "");
     assert_eq!(alone.restored, None);
     assert!(!alone.markdown().contains("flaky, failed"));
     assert!(alone.report.github_output.ends_with("fail-on-status=1\n"));
     assert_eq!(alone.fail_on.output.status.code(), Some(1));
+}
 
-    // A new commit: test_new fails where it passed (new); test_flip fails
-    // again: known to flip on the commit before, and its outcome did not
-    // change with the code, so it is still flaky (docs/flaky.md).
-    let pushed = run_job(&mut cache, &pull_request(PR_NEXT_SHA, "203", "1", NEW));
+/// A new commit: test_new fails where it passed (new); test_flip fails
+/// again: known to flip on the commit before, and its outcome did not
+/// change with the code, so it is still flaky (docs/flaky.md).
+fn a_new_commit_tells_the_new_failure(cache: &mut Cache) {
+    let pushed = run_job(cache, &pull_request(PR_NEXT_SHA, "203", "1", NEW));
     let markdown = pushed.markdown();
     assert!(
         markdown.contains("failing for 4 runs, since aaaaaaa"),
@@ -373,11 +390,13 @@ fn failures_are_told_against_the_runs_before_and_fail_on_new_ignores_known_ones(
         "::error title=pytest-mcp::the results hold new failures (fail-on: new)\n"
     );
     assert_eq!(pushed.runs_kept(), 4);
+}
 
-    // Main's next push starts from main's own history, not the pull
-    // request's.
-    let later = run_job(&mut cache, &push(LATER_SHA, "303", KNOWN));
-    assert_eq!(later.restored.as_deref(), Some(main_key));
+/// Main's next push starts from main's own history, not the pull
+/// request's.
+fn main_goes_on_from_its_own(cache: &mut Cache) {
+    let later = run_job(cache, &push(LATER_SHA, "303", KNOWN));
+    assert_eq!(later.restored.as_deref(), Some(MAIN_KEY));
     assert!(
         later
             .markdown()
@@ -388,13 +407,24 @@ fn failures_are_told_against_the_runs_before_and_fail_on_new_ignores_known_ones(
     assert_eq!(
         keys,
         [
-            main_key,
-            first_key,
+            MAIN_KEY,
+            FIRST_KEY,
             "pytest-mcp-history:test::7/merge:202-2",
             "pytest-mcp-history:test::7/merge:203-1",
             "pytest-mcp-history:test::main:303-1",
         ]
     );
+}
+
+#[test]
+fn failures_are_told_against_the_runs_before_and_fail_on_new_ignores_known_ones() {
+    let mut cache = Cache::default();
+    main_starts_the_history(&mut cache);
+    the_pull_request_starts_from_mains(&mut cache);
+    a_rerun_tells_the_flip_flaky(&mut cache);
+    without_the_history_they_are_new(&mut cache);
+    a_new_commit_tells_the_new_failure(&mut cache);
+    main_goes_on_from_its_own(&mut cache);
 }
 
 /// The history step alone: its outputs for a push, and for a pull request
