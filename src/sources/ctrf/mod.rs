@@ -28,6 +28,7 @@
 mod document;
 
 use document::{Document, Lines, RetryAttempt, Suite, Test};
+use serde::Deserialize;
 
 use super::{ParseError, ReadOptions, Settle, SharedFile};
 use crate::model::{Attempt, Location, Outcome, Run, SourceInfo, SourceKind, TestResult};
@@ -66,7 +67,7 @@ pub(crate) fn is_ctrf(body: &[u8]) -> bool {
 /// Reads a CTRF document.
 pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run, ParseError> {
     let text = super::json_report::document_text(input)?;
-    let doc: Document = serde_json::from_str(&text).map_err(|e| json_error(&e))?;
+    let doc = read_document(&text)?;
     let results = doc.results.ok_or_else(|| {
         ParseError::whole("not a CTRF document: the JSON object has no \"results\" object")
     })?;
@@ -97,11 +98,24 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
     Ok(run)
 }
 
+/// The document. serde's derive refuses a key given twice in one object;
+/// a JSON value (and JavaScript's `JSON.parse`) keeps the last one: such a
+/// file is read through a value, only on this error path.
+fn read_document(text: &str) -> Result<Document, ParseError> {
+    serde_json::from_str(text).or_else(|e| {
+        let value = serde_json::from_str::<serde_json::Value>(text).map_err(|_| json_error(&e))?;
+        Document::deserialize(&value).map_err(|_| json_error(&e))
+    })
+}
+
 /// A serde_json error as a [`ParseError`] at its line and column.
 fn json_error(e: &serde_json::Error) -> ParseError {
     use serde_json::error::Category;
     let message = match e.classify() {
         Category::Eof => format!("the JSON ends early: {e}"),
+        Category::Syntax if e.to_string().starts_with("recursion limit") => {
+            "the JSON nests too deeply (more than 128 levels)".to_string()
+        }
         Category::Syntax => format!("malformed JSON: {e}"),
         Category::Data => format!("not a CTRF document: {e}"),
         Category::Io => format!("{e}"),

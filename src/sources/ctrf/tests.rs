@@ -178,21 +178,32 @@ fn wrong_shapes_are_named() {
 }
 
 #[test]
+fn a_key_given_twice_keeps_the_last() {
+    let input = br#"{"reportFormat": "CTRF", "results": {"tests": [
+        {"name": "a", "status": "passed", "status": "failed", "duration": 1}]}}"#;
+    let run = parse(input).expect("parse");
+    assert_eq!(run.tests[0].outcome, Outcome::Failed);
+}
+
+#[test]
 fn deep_nesting_and_huge_strings_do_not_crash() {
     let deep = format!(
         "{{\"reportFormat\": \"CTRF\", \"extra\": {}{}, \"results\": {{\"tests\": []}}}}",
         "[".repeat(10_000),
         "]".repeat(10_000)
     );
-    // Read (the key is skipped) or refused, never a crash.
-    let _ = read(deep.as_bytes(), "deep.json", ReadOptions::default());
+    // A key the reader does not use is skipped, however deep.
+    let run = read(deep.as_bytes(), "deep.json", ReadOptions::default()).expect("read");
+    assert_eq!(run.sources[0].kind, SourceKind::Ctrf);
+    assert!(run.tests.is_empty());
     let deep_suite = format!(
         "{{\"reportFormat\": \"CTRF\", \"results\": {{\"tests\": [{{\"name\": \"a\", \"status\": \"passed\", \"suite\": {}{}}}]}}}}",
         "[".repeat(10_000),
         "]".repeat(10_000)
     );
-    let e = read(deep_suite.as_bytes(), "deep.json", ReadOptions::default());
-    assert!(e.is_err(), "{e:?}");
+    let e = read(deep_suite.as_bytes(), "deep.json", ReadOptions::default()).expect_err("too deep");
+    assert!(e.message.contains("nests too deeply"), "{e}");
+    assert_eq!(e.line, 1);
     let big = "x".repeat(10 * 1024 * 1024);
     let input = doc(serde_json::json!([
         {"name": "a", "status": "failed", "duration": 1, "message": big}
