@@ -674,6 +674,97 @@ fn json_with_wrong_types_is_refused_or_read_never_a_crash() {
     assert_no_problems(problems);
 }
 
+/// CTRF of the wrong shape: refused with a location or read, in every
+/// format, never a crash.
+#[test]
+fn ctrf_with_wrong_types_is_refused_or_read_never_a_crash() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ctrf = |results: &str| format!(r#"{{"reportFormat": "CTRF", "results": {results}}}"#);
+    let test = |fields: &str| ctrf(&format!(r#"{{"tests": [{{{fields}}}]}}"#));
+    let cases: Vec<(&str, String)> = vec![
+        ("no-results", r#"{"reportFormat": "CTRF"}"#.to_string()),
+        ("results-list", ctrf("[]")),
+        ("tests-string", ctrf(r#"{"tests": "all"}"#)),
+        ("test-number", ctrf(r#"{"tests": [5]}"#)),
+        ("name-number", test(r#""name": 5, "status": "passed""#)),
+        ("status-list", test(r#""name": "a", "status": ["failed"]"#)),
+        ("truncated", test(r#""name": "a", "status": "pass"#)),
+        (
+            "odd-values",
+            test(
+                r#""name": "a", "status": "failed", "duration": -5, "line": -3,
+                "retries": 1e300, "suite": {"a": 1}, "stdout": 7"#,
+            ),
+        ),
+        (
+            "odd-numbers",
+            test(
+                r#""name": "a", "status": "failed", "duration": 1e308, "line": 1e20,
+                "retries": -2, "flaky": true, "retryAttempts": [{"attempt": -1}]"#,
+            ),
+        ),
+        (
+            "escaped-nul",
+            test(r#""name": "a\u0000b", "status": "failed", "message": "\u001b[31mred""#),
+        ),
+        (
+            "lone-surrogates",
+            test(r#""name": "a\udc80", "status": "failed", "trace": "\ud800 x""#),
+        ),
+        (
+            "bom",
+            format!("\u{FEFF}{}", test(r#""name": "a", "status": "passed""#)),
+        ),
+        (
+            "no-report-format",
+            r#"{"results": {"tests": [{"name": "a", "status": "passed"}]}}"#.to_string(),
+        ),
+    ];
+    let mut problems = Vec::new();
+    let mut refused = Vec::new();
+    for (name, json) in &cases {
+        let file = write(dir.path(), &format!("{name}.json"), json.as_bytes());
+        for format in FORMATS {
+            let answer = report(&file, format);
+            if format == "markdown" && answer.status == Some(2) {
+                refused.push(*name);
+                // What was expected: CTRF's shape, or JSON's syntax.
+                if !answer.stderr.contains("CTRF") && !answer.stderr.contains("JSON") {
+                    problems.push(format!("{name}.json: unclear: {}", answer.stderr));
+                }
+            }
+            problems.extend(check_sane(&file, format, &answer));
+        }
+    }
+    println!("refused: {refused:?}");
+    for name in [
+        "no-results",
+        "results-list",
+        "tests-string",
+        "test-number",
+        "name-number",
+        "status-list",
+        "truncated",
+        "odd-values",
+    ] {
+        if !refused.contains(&name) {
+            problems.push(format!("{name}.json was accepted as a report"));
+        }
+    }
+    for name in [
+        "odd-numbers",
+        "escaped-nul",
+        "lone-surrogates",
+        "bom",
+        "no-report-format",
+    ] {
+        if refused.contains(&name) {
+            problems.push(format!("{name}.json was refused"));
+        }
+    }
+    assert_no_problems(problems);
+}
+
 // ---------------------------------------------------------------------------
 // Enormous input
 // ---------------------------------------------------------------------------

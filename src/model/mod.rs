@@ -552,6 +552,8 @@ pub enum SourceKind {
     PytestEvents,
     /// pytest's console output, parsed as a last resort.
     PytestText,
+    /// CTRF JSON (Common Test Report Format) of any framework.
+    Ctrf,
 }
 
 impl SourceKind {
@@ -562,6 +564,7 @@ impl SourceKind {
             SourceKind::Junit => "JUnit XML",
             SourceKind::PytestEvents => "pytest-mcp event log",
             SourceKind::PytestText => "pytest console output",
+            SourceKind::Ctrf => "CTRF",
         }
     }
 }

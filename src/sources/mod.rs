@@ -2,11 +2,13 @@
 //!
 //! Each reader is a pure function from bytes to a [`Run`](crate::model::Run):
 //! [`junit`] for JUnit XML of any framework, [`json_report`] for
-//! pytest-json-report. [`read`] sniffs which one a file is. Errors say where
+//! pytest-json-report, [`ctrf`] for CTRF JSON. [`read`] sniffs which one a
+//! file is. Errors say where
 //! in the file (line and column) and what is wrong, so a user can open the
 //! file and look.
 
 pub mod console;
+pub mod ctrf;
 pub mod events;
 pub mod json_report;
 pub mod junit;
@@ -106,6 +108,7 @@ impl ParseError {
 pub enum Format {
     JunitXml,
     JsonReport,
+    Ctrf,
 }
 
 impl fmt::Display for Format {
@@ -113,6 +116,7 @@ impl fmt::Display for Format {
         f.write_str(match self {
             Format::JunitXml => "JUnit XML",
             Format::JsonReport => "pytest-json-report JSON",
+            Format::Ctrf => "CTRF JSON",
         })
     }
 }
@@ -123,11 +127,14 @@ pub(crate) fn without_bom(input: &[u8]) -> &[u8] {
     input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input)
 }
 
-/// Tells JUnit XML from JSON by the first meaningful byte.
+/// Tells JUnit XML from JSON by the first meaningful byte, and a CTRF
+/// document from a pytest-json-report one by its top-level keys
+/// ([`ctrf::is_ctrf`]).
 pub fn sniff(input: &[u8]) -> Result<Format, ParseError> {
     let body = without_bom(input);
     match body.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'<') => Ok(Format::JunitXml),
+        Some(b'{') if ctrf::is_ctrf(body) => Ok(Format::Ctrf),
         Some(b'{') | Some(b'[') => Ok(Format::JsonReport),
         Some(_) => Err(ParseError::whole(
             "neither JUnit XML nor pytest-json-report JSON (the file starts with neither '<' nor '{')",
@@ -227,5 +234,6 @@ pub fn read(input: &[u8], name: &str, options: ReadOptions) -> Result<Run, Parse
     match sniff(input)? {
         Format::JunitXml => junit::parse_with(input, name, options),
         Format::JsonReport => json_report::parse_with(input, name, options),
+        Format::Ctrf => ctrf::parse_with(input, name, options),
     }
 }

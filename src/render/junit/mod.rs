@@ -300,7 +300,9 @@ fn dialect_of_sources(run: &Run) -> Option<Dialect> {
                 | SourceKind::PytestText
         )
     };
-    if run.sources.is_empty() {
+    // CTRF holds pytest's node ids or another framework's names: per id.
+    let per_id = |k: SourceKind| k == SourceKind::Ctrf;
+    if run.sources.is_empty() || run.sources.iter().any(|s| per_id(s.kind)) {
         None
     } else if run.sources.iter().all(|s| is_pytest(s.kind)) {
         Some(Dialect::Pytest)

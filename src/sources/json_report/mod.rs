@@ -100,7 +100,7 @@ fn kept_text(text: Cow<'_, str>) -> Result<RawReports, ParseError> {
 
 /// The input as JSON text: UTF-8, without a byte-order mark, lone
 /// surrogate escapes replaced.
-fn document_text(input: &[u8]) -> Result<Cow<'_, str>, ParseError> {
+pub(crate) fn document_text(input: &[u8]) -> Result<Cow<'_, str>, ParseError> {
     // A byte-order mark is not JSON; `sniff` looks past it too.
     let input = super::without_bom(input);
     let text = std::str::from_utf8(input).map_err(|e| {

@@ -1,0 +1,213 @@
+use super::*;
+use crate::sources::{Format, read, sniff};
+
+fn doc(tests: serde_json::Value) -> Vec<u8> {
+    serde_json::json!({
+        "reportFormat": "CTRF", "specVersion": "0.0.0",
+        "results": {"tool": {"name": "jest"},
+            "summary": {"tests": 0, "passed": 0, "failed": 0, "skipped": 0,
+                        "pending": 0, "other": 0, "start": 1000, "stop": 4500},
+            "tests": tests}
+    })
+    .to_string()
+    .into_bytes()
+}
+
+fn parse(input: &[u8]) -> Result<Run, ParseError> {
+    parse_with(input, "c.json", ReadOptions::default())
+}
+
+#[test]
+fn a_ctrf_document_is_sniffed_by_its_report_format() {
+    assert_eq!(sniff(&doc(serde_json::json!([]))), Ok(Format::Ctrf));
+    // Before `reportFormat`: `results` and no `tests`.
+    assert_eq!(sniff(br#"{"results": {"tests": []}}"#), Ok(Format::Ctrf));
+    // pytest-json-report, even one that mentions both keys in a string.
+    let json_report = br#"{"tests": [{"nodeid": "t.py::a", "outcome": "passed",
+        "call": {"longrepr": "\"reportFormat\" \"results\""}}]}"#;
+    assert_eq!(sniff(json_report), Ok(Format::JsonReport));
+    assert_eq!(
+        sniff(br#"{"reportFormat": "other", "tests": []}"#),
+        Ok(Format::JsonReport)
+    );
+    // Broken JSON that names CTRF's key is CTRF's to refuse.
+    assert_eq!(sniff(br#"{"reportFormat": "CTRF", "#), Ok(Format::Ctrf));
+}
+
+#[test]
+fn statuses_map_to_outcomes() {
+    let input = doc(serde_json::json!([
+        {"name": "p", "status": "passed", "duration": 1500},
+        {"name": "f", "status": "failed", "duration": 2, "message": "boom"},
+        {"name": "s", "status": "skipped", "duration": 0, "message": "later"},
+        {"name": "w", "status": "pending", "duration": 0},
+        {"name": "o", "status": "other", "duration": 0, "rawStatus": "interrupted",
+         "message": "stopped"},
+        {"name": "x", "status": "weird", "duration": 0}
+    ]));
+    let run = parse(&input).expect("parse");
+    let [p, f, s, w, o, x] = &run.tests[..] else {
+        panic!("{:?}", run.tests)
+    };
+    assert_eq!((p.outcome, p.duration), (Outcome::Passed, Some(1.5)));
+    assert_eq!((f.outcome, f.message()), (Outcome::Failed, Some("boom")));
+    assert_eq!((s.outcome, s.message()), (Outcome::Skipped, Some("later")));
+    assert_eq!(
+        (w.outcome, w.message()),
+        (Outcome::Skipped, Some("pending"))
+    );
+    assert_eq!(
+        (o.outcome, o.message()),
+        (Outcome::Skipped, Some("other (interrupted): stopped"))
+    );
+    assert_eq!((x.outcome, x.message()), (Outcome::Skipped, Some("weird")));
+    assert_eq!(run.sources[0].kind, SourceKind::Ctrf);
+    assert_eq!(run.sources[0].entries, 6);
+    assert_eq!(SourceKind::Ctrf.describe(), "CTRF");
+}
+
+#[test]
+fn ids_keep_node_ids_and_join_suites_like_jest() {
+    let input = doc(serde_json::json!([
+        {"name": "tests/test_a.py::TestX::test_y[1]", "status": "passed", "duration": 1,
+         "suite": ["tests/test_a.py"]},
+        {"name": "rounds", "status": "passed", "duration": 1, "suite": ["cart", "totals"]},
+        {"name": "cart totals adds", "status": "passed", "duration": 1,
+         "suite": ["cart", "totals"]},
+        {"name": "legacy", "status": "passed", "duration": 1, "suite": "a > b"},
+        {"name": "alone", "status": "passed", "duration": 1, "suite": []}
+    ]));
+    let run = parse(&input).expect("parse");
+    let ids: Vec<&str> = run.tests.iter().map(|t| t.node_id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "tests/test_a.py::TestX::test_y[1]",
+            "cart › totals › rounds",
+            "cart › totals › adds",
+            "a › b › legacy",
+            "alone"
+        ]
+    );
+}
+
+#[test]
+fn location_trace_and_output_are_read() {
+    let input = doc(serde_json::json!([
+        {"name": "f", "status": "failed", "duration": 3, "filePath": "src/sum.test.js",
+         "line": 12, "message": "expected 3", "trace": "Error: expected 3\n    at Object.<anonymous> (src/sum.test.js:14:5)",
+         "stdout": ["a", "b"], "stderr": ["warn"]}
+    ]));
+    let run = parse(&input).expect("parse");
+    let f = &run.tests[0];
+    assert_eq!(f.location, Some(Location::new("src/sum.test.js", Some(12))));
+    assert_eq!(f.traceback().map(|t| t.lines().count()), Some(2));
+    assert_eq!(f.stdout(), Some("a\nb"));
+    assert_eq!(f.stderr(), Some("warn"));
+    let crash = crate::model::crash::crash_line(f).expect("crash line");
+    assert_eq!((crash.file, crash.line), ("src/sum.test.js", Some(14)));
+}
+
+#[test]
+fn retry_attempts_make_a_passing_test_flaky() {
+    let input = doc(serde_json::json!([
+        {"name": "flip", "status": "passed", "duration": 5, "flaky": true, "retries": 2,
+         "filePath": "f.js",
+         "retryAttempts": [
+            {"attempt": 1, "status": "failed", "message": "first", "line": 7},
+            {"attempt": 2, "status": "failed", "message": "second"},
+            {"attempt": 3, "status": "passed"}]},
+        {"name": "counted", "status": "failed", "duration": 5, "retries": 2},
+        {"name": "marked", "status": "passed", "duration": 5, "flaky": true},
+        {"name": "final listed", "status": "failed", "duration": 5, "retries": 1,
+         "retryAttempts": [{"attempt": 1, "status": "failed", "message": "a"},
+                           {"attempt": 2, "status": "failed", "message": "b"}]},
+        {"name": "huge", "status": "failed", "duration": 5, "retries": 1e30}
+    ]));
+    let run = parse(&input).expect("parse");
+    let [flip, counted, marked, final_listed, huge] = &run.tests[..] else {
+        panic!("{:?}", run.tests)
+    };
+    assert!(flip.is_flaky());
+    assert_eq!(
+        flip.flaky_summary(),
+        "passed after 2 failed attempts (first: first, at f.js:7)"
+    );
+    assert_eq!(
+        counted.reruns(),
+        &[Attempt::failed(None), Attempt::failed(None)]
+    );
+    assert!(marked.is_flaky());
+    assert_eq!(final_listed.reruns(), &[Attempt::failed(Some("a".into()))]);
+    assert_eq!(huge.reruns().len(), MAX_COUNTED_RETRIES as usize);
+}
+
+#[test]
+fn summary_times_are_the_duration_only_without_test_durations() {
+    let with = parse(&doc(serde_json::json!([
+        {"name": "a", "status": "passed", "duration": 250}
+    ])))
+    .expect("parse");
+    assert_eq!((with.duration, with.duration_secs()), (None, 0.25));
+    let without = parse(&doc(serde_json::json!([
+        {"name": "a", "status": "passed"}
+    ])))
+    .expect("parse");
+    assert_eq!(without.duration, Some(3.5));
+}
+
+#[test]
+fn wrong_shapes_are_named() {
+    let err = |text: &str| parse(text.as_bytes()).expect_err(text);
+    let e = err(r#"{"reportFormat": "CTRF"}"#);
+    assert!(e.message.contains("no \"results\" object"), "{e}");
+    let e = err(r#"{"reportFormat": "CTRF", "results": {"tool": {}}}"#);
+    assert!(e.message.contains("no \"tests\" list"), "{e}");
+    let e = err("{\"reportFormat\": \"CTRF\",\n \"results\": {\"tests\": {}}}");
+    assert!(e.message.contains("expected a sequence"), "{e}");
+    assert_eq!(e.line, 2);
+    let e = err(r#"{"results": {"tests": [{"name": 3, "status": "passed"}]}}"#);
+    assert!(e.message.starts_with("not a CTRF document"), "{e}");
+    let e = err(r#"{"results": {"tests": [{"status": "passed"}]}}"#);
+    assert!(e.message.contains("missing field `name`"), "{e}");
+    let e = err("{\"reportFormat\": \"CTRF\",\n  \"results\": {\"tests\": [}");
+    assert!(e.message.starts_with("malformed JSON"), "{e}");
+    assert_eq!((e.line, e.column), (2, 25));
+    let e = err(r#"{"reportFormat": "CTRF", "results": "#);
+    assert!(e.message.starts_with("the JSON ends early"), "{e}");
+}
+
+#[test]
+fn a_key_given_twice_keeps_the_last() {
+    let input = br#"{"reportFormat": "CTRF", "results": {"tests": [
+        {"name": "a", "status": "passed", "status": "failed", "duration": 1}]}}"#;
+    let run = parse(input).expect("parse");
+    assert_eq!(run.tests[0].outcome, Outcome::Failed);
+}
+
+#[test]
+fn deep_nesting_and_huge_strings_do_not_crash() {
+    let deep = format!(
+        "{{\"reportFormat\": \"CTRF\", \"extra\": {}{}, \"results\": {{\"tests\": []}}}}",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    // A key the reader does not use is skipped, however deep.
+    let run = read(deep.as_bytes(), "deep.json", ReadOptions::default()).expect("read");
+    assert_eq!(run.sources[0].kind, SourceKind::Ctrf);
+    assert!(run.tests.is_empty());
+    let deep_suite = format!(
+        "{{\"reportFormat\": \"CTRF\", \"results\": {{\"tests\": [{{\"name\": \"a\", \"status\": \"passed\", \"suite\": {}{}}}]}}}}",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    let e = read(deep_suite.as_bytes(), "deep.json", ReadOptions::default()).expect_err("too deep");
+    assert!(e.message.contains("nests too deeply"), "{e}");
+    assert_eq!(e.line, 1);
+    let big = "x".repeat(10 * 1024 * 1024);
+    let input = doc(serde_json::json!([
+        {"name": "a", "status": "failed", "duration": 1, "message": big}
+    ]));
+    let run = read(&input, "big.json", ReadOptions::default()).expect("parse");
+    assert_eq!(run.tests[0].message().map(str::len), Some(10 * 1024 * 1024));
+}
