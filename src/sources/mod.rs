@@ -127,6 +127,32 @@ pub(crate) fn without_bom(input: &[u8]) -> &[u8] {
     input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input)
 }
 
+/// A serde_json error as a [`ParseError`] at its line and column, for a
+/// reader of `document` (`a CTRF document`): what kind of error, in words,
+/// and where.
+pub(crate) fn json_error(e: &serde_json::Error, document: &str) -> ParseError {
+    use serde_json::error::Category;
+    let message = match e.classify() {
+        Category::Eof => format!("the JSON ends early: {e}"),
+        Category::Syntax if e.to_string().starts_with("recursion limit") => {
+            "the JSON nests too deeply (more than 128 levels)".to_string()
+        }
+        Category::Syntax => format!("malformed JSON: {e}"),
+        Category::Data => format!("not {document}: {e}"),
+        Category::Io => format!("{e}"),
+    };
+    // serde_json appends " at line L column C"; we print our own prefix.
+    let message = match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message,
+    };
+    ParseError {
+        line: e.line(),
+        column: e.column(),
+        message,
+    }
+}
+
 /// Tells JUnit XML from JSON by the first meaningful byte, and a CTRF
 /// document from a pytest-json-report one by its top-level keys
 /// ([`ctrf::is_ctrf`]).

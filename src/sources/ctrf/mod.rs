@@ -30,7 +30,10 @@ mod document;
 use document::{Document, Lines, RetryAttempt, Suite, Test};
 use serde::Deserialize;
 
-use super::{ParseError, ReadOptions, Settle, SharedFile};
+use super::{ParseError, ReadOptions, Settle, SharedFile, json_error};
+
+/// What a CTRF error says the file is not.
+const DOCUMENT: &str = "a CTRF document";
 use crate::model::{Attempt, Location, Outcome, Run, SourceInfo, SourceKind, TestResult};
 
 /// How much of a file [`is_ctrf`] searches for a CTRF key before it looks
@@ -103,33 +106,10 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
 /// file is read through a value, only on this error path.
 fn read_document(text: &str) -> Result<Document, ParseError> {
     serde_json::from_str(text).or_else(|e| {
-        let value = serde_json::from_str::<serde_json::Value>(text).map_err(|_| json_error(&e))?;
-        Document::deserialize(&value).map_err(|_| json_error(&e))
+        let value = serde_json::from_str::<serde_json::Value>(text)
+            .map_err(|_| json_error(&e, DOCUMENT))?;
+        Document::deserialize(&value).map_err(|_| json_error(&e, DOCUMENT))
     })
-}
-
-/// A serde_json error as a [`ParseError`] at its line and column.
-fn json_error(e: &serde_json::Error) -> ParseError {
-    use serde_json::error::Category;
-    let message = match e.classify() {
-        Category::Eof => format!("the JSON ends early: {e}"),
-        Category::Syntax if e.to_string().starts_with("recursion limit") => {
-            "the JSON nests too deeply (more than 128 levels)".to_string()
-        }
-        Category::Syntax => format!("malformed JSON: {e}"),
-        Category::Data => format!("not a CTRF document: {e}"),
-        Category::Io => format!("{e}"),
-    };
-    // serde_json appends " at line L column C"; we print our own prefix.
-    let message = match message.rfind(" at line ") {
-        Some(i) => message[..i].to_string(),
-        None => message,
-    };
-    ParseError {
-        line: e.line(),
-        column: e.column(),
-        message,
-    }
 }
 
 /// A CTRF status as an outcome, and the words a skip of it says when the

@@ -16,7 +16,10 @@ use std::collections::HashMap;
 
 use document::{Collector, Header, JsonTest, Stage, TestSink};
 
-use super::{ParseError, ReadOptions, Settle, SharedFile, phases};
+use super::{ParseError, ReadOptions, Settle, SharedFile, json_error, phases};
+
+/// What a JSON report error says the file is not.
+const DOCUMENT: &str = "a pytest-json-report document";
 use crate::model::raw_report::RawReports;
 use crate::model::{
     Attempt, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult, Warning, Xfail,
@@ -93,7 +96,7 @@ fn kept_text(text: Cow<'_, str>) -> Result<RawReports, ParseError> {
     if crate::model::raw_report::nesting_depth(&text) >= 127
         && let Err(e) = serde_json::from_str::<serde_json::Value>(&text)
     {
-        return Err(json_error(&e));
+        return Err(json_error(&e, DOCUMENT));
     }
     Ok(RawReports::parsed(text.into_owned()))
 }
@@ -125,10 +128,11 @@ fn read_document(text: &str, options: ReadOptions) -> Result<(Header, Tests), Pa
         // through a value so that it is read at all; only on this error
         // path, and from the start.
         Err(e) => {
-            let value =
-                serde_json::from_str::<serde_json::Value>(text).map_err(|_| json_error(&e))?;
+            let value = serde_json::from_str::<serde_json::Value>(text)
+                .map_err(|_| json_error(&e, DOCUMENT))?;
             let mut tests = Tests::new(options);
-            let header = document::read(&value, &mut tests).map_err(|_| json_error(&e))?;
+            let header =
+                document::read(&value, &mut tests).map_err(|_| json_error(&e, DOCUMENT))?;
             Ok((header, tests))
         }
     }
@@ -308,27 +312,6 @@ fn replace_lone_surrogates(text: &str) -> std::borrow::Cow<'_, str> {
     }
     out.push_str(&text[copied.min(text.len())..]);
     std::borrow::Cow::Owned(out)
-}
-
-fn json_error(e: &serde_json::Error) -> ParseError {
-    let message = match e.classify() {
-        serde_json::error::Category::Eof => format!("the JSON ends early: {e}"),
-        serde_json::error::Category::Syntax => format!("malformed JSON: {e}"),
-        serde_json::error::Category::Data => {
-            format!("not a pytest-json-report document: {e}")
-        }
-        serde_json::error::Category::Io => format!("{e}"),
-    };
-    // serde_json appends " at line L column C"; we print our own prefix.
-    let message = match message.rfind(" at line ") {
-        Some(i) => message[..i].to_string(),
-        None => message,
-    };
-    ParseError {
-        line: e.line(),
-        column: e.column(),
-        message,
-    }
 }
 
 /// One test's final entry as a result.
