@@ -161,13 +161,20 @@ impl Changes {
         self.flaky = flaky;
     }
 
+    /// The last run had failures (within this run's selection): some
+    /// still fail, were fixed, or are gone.
+    pub fn last_run_failed(&self) -> bool {
+        !(self.still_failing.is_empty() && self.fixed.is_empty() && self.gone.is_empty())
+    }
+
+    /// Nothing of this run fails: no new, flaky or still failing test.
+    pub fn nothing_fails(&self) -> bool {
+        self.new_failures.is_empty() && self.still_failing.is_empty() && self.flaky.is_empty()
+    }
+
     /// Nothing failed last time or now (within this run's selection).
     pub fn is_empty(&self) -> bool {
-        self.new_failures.is_empty()
-            && self.fixed.is_empty()
-            && self.still_failing.is_empty()
-            && self.gone.is_empty()
-            && self.flaky.is_empty()
+        self.nothing_fails() && !self.last_run_failed()
     }
 
     /// The new failures' ids, to look up.

@@ -30,10 +30,7 @@ pub(super) fn block(run: &Run, changes: &Changes) -> String {
     let mut out = format!("Since the last run: {}\n", changes.phrase());
     // When nothing fails any more, the fixed tests are all that failed
     // last time: the agent has read them, the count says enough.
-    let all_fixed = changes.new_failures.is_empty()
-        && changes.still_failing.is_empty()
-        && changes.flaky.is_empty();
-    if !changes.fixed.is_empty() && !all_fixed {
+    if !changes.fixed.is_empty() && !changes.nothing_fails() {
         out.push_str("Fixed: ");
         list(&mut out, &compact(run, &changes.fixed));
     }

@@ -146,10 +146,7 @@ fn rerun_line(run: &Run) -> Option<&'static str> {
     let c = run.counts();
     let failed = c.failed + c.errors + c.collection_errors > 0;
     let recorded = run.failure_cache.is_none_or(|c| c.records_failures());
-    let said = run
-        .changes
-        .as_ref()
-        .is_some_and(|c| !(c.still_failing.is_empty() && c.fixed.is_empty() && c.gone.is_empty()));
+    let said = run.changes.as_ref().is_some_and(|c| c.last_run_failed());
     (failed && recorded && !said).then(|| hint.note())
 }
 
