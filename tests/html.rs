@@ -429,6 +429,32 @@ fn page_renders_in_headless_chromium_and_loads_nothing() {
     );
 }
 
+/// The mixed project's page driven in the browser: its filters, its
+/// search for `isbn10[` (as many rows as the run has such tests) and its
+/// sorting, with a screenshot at `shot`: the browser's answer, and how
+/// many tests the search should find.
+fn interact(
+    driver: &Path,
+    work: &Path,
+    page: &Path,
+    run: &Run,
+    shot: &Path,
+) -> (serde_json::Value, usize) {
+    let search = "isbn10[";
+    let matching = run
+        .tests
+        .iter()
+        .filter(|t| t.node_id.contains(search))
+        .count();
+    let answer = drive(
+        driver,
+        work,
+        &json!({"page": page, "script": true, "checks": ["interact"], "shot": shot,
+                "ids": [], "texts": [], "search": search, "search_count": matching}),
+    );
+    (answer, matching)
+}
+
 #[test]
 fn filter_search_and_sort_work_in_the_dom() {
     let Some(driver) = driver() else { return };
@@ -441,18 +467,7 @@ fn filter_search_and_sort_work_in_the_dom() {
     );
     let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("html-report-mixed.png");
     let _ = std::fs::remove_file(&shot);
-    let search = "isbn10[";
-    let matching = run
-        .tests
-        .iter()
-        .filter(|t| t.node_id.contains(search))
-        .count();
-    let answer = drive(
-        &driver,
-        work.path(),
-        &json!({"page": page, "script": true, "checks": ["interact"], "shot": shot,
-                "ids": [], "texts": [], "search": search, "search_count": matching}),
-    );
+    let (answer, matching) = interact(&driver, work.path(), &page, &run, &shot);
     assert_eq!(
         answer["controls_shown"], true,
         "the script did not run: {answer}"

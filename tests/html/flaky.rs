@@ -5,10 +5,8 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use serde_json::json;
-
-use super::browser::{drive, driver};
-use super::{fixture_run, report_page, write_page};
+use super::browser::driver;
+use super::{fixture_run, interact, report_page, write_page};
 use pytest_mcp::model::Run;
 use pytest_mcp::model::history::{History, Since, TestHistory};
 
@@ -100,18 +98,7 @@ fn flaky_failures_show_their_rate_and_the_filter_hides_them() {
     let work = tempfile::tempdir().expect("temp dir");
     let path = write_page(work.path(), "mixed-history.html", &page);
     let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("html-report-history.png");
-    let search = "isbn10[";
-    let matching = run
-        .tests
-        .iter()
-        .filter(|t| t.node_id.contains(search))
-        .count();
-    let answer = drive(
-        &driver,
-        work.path(),
-        &json!({"page": path, "script": true, "checks": ["interact"], "shot": shot,
-                "ids": [], "texts": [], "search": search, "search_count": matching}),
-    );
+    let (answer, _) = interact(&driver, work.path(), &path, &run, &shot);
     let r = &answer["interact"];
     let shown = |state: &str, o: &str| r[state]["shown"][o].as_u64().unwrap_or(u64::MAX) as usize;
     assert_eq!(shown("initial", "k"), flaky.len(), "{r}");
