@@ -52,8 +52,10 @@ pub(super) struct JsonTest<'a> {
     pub crashed: Option<Stage<'a>>,
     /// The test's failed subtests, as pytest-mcp's plugin records them
     /// (`super::subtests`); a value, read leniently.
+    /// Boxed: the entry is moved several times as it is read, and few
+    /// tests have subtests.
     #[serde(default)]
-    pub subtests: Option<serde_json::Value>,
+    pub subtests: Option<Box<serde_json::Value>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -62,8 +64,8 @@ pub(super) struct Stage<'a> {
     pub duration: Option<f64>,
     #[serde(default, borrow)]
     pub outcome: Option<Cow<'a, str>>,
-    #[serde(default)]
-    pub crash: Option<Crash>,
+    #[serde(default, borrow)]
+    pub crash: Option<Crash<'a>>,
     // Under pytest-xdist it starts with the worker's line: dropped.
     #[serde(default, deserialize_with = "longrepr_text")]
     pub longrepr: Option<String>,
@@ -76,16 +78,69 @@ pub(super) struct Stage<'a> {
 }
 
 #[derive(Debug, Deserialize)]
-pub(super) struct Crash {
+pub(super) struct Crash<'a> {
     #[serde(default)]
     pub message: Option<String>,
-    /// Absolute; read for a rerun attempt's location.
-    #[serde(default)]
-    pub path: Option<String>,
-    /// 1-based (pytest's `ReprFileLocation`); any JSON value, so that an
-    /// odd one (negative, a float) costs the location, not the file.
-    #[serde(default)]
-    pub lineno: Option<serde_json::Value>,
+    /// Absolute; read for a rerun attempt's location. Borrowed: every
+    /// failure has one, and only a rerun's is used.
+    #[serde(default, borrow)]
+    pub path: Option<Cow<'a, str>>,
+    /// 1-based (pytest's `ReprFileLocation`); none for an odd value (not a
+    /// positive integer that fits), which costs the location, not the file.
+    #[serde(default, deserialize_with = "line_number")]
+    pub lineno: Option<u32>,
+}
+
+/// A 1-based line number from any JSON value; none for anything else.
+fn line_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    let line = IgnoredOr::<u64>::deserialize(d)?;
+    Ok(line
+        .0
+        .and_then(|l| u32::try_from(l).ok())
+        .filter(|l| *l > 0))
+}
+
+/// A value of type `T`, or none for a JSON value of any other type (read
+/// and dropped without allocating for a number or a string).
+struct IgnoredOr<T>(Option<T>);
+
+impl<'de> Deserialize<'de> for IgnoredOr<u64> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Line;
+        impl<'de> Visitor<'de> for Line {
+            type Value = IgnoredOr<u64>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a line number")
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(IgnoredOr(Some(v)))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(IgnoredOr(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(IgnoredOr(None))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(IgnoredOr(None))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(IgnoredOr(None))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(IgnoredOr(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(IgnoredOr(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(IgnoredOr(None))
+            }
+        }
+        d.deserialize_any(Line)
+    }
 }
 
 #[derive(Debug, Deserialize)]

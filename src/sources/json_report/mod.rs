@@ -214,12 +214,7 @@ fn crash_location(nodeid: &str, stage: &Stage<'_>, files: &mut SharedFile) -> Op
     let same = path == file || path.ends_with(&format!("/{file}"));
     same.then(|| Location {
         file: files.get(file),
-        line: crash
-            .lineno
-            .as_ref()
-            .and_then(serde_json::Value::as_u64)
-            .and_then(|l| u32::try_from(l).ok())
-            .filter(|l| *l > 0),
+        line: crash.lineno,
     })
 }
 
@@ -379,7 +374,7 @@ fn convert_test(t: JsonTest<'_>, files: &mut SharedFile) -> TestResult {
         _ => {}
     }
     set_captured(&mut test, stages.iter().filter_map(|(_, s)| *s));
-    subtests::attach(&mut test, t.subtests.as_ref(), by_subtests);
+    subtests::attach(&mut test, t.subtests.as_deref(), by_subtests);
     test
 }
 

@@ -89,6 +89,33 @@ fn attempt_entries_before_a_test_are_its_earlier_attempts() {
     assert_eq!(run.sources[0].folded, 2);
 }
 
+/// An attempt's odd line number (negative, a float, a string, a list)
+/// costs its line, not its file, and the document still reads.
+#[test]
+fn an_attempts_odd_line_number_costs_only_the_line() {
+    for odd in [
+        serde_json::json!(-3),
+        serde_json::json!(2.5),
+        serde_json::json!("7"),
+        serde_json::json!([7]),
+        serde_json::json!({"n": 7}),
+        serde_json::json!(null),
+        serde_json::json!(u64::MAX),
+    ] {
+        let doc = serde_json::json!({"root": "/p", "tests": [
+            {"nodeid": "t.py::flip", "lineno": 3, "outcome": "rerun",
+             "call": {"outcome": "rerun", "crash": {"path": "/p/t.py", "lineno": odd, "message": "E1"}}},
+            {"nodeid": "t.py::flip", "lineno": 3, "outcome": "passed"},
+        ]});
+        let run = parse(doc.to_string().as_bytes(), "r.json", false).expect("parse");
+        let place = run.tests[0].reruns()[0]
+            .location
+            .as_ref()
+            .map(|l| (&*l.file, l.line));
+        assert_eq!(place, Some(("t.py", None)), "{odd}");
+    }
+}
+
 /// pytest-mcp's plugin keeps each failed subtest in its test's entry:
 /// read with what it was called, its message and its place; a test whose
 /// own phases passed (unittest's subTest) is counted among the passed, as
