@@ -12,7 +12,11 @@
 //! failed attempts; a timeout is `failed` with the `rawStatus` `timedOut`.
 //! The same title in two projects is two tests. Jest's shape is
 //! `tests/fixtures/ctrf/jest.json` (its Markdown and JSON counts are in
-//! `tests/ctrf_in.rs`).
+//! `tests/ctrf_in.rs`). `tests/fixtures/ctrf/gotest.json` follows ctrf-io's
+//! go-ctrf-json-reporter: no `reportFormat`, `suite` the package path as
+//! one string, `name` the test (`TestTotal/rounds_to_cents` for a
+//! subtest), `message` the test's raw `go test` output (`=== RUN`, the
+//! `file_test.go:21: ...` lines, `--- FAIL`), no `trace` and no `line`.
 //!
 //! The hostile cases add to `tests/hostile.rs`'s (which checks every format
 //! never crashes on CTRF of the wrong shape): the exact place each
@@ -31,6 +35,8 @@ const JEST: &str = "tests/fixtures/ctrf/jest.json";
 const CART: &str = "chromium › cart.spec.ts › cart › totals › shows the total with tax";
 const TIMEOUT: &str = "chromium › cart.spec.ts › cart › checks out";
 const LOGIN: &str = "chromium › login.spec.ts › login › logs in";
+const GOTEST: &str = "tests/fixtures/ctrf/gotest.json";
+const GO_SUBTEST: &str = "github.com/acme/shop/cart › TestTotal/rounds_to_cents";
 
 struct Answer {
     status: Option<i32>,
@@ -239,6 +245,60 @@ fn jest_without_lines_says_where_each_failure_is_from_its_stack() {
             "{failure}"
         );
     }
+}
+
+#[test]
+fn go_counts_ids_and_the_failures_place_in_gfm() {
+    let value: Value = serde_json::from_str(&read(GOTEST, "json")).expect("JSON");
+    let summary = &value["summary"];
+    for (key, want) in [("total", 5), ("passed", 2), ("failed", 2), ("skipped", 1)] {
+        assert_eq!(summary[key], want, "summary.{key} in {summary}");
+    }
+    // The tests' durations summed: 10 + 920 ms.
+    assert_eq!(summary["duration"], 0.93, "{summary}");
+    let ids: Vec<&str> = value["tests"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .map(|t| t["node_id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "github.com/acme/shop/cart › TestAdd",
+            GO_SUBTEST,
+            "github.com/acme/shop/cart › TestTotal",
+            "github.com/acme/shop/checkout › TestCheckout",
+            "github.com/acme/shop/auth › TestLogin",
+        ]
+    );
+    let gfm = read(GOTEST, "gfm");
+    let failure = gfm_failure(&gfm, GO_SUBTEST);
+    assert!(
+        failure.contains("Failed at `cart/cart_test.go:21`."),
+        "{failure}"
+    );
+    assert!(
+        failure.contains("cart_test.go:21: total = 10.19, want 10.20"),
+        "{failure}"
+    );
+}
+
+/// go-ctrf-json-reporter's message is the test's whole output: the
+/// failure is its `cart_test.go:21: ...` line, not `=== RUN ...`, and the
+/// agent Markdown should say the line gfm finds (`cart/cart_test.go:21`),
+/// not only the file.
+#[test]
+#[ignore = "reader: go test's `=== RUN` / `--- FAIL:` lines are not the message, and its `file_test.go:N:` gives the line when `line` is absent"]
+fn go_message_is_the_failure_not_the_run_framing() {
+    let md = read(GOTEST, "markdown");
+    let failure = section(&md, &format!("### FAILED: {GO_SUBTEST}"));
+    assert!(
+        failure.starts_with("\ncart_test.go:21: total = 10.19, want 10.20\n"),
+        "{failure}"
+    );
+    assert!(!failure.contains("=== RUN"), "{failure}");
+    assert!(failure.contains("cart/cart_test.go:21"), "{failure}");
 }
 
 // ---------------------------------------------------------------------------
