@@ -11,7 +11,10 @@
 //! - a non-strict xpass is written as a plain `passed` (no `rawStatus`);
 //! - collection errors are never seen by it (it listens to
 //!   `pytest_runtest_logreport` only), so a run with one has none in CTRF;
-//! - it writes no `line`: a failure's line comes from its traceback.
+//! - it writes no `line`: a failure's line comes from its traceback, so a
+//!   failure without one (a strict xpass) has none;
+//! - it keeps the first failed phase of a test only (a failed call, then
+//!   an error in teardown, is the call's failure), and no captured output.
 //!
 //! Where the reader gets the file wrong, the test says how it should be
 //! read and is ignored with the reason (`reader: ...`, `merge: ...`) until
@@ -477,4 +480,65 @@ fn ctrf_with_the_junit_of_its_run_gives_each_test_once() {
             assert_eq!(merged["summary"][key], want, "{files:?}: summary.{key}");
         }
     }
+}
+
+const EDGE: (&str, &str) = (
+    "tests/test_edge.py",
+    r#"import pytest
+
+
+@pytest.fixture
+def broken_teardown():
+    yield
+    raise RuntimeError("teardown broke")
+
+
+def test_fails_and_teardown_errors(broken_teardown):
+    assert 1 == 2
+
+
+@pytest.mark.xfail(strict=True, reason="strict one")
+def test_strict_xpass():
+    pass
+
+
+def test_prints():
+    print("hello from stdout")
+    assert False, "printed first"
+"#,
+);
+
+/// What pytest-json-ctrf leaves out of a failure, asserted as it is: the
+/// teardown error after a failed call, the place of a failure without a
+/// traceback, captured output.
+#[test]
+fn pytest_json_ctrf_keeps_one_phase_no_output_and_no_line() {
+    let run = pytest("mixed", &[EDGE], &[]);
+    let ctrf = by_id(&json(&[run.ctrf()]));
+    let report = by_id(&json(&[run.json()]));
+    let both = "tests/test_edge.py::test_fails_and_teardown_errors";
+    assert_eq!(ctrf[both]["outcome"], "failed");
+    assert_eq!(ctrf[both]["message"], "assert 1 == 2");
+    assert_eq!(report[both]["outcome"], "error");
+    assert_eq!(
+        report[both]["message"],
+        "RuntimeError: teardown broke\ncall also failed: assert 1 == 2"
+    );
+    let strict = "tests/test_edge.py::test_strict_xpass";
+    for tests in [&ctrf, &report] {
+        assert_eq!(tests[strict]["outcome"], "failed");
+        assert_eq!(tests[strict]["message"], "[XPASS(strict)] strict one");
+    }
+    let md = report_md(&run.ctrf());
+    let md_json = report_md(&run.json());
+    assert!(md.contains(&format!("### FAILED: {strict}\n")), "{md}");
+    assert!(
+        md_json.contains(&format!("### FAILED: {strict} (line 14)\n")),
+        "{md_json}"
+    );
+    assert!(
+        md_json.contains("  Captured stdout:\n  hello from stdout\n"),
+        "{md_json}"
+    );
+    assert!(!md.contains("hello from stdout"), "{md}");
 }
