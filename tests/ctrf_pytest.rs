@@ -447,7 +447,6 @@ fn ctrf_with_the_json_report_of_its_run_gives_each_test_once() {
 /// Merged with the JSON report, which knows only that the flip's attempt
 /// failed, the flip keeps what CTRF says that attempt said.
 #[test]
-#[ignore = "merge: as many attempts on both sides, the side whose attempts have messages fills the one without"]
 fn ctrf_with_the_json_report_keeps_the_flaky_attempts_message() {
     let run = pytest("reruns", &[], &[]);
     let merged = by_id(&json(&[run.json(), run.ctrf()]));
@@ -464,7 +463,7 @@ fn ctrf_with_the_json_report_keeps_the_flaky_attempts_message() {
 /// once, the counts those of either file alone (JUnit knows the setup and
 /// teardown errors as errors).
 #[test]
-#[ignore = "merge: CTRF and JUnit of one run are matched by id (today each test is listed twice)"]
+#[ignore = "reader: counts wait for setup_failed / teardown_failed read as errors"]
 fn ctrf_with_the_junit_of_its_run_gives_each_test_once() {
     let run = pytest("mixed", &[], &[]);
     for files in [vec![run.ctrf(), run.junit()], vec![run.junit(), run.ctrf()]] {

@@ -1,20 +1,35 @@
 //! Folds the runs read from several sources into one.
 //!
-//! Two cases matter: the JSON report and the JUnit file of the *same* run
-//! (one result per test, no double counting: the JSON report wins per test,
-//! JUnit fills what it lacks, such as an xfail's reason or a `file`/`line`),
-//! and shards of one run (their union). Tests are matched by node id only
-//! between a JSON report and another kind of source: two JUnit shards that
-//! both list an id (a rerun on another machine) keep both entries, as does
-//! a file that lists an id twice.
+//! Two cases matter: the files of the *same* run (one result per test, no
+//! double counting) and shards of one run (their union). The kinds of file
+//! rank: a pytest-json-report file first, then CTRF, then JUnit. The
+//! higher-ranked file wins per test and a lower one fills what it lacks
+//! (JUnit an xfail's reason or a `file`/`line`, CTRF a flaky attempt's
+//! message). Tests are matched by id only against a file of a higher
+//! rank: two JUnit (or two CTRF) shards that both list an id (a rerun on
+//! another machine) keep both entries, as does a file that lists an id
+//! twice.
 
 use foldhash::{HashMap, HashMapExt};
 
 use crate::model::raw_report::RawReports;
 use crate::model::{CollectionError, Outcome, Run, SourceKind, Subtest, Subtests, TestResult};
 
-/// Merges runs into one. The order of `runs` is the order of the inputs; JSON
-/// reports are merged first whatever their position, so they win.
+/// How a run's kind of file ranks in a merge: lower wins.
+fn rank(run: &Run) -> u8 {
+    let kinds = || run.sources.iter().map(|s| s.kind);
+    if kinds().any(|k| k == SourceKind::JsonReport) {
+        0
+    } else if kinds().any(|k| k == SourceKind::Ctrf) {
+        1
+    } else {
+        2
+    }
+}
+
+/// Merges runs into one. The order of `runs` is the order of the inputs;
+/// JSON reports are merged first whatever their position, then CTRF, then
+/// the rest, so that the higher-ranked win.
 pub fn merge(mut runs: Vec<Run>) -> Run {
     if runs.len() == 1
         && let Some(run) = runs.pop()
@@ -23,36 +38,34 @@ pub fn merge(mut runs: Vec<Run>) -> Run {
         // test (a second vector of them at once, for a large report).
         return run;
     }
-    let (json, other): (Vec<Run>, Vec<Run>) = runs
-        .into_iter()
-        .partition(|r| r.sources.iter().any(|s| s.kind == SourceKind::JsonReport));
-    let json_duration = sum_durations(&json);
-    let other_duration = sum_durations(&other);
+    // Stable: inputs of one rank keep their order.
+    runs.sort_by_key(rank);
+    let duration = best_duration(&runs);
     // The exit status the sources recorded, if they agree; else it is
     // derived from the merged results.
-    let mut codes = json.iter().chain(&other).filter_map(|r| r.recorded_exit);
+    let mut codes = runs.iter().filter_map(|r| r.recorded_exit);
     let first_code = codes.next();
     let exit_code = first_code.filter(|c| codes.all(|other| other == *c));
 
     let mut merged = Run::default();
     merged
         .tests
-        .reserve(json.iter().chain(&other).map(|r| r.tests.len()).sum());
+        .reserve(runs.iter().map(|r| r.tests.len()).sum());
     let mut raw_reports = Vec::new();
-    // Ids of tests that came from JSON reports, and collection errors by
-    // collector, from earlier runs only.
-    let mut json_tests: HashMap<String, usize> = HashMap::new();
+    // Ids of tests from ranked files (JSON reports, CTRF), with their rank,
+    // and collection errors by collector, from earlier runs only.
+    let mut ranked: HashMap<String, (usize, u8)> = HashMap::new();
     let mut errors_by_file: HashMap<String, (usize, usize)> = HashMap::new();
-    for (run_no, run) in json.into_iter().chain(other).enumerate() {
-        let from_json = run.sources.iter().any(|s| s.kind == SourceKind::JsonReport);
+    for (run_no, run) in runs.into_iter().enumerate() {
+        let this_rank = rank(&run);
         for test in run.tests {
-            match json_tests.get(&test.node_id) {
-                Some(&i) if !from_json => fill_test(&mut merged.tests[i], test),
+            match ranked.get(&test.node_id) {
+                Some(&(i, r)) if r < this_rank => fill_test(&mut merged.tests[i], test),
                 _ => {
-                    if from_json {
-                        json_tests
+                    if this_rank < 2 {
+                        ranked
                             .entry(test.node_id.clone())
-                            .or_insert(merged.tests.len());
+                            .or_insert((merged.tests.len(), this_rank));
                     }
                     merged.tests.push(test);
                 }
@@ -82,16 +95,22 @@ pub fn merge(mut runs: Vec<Run>) -> Run {
         }
     }
     merged.recorded_exit = exit_code;
-    merged.duration = json_duration.or(other_duration);
+    merged.duration = duration;
     // Several JSON reports (shards): keep them all rather than pick one.
     merged.json_report = RawReports::join(raw_reports);
     merged
 }
 
-fn sum_durations(runs: &[Run]) -> Option<f64> {
-    runs.iter()
-        .filter_map(|r| r.duration)
-        .fold(None, |acc, d| Some(acc.unwrap_or(0.0) + d))
+/// The run's duration from the best-ranked files that say one: the sum of
+/// theirs (shards run one after another, or side by side on as many
+/// machines; the sum is what they cost).
+fn best_duration(runs: &[Run]) -> Option<f64> {
+    (0..=2).find_map(|r| {
+        runs.iter()
+            .filter(|run| rank(run) == r)
+            .filter_map(|run| run.duration)
+            .fold(None, |acc, d| Some(acc.unwrap_or(0.0) + d))
+    })
 }
 
 /// Fills what `kept` lacks from `extra`, the same test read from a source
@@ -150,8 +169,12 @@ fn fill_test(kept: &mut TestResult, mut extra: TestResult) {
         if agree {
             // A source that knows only that attempts failed (pytest's
             // JUnit, pytest-json-report's one entry of a rerun test) gives
-            // way to one that counts more of them.
-            if e.reruns.len() > k.reruns.len() && k.reruns.iter().all(|a| a.message.is_none()) {
+            // way to one that counts more of them, or as many with what
+            // they said (pytest-json-ctrf's).
+            let more = e.reruns.len() > k.reruns.len();
+            let as_many_said =
+                e.reruns.len() == k.reruns.len() && e.reruns.iter().any(|a| a.message.is_some());
+            if (more || as_many_said) && k.reruns.iter().all(|a| a.message.is_none()) {
                 k.reruns = e.reruns;
             }
         }
