@@ -50,6 +50,40 @@ fn shards_are_a_union_and_duplicates_within_a_file_stay() {
     assert_eq!(merged.duration, Some(3.0));
 }
 
+/// CTRF ranks between the JSON report and JUnit: it wins over JUnit, gives
+/// way to the JSON report, and two CTRF shards are a union.
+#[test]
+fn ctrf_ranks_between_the_json_report_and_junit() {
+    let failed = |id: &str, said: &str| {
+        let mut t = TestResult::new(id, Outcome::Failed);
+        t.set_message(Some(said.into()));
+        t
+    };
+    let merged = merge(vec![
+        run(SourceKind::PytestJunit, vec![failed("a", "junit")], 3.0),
+        run(SourceKind::Ctrf, vec![failed("a", "ctrf")], 2.0),
+    ]);
+    assert_eq!(merged.tests.len(), 1);
+    assert_eq!(merged.tests[0].message(), Some("ctrf"));
+    assert_eq!(merged.duration, Some(2.0));
+
+    let merged = merge(vec![
+        run(SourceKind::Ctrf, vec![failed("a", "ctrf")], 2.0),
+        run(SourceKind::PytestJunit, vec![failed("a", "junit")], 3.0),
+        run(SourceKind::JsonReport, vec![failed("a", "json")], 1.0),
+    ]);
+    assert_eq!(merged.tests.len(), 1);
+    assert_eq!(merged.tests[0].message(), Some("json"));
+    assert_eq!(merged.duration, Some(1.0));
+
+    let merged = merge(vec![
+        run(SourceKind::Ctrf, vec![failed("a", "one")], 1.0),
+        run(SourceKind::Ctrf, vec![failed("a", "two")], 2.0),
+    ]);
+    assert_eq!(merged.tests.len(), 2);
+    assert_eq!(merged.duration, Some(3.0));
+}
+
 mod review_regressions {
     use crate::frontend::report::Input;
     use crate::request::Format;
