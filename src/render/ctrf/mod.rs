@@ -17,9 +17,9 @@
 //!   the entries): an error is `failed` with `rawStatus` naming the phase
 //!   (`setup_failed`, `teardown_failed`: pytest-json-ctrf's words;
 //!   `call_error`, or `error` when the phase is unknown), an xfailed test
-//!   `skipped` with `rawStatus` `xfailed`, an xpass `passed` with `xpassed`;
-//!   a failure in pytest's call phase has `call_failed`, as pytest-json-ctrf
-//!   writes it.
+//!   `skipped` with `rawStatus` `xfailed`, an xpass `passed` with
+//!   `xpassed`. A plain failure has none: `failed` says it all, whatever
+//!   the framework (the reader takes pytest-json-ctrf's `call_failed`).
 //! - A collection error is an entry of its own, first (pytest collects
 //!   before it runs): `name` the collector, `failed`, `rawStatus`
 //!   `collection_error`, `message` its type and message
@@ -223,7 +223,6 @@ fn raw_status(t: &TestResult) -> Option<&'static str> {
         (Outcome::Error, Some(Phase::Teardown), _) => Some("teardown_failed"),
         (Outcome::Error, Some(Phase::Call), _) => Some("call_error"),
         (Outcome::Error, None, _) => Some("error"),
-        (Outcome::Failed, Some(Phase::Call), _) => Some("call_failed"),
         (Outcome::Skipped, _, Some(Xfail::XFailed)) => Some("xfailed"),
         (Outcome::Passed, _, Some(Xfail::XPassed)) => Some("xpassed"),
         _ => None,
