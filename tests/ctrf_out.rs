@@ -1,9 +1,12 @@
 //! CTRF out (`--format ctrf`): the document is strictly valid CTRF, counts
 //! as the JSON report does, and reads back to the run it came from.
 //!
-//! - Round trip: for every golden scenario that reads, the Markdown of
-//!   the run converted to CTRF and read back equals the Markdown of the
-//!   run, but for the `> Sources:` line (which names CTRF then).
+//! - Round trip: for every golden scenario that reads (JUnit of every
+//!   dialect, pytest-json-report with its JUnit, shards, reruns) and every
+//!   result file of our fixtures alone, the Markdown of the run converted
+//!   to CTRF and read back equals the Markdown of the run, but for the
+//!   `> Sources:` line (which names CTRF then). The few that hold what
+//!   CTRF has no place for are listed with the reason.
 //! - Reference validation: the CTRF of the golden scenarios that pin one
 //!   (`expected.ctrf.json`) and of `report --format ctrf` is checked with
 //!   npm `ctrf`'s `validateStrict` (tests/ctrf/, pinned to 0.3.0 and
@@ -105,6 +108,21 @@ const NOT_ROUND_TRIPPED: &[(&str, &str)] = &[
     ),
 ];
 
+/// The Markdown of `inputs` read directly and through CTRF, when they
+/// read: `None` when they do not, else the difference, if any.
+fn round_trip(inputs: &[Input]) -> Option<Option<String>> {
+    let run = report::read_run(inputs, Reading::for_format(Format::Ctrf)).ok()?;
+    let ctrf = dispatch::whole(&run, Format::Ctrf);
+    let back = read_back(&ctrf);
+    let (want, got) = (markdown(&run), markdown(&back));
+    Some((want != got).then(|| {
+        similar::TextDiff::from_lines(&want, &got)
+            .unified_diff()
+            .header("inputs", "CTRF")
+            .to_string()
+    }))
+}
+
 #[test]
 fn markdown_of_ctrf_equals_markdown_of_the_inputs() {
     let mut compared = Vec::new();
@@ -114,19 +132,10 @@ fn markdown_of_ctrf_equals_markdown_of_the_inputs() {
         if NOT_ROUND_TRIPPED.iter().any(|(n, _)| *n == name) {
             continue;
         }
-        let Some(run) = run_of(&scenario) else {
+        let Some(diff) = round_trip(&inputs(&scenario)) else {
             continue;
         };
-        let ctrf = dispatch::whole(&run, Format::Ctrf);
-        let back = read_back(&ctrf);
-        let (want, got) = (markdown(&run), markdown(&back));
-        if want != got {
-            let diff = similar::TextDiff::from_lines(&want, &got)
-                .unified_diff()
-                .header("inputs", "CTRF")
-                .to_string();
-            failures.push(format!("{name}:\n{diff}"));
-        }
+        failures.extend(diff.map(|d| format!("{name}:\n{d}")));
         compared.push(name.to_string());
     }
     assert!(
@@ -138,6 +147,67 @@ fn markdown_of_ctrf_equals_markdown_of_the_inputs() {
     );
     assert!(compared.len() >= 40, "only {} compared", compared.len());
 }
+
+/// Each result file of our fixtures alone: every JUnit dialect, and each
+/// file of every pytest run (its JSON report, xunit1 and xunit2).
+#[test]
+fn markdown_of_ctrf_equals_markdown_of_each_fixture() {
+    let mut files: Vec<PathBuf> = Vec::new();
+    let junit = root().join("tests/fixtures/junit");
+    for entry in std::fs::read_dir(&junit).expect("junit fixtures") {
+        files.push(entry.expect("entry").path());
+    }
+    for run in std::fs::read_dir(root().join("tests/fixtures/pytest")).expect("pytest fixtures") {
+        let run = run.expect("entry").path();
+        for file in ["report.json", "junit-xunit1.xml", "junit-xunit2.xml"] {
+            files.push(run.join(file));
+        }
+    }
+    files.sort();
+    let mut compared = 0;
+    let mut failures = Vec::new();
+    for file in files.iter().filter(|f| f.is_file()) {
+        let name = file
+            .strip_prefix(root())
+            .unwrap_or(file)
+            .display()
+            .to_string();
+        if NOT_ROUND_TRIPPED_FILES
+            .iter()
+            .any(|(n, _)| name.ends_with(n))
+        {
+            continue;
+        }
+        let input = [Input {
+            name: name.clone(),
+            contents: std::fs::read(file).map_err(|e| e.to_string()),
+        }];
+        let Some(diff) = round_trip(&input) else {
+            continue;
+        };
+        failures.extend(diff.map(|d| format!("{name}:\n{d}")));
+        compared += 1;
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {compared} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(compared >= 60, "only {compared} compared");
+}
+
+/// Fixture files whose Markdown CTRF cannot carry, and why.
+const NOT_ROUND_TRIPPED_FILES: &[(&str, &str)] = &[
+    (
+        "pytest/captured_output/report.json",
+        "captured log records: CTRF has stdout and stderr only",
+    ),
+    (
+        "pytest/warnings/report.json",
+        "pytest's warnings: CTRF has no place for them",
+    ),
+];
 
 /// The scenario's input files, as `report`'s arguments.
 fn input_args(scenario: &str) -> Vec<String> {
