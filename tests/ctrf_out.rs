@@ -23,6 +23,8 @@ use pytest_mcp::model::Run;
 use pytest_mcp::request::Format;
 use serde_json::Value;
 
+mod common;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -195,6 +197,36 @@ fn markdown_of_ctrf_equals_markdown_of_each_fixture() {
         failures.join("\n")
     );
     assert!(compared >= 60, "only {compared} compared");
+}
+
+/// Every file of the shared JUnit corpus, when it is beside the
+/// repository (`../shared/junit-corpus`; one line says so when it is not).
+#[test]
+fn markdown_of_ctrf_equals_markdown_of_each_corpus_file() {
+    let Some(files) = common::support::corpus_files() else {
+        return;
+    };
+    let mut compared = 0;
+    let mut failures = Vec::new();
+    for file in &files {
+        let name = file.display().to_string();
+        let input = [Input {
+            name: name.clone(),
+            contents: std::fs::read(file).map_err(|e| e.to_string()),
+        }];
+        let Some(diff) = round_trip(&input) else {
+            continue;
+        };
+        failures.extend(diff.map(|d| format!("{name}:\n{d}")));
+        compared += 1;
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {compared} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(compared >= 40, "only {compared} corpus files compared");
 }
 
 /// Fixture files whose Markdown CTRF cannot carry, and why.
