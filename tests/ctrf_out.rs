@@ -52,12 +52,6 @@ fn inputs(scenario: &Path) -> Vec<Input> {
         .collect()
 }
 
-/// The scenario's run, as `report` reads it for CTRF; `None` when an
-/// input does not read (such a scenario pins an error, not a run).
-fn run_of(scenario: &Path) -> Option<Run> {
-    report::read_run(&inputs(scenario), Reading::for_format(Format::Ctrf)).ok()
-}
-
 /// The whole agent Markdown of a run, without its `> Sources:` line.
 fn markdown(run: &Run) -> String {
     let text = dispatch::output(
@@ -431,4 +425,33 @@ fn the_reference_implementation_finds_our_ctrf_strictly_valid() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+/// Ids come back exactly as they went, whatever their shape: pytest's
+/// (parameters holding `::` or ` › `), Jest's (an empty title), JUnit's
+/// `Class#method` and `suite > name`, and text with spaces and marks.
+#[test]
+fn odd_ids_come_back_as_they_were() {
+    use pytest_mcp::model::{Outcome, TestResult};
+    let ids = [
+        "tests/test_a.py::TestX::test_y[a::b › c]",
+        "tests/test_a.py::test_z[ ]",
+        "cart › totals › rounds to cents",
+        "cart › ",
+        " › lonely",
+        "org.example.FooTest#bar",
+        "Suite X > does a thing",
+        "Übung 3: Größe — 東京 ✓",
+        "tests/test_mod.py",
+    ];
+    let run = Run {
+        tests: ids
+            .iter()
+            .map(|id| TestResult::new(*id, Outcome::Passed))
+            .collect(),
+        ..Run::default()
+    };
+    let back = read_back(&dispatch::whole(&run, Format::Ctrf));
+    let got: Vec<&str> = back.tests.iter().map(|t| t.node_id.as_str()).collect();
+    assert_eq!(got, ids);
 }

@@ -234,8 +234,13 @@ fn convert_test(t: Test, files: &mut SharedFile) -> TestResult {
 /// The test's id: a pytest node id as it is, else its suites and name
 /// joined with ` › `.
 fn test_id(name: &str, suite: Option<&Suite>) -> String {
+    // A full id is taken untrimmed: a Jest test with an empty title is
+    // `describe › `.
+    if suite.is_some_and(|s| s.prefixes(name)) {
+        return name.to_string();
+    }
     let name = name.trim();
-    if name.contains("::") || suite.is_some_and(|s| s.prefixes(name)) {
+    if name.contains("::") {
         return name.to_string();
     }
     let suites: Vec<&str> = match suite {

@@ -240,13 +240,18 @@ fn a_name_that_holds_its_suite_path_is_the_id() {
         {"name": "cart › totals › rounds", "status": "passed", "duration": 1,
          "suite": ["cart", "totals"]},
         {"name": "totals › rounds", "status": "passed", "duration": 1,
-         "suite": ["cart", "totals"]}
+         "suite": ["cart", "totals"]},
+        {"name": "cart › ", "status": "passed", "duration": 1, "suite": ["cart"]}
     ]));
     let run = parse(&input).expect("parse");
     let ids: Vec<&str> = run.tests.iter().map(|t| t.node_id.as_str()).collect();
     assert_eq!(
         ids,
-        ["cart › totals › rounds", "cart › totals › totals › rounds"]
+        [
+            "cart › totals › rounds",
+            "cart › totals › totals › rounds",
+            "cart › "
+        ]
     );
 }
 
