@@ -33,7 +33,8 @@
 //!   their count, and `flaky: true` for a pass after failed attempts.
 //! - With a history of runs (docs/flaky.md), `insights`: `runsAnalyzed`
 //!   at the top, and each test the history tells about its pass, fail and
-//!   flaky rates over the runs it ran in (`executedInRuns`).
+//!   flaky rates over the runs it ran in (`executedInRuns`); the run's
+//!   commit, when known, is `results.environment.commit`.
 //!
 //! Lost on the way (CTRF has no place for them): captured log records,
 //! warnings, the run's notes, failed subtests (counted within their test:
@@ -100,7 +101,16 @@ struct Document<'a> {
 struct Results<'a> {
     tool: Tool,
     summary: Summary,
+    /// Only when the commit the results are of is known (`--commit`, with
+    /// a history of runs). Before the tests, as pytest-json-ctrf puts it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    environment: Option<Environment<'a>>,
     tests: Entries<'a>,
+}
+
+#[derive(Serialize)]
+struct Environment<'a> {
+    commit: &'a str,
 }
 
 #[derive(Serialize)]
@@ -135,6 +145,11 @@ fn document(run: &Run) -> Document<'_> {
                 name: tool_name(run),
             },
             summary: summary(run),
+            environment: run
+                .history
+                .as_ref()
+                .and_then(|h| h.commit.as_deref())
+                .map(|commit| Environment { commit }),
             tests: Entries(run),
         },
         insights: run.history.as_ref().map(|h| run_insights(run, h)),

@@ -168,10 +168,11 @@ fn history_rates_are_insights() {
     run.history = Some(History {
         runs: 4,
         run: 4,
-        commit: None,
+        commit: Some("1a2b3c4".into()),
         tests,
     });
     let doc = parsed(&run);
+    assert_eq!(doc["results"]["environment"]["commit"], "1a2b3c4");
     assert_eq!(doc["insights"]["runsAnalyzed"], 4);
     assert_eq!(doc["insights"]["extra"]["flaky"], 1);
     let i = &doc["results"]["tests"][0]["insights"];
@@ -194,5 +195,7 @@ fn odd_numbers_and_names_stay_valid() {
     assert_eq!(doc["results"]["tests"][0]["duration"], 0);
     assert_eq!(doc["results"]["summary"]["duration"], 0);
     assert_eq!(doc["specVersion"], SPEC_VERSION);
+    assert!(doc["results"].get("environment").is_none());
+    assert!(doc.get("insights").is_none());
     assert_eq!(doc["generatedBy"], "pytest-mcp");
 }
