@@ -455,3 +455,23 @@ fn odd_ids_come_back_as_they_were() {
     let got: Vec<&str> = back.tests.iter().map(|t| t.node_id.as_str()).collect();
     assert_eq!(got, ids);
 }
+
+/// `run --format ctrf` on a real pytest run: pytest's exit status, and
+/// the document as `report` writes it (errors with their phase).
+#[test]
+fn run_format_ctrf_writes_the_run_as_ctrf() {
+    let (_dir, root) = common::support::project_copy("setup_teardown");
+    let (code, text) = common::support::run_pytest_mcp(&root, &["--format", "ctrf"]);
+    assert_eq!(code, Some(1), "{text}");
+    let doc: Value = serde_json::from_str(&text).expect("CTRF is JSON");
+    assert_eq!(doc["reportFormat"], "CTRF");
+    assert_eq!(doc["results"]["tool"]["name"], "pytest");
+    let tests = doc["results"]["tests"].as_array().expect("tests");
+    let raw = |word: &str| tests.iter().filter(|t| t["rawStatus"] == word).count();
+    assert_eq!(
+        (raw("setup_failed"), raw("teardown_failed")),
+        (3, 2),
+        "{text}"
+    );
+    assert_eq!(doc["results"]["summary"]["failed"], 5, "{text}");
+}

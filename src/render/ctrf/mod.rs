@@ -9,6 +9,9 @@
 //! (`tests/ctrf_out.rs`). Where CTRF is silent, pytest-json-ctrf's
 //! conventions are followed, so that both producers agree:
 //!
+//! - `results.tool.name` is `pytest` when the sources are pytest's, else
+//!   what they were (`JUnit XML`, `CTRF`); no `version`, which no source
+//!   keeps in the run.
 //! - `name` is our test id verbatim (the id an agent feeds back); `suite`
 //!   only where the id's path is derivable: a pytest id's file and classes
 //!   (parameters cut first, they may hold `::`), a Jest-style
