@@ -97,7 +97,7 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
     let entries = tests.len();
     let mut any_duration = false;
     for t in tests {
-        if t.raw_status.as_deref() == Some(COLLECTION_ERROR) {
+        if t.status == "failed" && t.raw_status.as_deref() == Some(COLLECTION_ERROR) {
             run.collection_errors.push(convert_collection_error(t));
             continue;
         }

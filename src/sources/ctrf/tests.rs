@@ -213,11 +213,13 @@ fn a_collection_error_entry_is_a_collection_error() {
          "trace": "E     def f(:\nE          ^\nE   SyntaxError: invalid syntax"},
         {"name": "Other", "status": "failed", "duration": 0, "rawStatus": "collection_error",
          "message": "could not load"},
-        {"name": "t.py::ok", "status": "passed", "duration": 1}
+        {"name": "t.py::ok", "status": "passed", "duration": 1},
+        // Only a failure is a collection error.
+        {"name": "t.py::odd", "status": "passed", "duration": 1, "rawStatus": "collection_error"}
     ]));
     let run = parse(&input).expect("parse");
-    assert_eq!(run.tests.len(), 1);
-    assert_eq!(run.sources[0].entries, 3);
+    assert_eq!(run.tests.len(), 2);
+    assert_eq!(run.sources[0].entries, 4);
     let [broken, other] = &run.collection_errors[..] else {
         panic!("{:?}", run.collection_errors)
     };
