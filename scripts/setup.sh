@@ -11,7 +11,9 @@
 #                                  for the HTML report test, and the sdists
 #                                  of requirements-suites.txt in ./.suites
 #                                  (tests/real_suites.rs, the bench's
-#                                  `suites` section)
+#                                  `suites` section); with npm, the CTRF
+#                                  reference validator in tests/ctrf
+#                                  (tests/ctrf_out.rs)
 #   bash scripts/setup.sh --demo   the demo (scripts/demo.sh): ./.venv with
 #                                  requirements-demo.txt (pytest and
 #                                  pytest-json-report) and nothing else
@@ -88,4 +90,14 @@ if ! cmp -s requirements-suites.txt "$suites_stamp"; then
     .venv/bin/python -m pip download --quiet --disable-pip-version-check --no-deps \
         --no-binary :all: --require-hashes -r requirements-suites.txt -d .suites/
     cp requirements-suites.txt "$suites_stamp"
+fi
+
+# npm ctrf, the reference implementation of CTRF, pinned in
+# tests/ctrf/package-lock.json: tests/ctrf_out.rs checks our CTRF with its
+# validateStrict. Only with npm (without it that test says so and passes).
+ctrf_stamp=tests/ctrf/node_modules/.installed-lock.json  # a copy of the lock once installed
+if command -v npm >/dev/null 2>&1 && ! cmp -s tests/ctrf/package-lock.json "$ctrf_stamp"; then
+    echo "setup: installing npm ctrf (tests/ctrf/package-lock.json) into tests/ctrf/node_modules" >&2
+    (cd tests/ctrf && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    cp tests/ctrf/package-lock.json "$ctrf_stamp"
 fi

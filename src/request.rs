@@ -41,6 +41,10 @@ pub enum Format {
     Html,
     /// Standard JUnit XML (results only; errors and discovery print Markdown).
     Junit,
+    /// A CTRF JSON document (Common Test Report Format, ctrf.io), strictly
+    /// valid against its schema, for CTRF dashboards and reporters (results
+    /// only; errors and discovery print Markdown). Command line only.
+    Ctrf,
     /// GitHub workflow commands: an `::error` annotation on the failing line
     /// per failure group (at most 10); the GitHub rendering (`gfm`) is
     /// appended to $GITHUB_STEP_SUMMARY when it is set (`report` and `run`; errors are
@@ -88,15 +92,15 @@ impl Format {
     }
 
     /// Whether `--max-chars` (a GitHub comment's size by default) holds
-    /// the command line's answer: JSON is read whole by scripts.
+    /// the command line's answer: JSON and CTRF are read whole by scripts.
     pub fn has_char_budget(self) -> bool {
-        self != Format::Json
+        !matches!(self, Format::Json | Format::Ctrf)
     }
 
     /// Whether the whole answer, when no budget applies, is written as it
-    /// is serialized rather than held (the JSON of a large run).
+    /// is serialized rather than held (the JSON or CTRF of a large run).
     pub fn streams_whole(self) -> bool {
-        self == Format::Json
+        matches!(self, Format::Json | Format::Ctrf)
     }
 
     /// The format of the job summary the command line also appends to

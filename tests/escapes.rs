@@ -39,7 +39,13 @@ const LINK: &str = "\u{1b}]8;;https://example.org\u{1b}\\docs\u{1b}]8;;\u{1b}\\"
 /// The words of the coloured assertion message, which must survive.
 const MESSAGE: &str = "AssertionError: expected 3";
 
-const ALL_FORMATS: [Format; 4] = [Format::Markdown, Format::Html, Format::Junit, Format::Json];
+const ALL_FORMATS: [Format; 5] = [
+    Format::Markdown,
+    Format::Html,
+    Format::Junit,
+    Format::Json,
+    Format::Ctrf,
+];
 
 /// The characters no output may hold outside `json_report`: every control
 /// character (C0, DEL, C1) but line feed and tab.
@@ -372,6 +378,9 @@ fn every_format_is_clean(files: &[(&str, String)]) -> (String, Value) {
         );
         match format {
             Format::Json => answer = check_json(&what, &text, &[]),
+            Format::Ctrf => {
+                check_json(&what, &text, &[]);
+            }
             _ => {
                 assert_no_controls(&what, &text);
                 assert_no_remnants(&what, &text);
@@ -556,6 +565,19 @@ fn ids_with_control_characters_are_kept_in_json_and_shown_escaped_elsewhere() {
             Format::Junit => {
                 assert_no_controls(&what, &text);
                 assert!(text.contains("t#x1B[31mx"), "{what}:\n{text}");
+            }
+            Format::Ctrf => {
+                // Ids are names as they are (JSON escapes the ESC).
+                let answer = check_json(&what, &text, &[".name", ".filePath", ".suite[0]"]);
+                let names: Vec<&Value> = answer["results"]["tests"]
+                    .as_array()
+                    .map(|t| t.iter().map(|t| &t["name"]).collect())
+                    .unwrap_or_default();
+                assert!(names.contains(&&Value::from(id)), "{what}:\n{text}");
+                assert!(
+                    names.contains(&&Value::from("tests/b\u{1b}[0mroken.py")),
+                    "{what}:\n{text}"
+                );
             }
             _ => {
                 assert_no_controls(&what, &text);

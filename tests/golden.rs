@@ -7,10 +7,10 @@
 //! `expected.github` (GitHub workflow commands), plus `expected.html` and
 //! `expected.gfm` (the GitHub rendering, `--format gfm`, at its default
 //! size; its links from the scenario's `link_base` file when there is one)
-//! where those files exist. An optional `max_chars` file
-//! holds a size budget for the Markdown (`report --max-chars`); an optional
-//! `baseline` file lists the result files of an earlier run to compare with
-//! (`report --baseline`). A mismatch prints a unified diff.
+//! and `expected.ctrf.json` (`--format ctrf`) where those files exist. An
+//! optional `max_chars` file holds a size budget for the Markdown
+//! (`report --max-chars`); an optional `baseline` file lists the result
+//! files of an earlier run to compare with (`report --baseline`). A mismatch prints a unified diff.
 //!
 //! To accept new output after reviewing it:
 //!
@@ -232,6 +232,9 @@ fn golden_files() {
         ];
         if scenario.join("expected.html").exists() {
             formats.push((Format::Html, "expected.html"));
+        }
+        if scenario.join("expected.ctrf.json").exists() {
+            formats.push((Format::Ctrf, "expected.ctrf.json"));
         }
         for (format, file) in formats {
             let actual = render(&inputs, &baseline, format, &budget);

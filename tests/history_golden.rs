@@ -6,7 +6,8 @@
 //! fails in run 3, on the same commit, and fails again in runs 4 and 5;
 //! `test_new` fails first in run 4. Run 4 is rendered in every format under
 //! `golden/history/` (`expected.md`, `.json`, `.gfm`, `.html`, `.github`,
-//! `.xml`); the runs before it are recorded first, into a fresh store.
+//! `.xml`, `.ctrf.json`); the runs before it are recorded first, into a
+//! fresh store.
 //!
 //! To accept new output after reviewing it:
 //! `UPDATE_GOLDEN=1 cargo test --test history_golden`.
@@ -83,6 +84,7 @@ fn every_format_tells_the_history() {
         ("html", "html"),
         ("github", "github"),
         ("xml", "junit"),
+        ("ctrf.json", "ctrf"),
     ] {
         let (_dir, out) = after_history(4, &["--format", format]);
         assert!(out.status.success(), "{format}: {out:?}");

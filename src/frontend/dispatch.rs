@@ -110,7 +110,7 @@ pub fn whole(run: &Run, format: Format) -> String {
 }
 
 /// `subject` in `format`, within the style's budget where the format has
-/// one to keep (HTML, JUnit and the annotations are documents for people
+/// one to keep (HTML, JUnit, CTRF and the annotations are documents for people
 /// and tools: never cut), with what was left out to fit it. Each output
 /// offers its plans; the one fitting loop ([`budget::fit`]) chooses.
 pub fn output(subject: Subject<'_>, format: Format, style: &Style) -> Fitted {
@@ -118,8 +118,9 @@ pub fn output(subject: Subject<'_>, format: Format, style: &Style) -> Fitted {
 }
 
 /// [`output`] written to `out`; returns what was left out. A run's whole
-/// JSON, when no budget applies, is written as it is serialized, never
-/// held whole (several times the size of its Markdown on a large run).
+/// JSON or CTRF, when no budget applies, is written as it is serialized,
+/// never held whole (several times the size of its Markdown on a large
+/// run).
 pub fn write(
     subject: Subject<'_>,
     format: Format,
@@ -134,7 +135,10 @@ pub fn write(
         && style.pretty
         && style.budget.tokens.is_none()
     {
-        render::json::write_pretty(run, out)?;
+        match format {
+            Format::Ctrf => render::ctrf::write(run, out)?,
+            _ => render::json::write_pretty(run, out)?,
+        }
         return Ok(None);
     }
     let fitted = output(subject, format, style);
@@ -162,6 +166,12 @@ fn offer<'a>(subject: Subject<'a>, format: Format, style: &'a Style) -> Offer<'a
             |markdown, _| markdown.to_string(),
             |run, _| uncut(render::junit::render(run)),
         ),
+        Format::Ctrf => for_people(
+            subject,
+            style,
+            |markdown, _| markdown.to_string(),
+            |run, _| uncut(render::ctrf::render(run)),
+        ),
         Format::Github => for_people(
             subject,
             style,
@@ -185,7 +195,7 @@ fn uncut<'a>(text: String) -> Offer<'a, Fitted> {
 /// A subject in a format for people or tools: a run as `run` renders it
 /// (compared with its baseline when there is one); a discovery or an
 /// error as its Markdown (fitted, for a run that ended) shown by `page`
-/// with a title. HTML, JUnit and the annotations have no form of their
+/// with a title. HTML, JUnit, CTRF and the annotations have no form of their
 /// own for them.
 fn for_people<'a>(
     subject: Subject<'a>,

@@ -18,13 +18,14 @@
 //!   [`json`] the JSON report (docs/json-report.md), [`structured`] the
 //!   MCP tools' structured results, [`gfm`] GitHub Flavored Markdown for
 //!   people (job summaries, PR comments), [`html`] a self-contained page,
-//!   [`junit`] standard JUnit XML, [`github`] workflow commands
+//!   [`junit`] standard JUnit XML, [`ctrf`] a CTRF document, [`github`] workflow commands
 //!   (annotations), [`discovery`] what discovery found, [`exec_error`] a run
 //!   that gave no result (docs/errors.md).
 //!
 //! Which output a request gets is decided in one place,
 //! `frontend::dispatch` (ARCHITECTURE.md, "One view, thin outputs").
 
+pub mod ctrf;
 pub mod discovery;
 pub mod exec_error;
 pub mod gfm;

@@ -7,7 +7,8 @@
 //!
 //! Besides "no panic", every step checks what the crate promises about its
 //! output: JSON renderings are JSON, JUnit renderings are well-formed XML that
-//! our own reader reads back with the same number of cases, and Markdown held
+//! our own reader reads back with the same number of cases, CTRF renderings
+//! read back with as many entries, and Markdown held
 //! to a budget stays within it.
 
 use pytest_mcp::frontend::dispatch;
@@ -28,11 +29,12 @@ use pytest_mcp::sources::merge::merge;
 use pytest_mcp::sources::{self, ParseError, ReadOptions};
 use serde_json::Value;
 
-const FORMATS: [Format; 6] = [
+const FORMATS: [Format; 7] = [
     Format::Markdown,
     Format::Json,
     Format::Html,
     Format::Junit,
+    Format::Ctrf,
     Format::Github,
     Format::Gfm,
 ];
@@ -243,6 +245,19 @@ fn check_rendering(run: &Run, format: Format, text: &str) {
             assert!(
                 !distinct || cases(want) == cases(got),
                 "cases lost or gained in the JUnit round trip:\n{text}"
+            );
+        }
+        Format::Ctrf => {
+            json_text(text);
+            let back =
+                sources::ctrf::parse_with(text.as_bytes(), "rendered.json", ReadOptions::default())
+                    .unwrap_or_else(|e| panic!("our reader refuses our CTRF: {e}\n{text}"));
+            // One entry per test and per collection error, each read back.
+            let entries = |r: &Run| r.tests.len() + r.collection_errors.len();
+            assert_eq!(
+                entries(run),
+                entries(&back),
+                "CTRF entries lost or gained:\n{text}"
             );
         }
         Format::Github => workflow_commands(text),

@@ -31,11 +31,11 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Render result files (JUnit XML, pytest-json-report JSON) as one report.
+    /// Render result files (JUnit XML, pytest-json-report JSON, CTRF JSON) as one report.
     #[command(
         long_about = "Render result files as one report.\n\n\
-Each FILE may be JUnit XML (any framework) or a pytest-json-report JSON file; the \
-format is detected from the content. Files are merged by test id: the JSON report \
+Each FILE may be JUnit XML (any framework), a pytest-json-report JSON file or a CTRF \
+JSON file; the format is detected from the content. Files are merged by test id: the JSON report \
 and the JUnit file of the same pytest run give one result per test (the JSON report \
 wins, JUnit fills what it lacks), and shards of one run give their union.\n\n\
 --format github prints GitHub workflow commands for a workflow step: one ::error \
@@ -56,6 +56,10 @@ GITHUB_REPOSITORY and GITHUB_SHA. It is held to --max-chars (65536, a comment, b
 default): the table and every new failure stay, and it says what it left out. An \
 unreadable file is answered with the Markdown error under a heading, in a code block \
 (exit status 2).\n\n\
+--format ctrf prints a CTRF document (Common Test Report Format, ctrf.io), strictly \
+valid against CTRF's schema, for the dashboards and reporters that read CTRF: one entry \
+per test, named by its id, errors as failed with the phase in rawStatus, collection \
+errors as entries of their own. An unreadable file prints the Markdown error.\n\n\
 Exit status: 0 when the report was written (whatever the test outcomes, unless \
 --fail-on says otherwise: then 1 when the results fail), 2 when a file could not be read (every bad file is listed, with line and column for broken \
 XML or JSON) or the output could not be written.",
@@ -65,6 +69,7 @@ pytest-mcp report report.json junit.xml --format json -o result.json\n  \
 pytest-mcp report shard-*.xml >> \"$GITHUB_STEP_SUMMARY\"\n  \
 pytest-mcp report --format github --fail-on failures reports/\n  \
 pytest-mcp report --format gfm --baseline main.xml pr.xml -o comment.md\n  \
+pytest-mcp report junit.xml --format ctrf -o ctrf-report.json\n  \
 pytest-mcp report --baseline main.xml --baseline main.json pr.xml pr.json\n  \
 pytest-mcp report --history history.sqlite --fail-on new junit.xml    # in CI, the store restored"
     )]

@@ -10,11 +10,20 @@
 //!   does not define) is skipped too, its message starting with the tool's
 //!   own word (`other (interrupted)`, from `rawStatus`): CTRF counts
 //!   `other` apart from the failures, and so does this reader.
-//! - The id: a `name` that is a pytest node id (it holds `::`) as it is;
-//!   else the `suite` path and the name joined with ` › `, as Jest's JUnit
-//!   ids are (`cart › totals › rounds`). A name that already starts with
-//!   its suites (Jest's full name, `cart totals rounds`) is not given them
-//!   twice.
+//! - `rawStatus` refines them as pytest-json-ctrf and our own writer
+//!   (`render::ctrf`) word it: a failure whose `rawStatus` is
+//!   `setup_failed` or `teardown_failed` (pytest's errors), `error`, or
+//!   `<phase>_error` is an error in that phase; `call_failed` a failure in
+//!   the call; a skip `xfailed` an expected failure, a pass `xpassed` an
+//!   unexpected pass; a `collection_error` is a collection error, not a
+//!   test. An error's message and trace holding our flat text of other
+//!   failing phases (`call also failed: ...`, `[call]`) are split back.
+//! - The id: a `name` that is a pytest node id (it holds `::`), or that
+//!   already starts with its suite path joined with ` › ` (our writer's
+//!   full ids), as it is; else the `suite` path and the name joined with
+//!   ` › `, as Jest's JUnit ids are (`cart › totals › rounds`). A name that
+//!   already starts with its suites joined with spaces (Jest's full name,
+//!   `cart totals rounds`) is not given them twice.
 //! - `duration` in milliseconds; `filePath` and `line` are the location;
 //!   `message` and `trace` the message and traceback; `stdout` and
 //!   `stderr`, arrays of lines, are joined with newlines.
@@ -22,8 +31,9 @@
 //!   attempts of a rerun test: a test that passed after failed attempts is
 //!   flaky.
 //!
-//! The run's duration is the summary's `stop - start` only when no test
-//! has a duration.
+//! The run's duration is the summary's `stop - start` (the run's wall
+//! time, which the sum of the tests' durations only approximates) when it
+//! is positive, or when no test has a duration.
 
 mod document;
 
@@ -31,10 +41,14 @@ use document::{Document, Lines, RetryAttempt, Suite, Test};
 use serde::Deserialize;
 
 use super::{ParseError, ReadOptions, Settle, SharedFile, json_error};
+use crate::pytest_text;
 
 /// What a CTRF error says the file is not.
 const DOCUMENT: &str = "a CTRF document";
-use crate::model::{Attempt, Location, Outcome, Run, SourceInfo, SourceKind, TestResult};
+use crate::model::{
+    Attempt, CollectionError, Location, Outcome, Phase, Run, SourceInfo, SourceKind, TestResult,
+    Xfail,
+};
 
 /// How much of a file [`is_ctrf`] searches for a CTRF key before it looks
 /// at the whole top-level object.
@@ -83,13 +97,18 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
     let entries = tests.len();
     let mut any_duration = false;
     for t in tests {
+        if t.status == "failed" && t.raw_status.as_deref() == Some(COLLECTION_ERROR) {
+            run.collection_errors.push(convert_collection_error(t));
+            continue;
+        }
         let test = convert_test(t, &mut files);
         any_duration |= test.duration.is_some();
         settle.add(&mut run, test);
     }
     settle.finish(&mut run);
-    if !any_duration {
-        run.duration = results.summary.and_then(|s| s.duration_secs());
+    let wall = results.summary.and_then(|s| s.duration_secs());
+    if !any_duration || wall.is_some_and(|d| d > 0.0) {
+        run.duration = wall;
     }
     run.sources.push(SourceInfo {
         kind: SourceKind::Ctrf,
@@ -110,6 +129,47 @@ fn read_document(text: &str) -> Result<Document, ParseError> {
             .map_err(|_| json_error(&e, DOCUMENT))?;
         Document::deserialize(&value).map_err(|_| json_error(&e, DOCUMENT))
     })
+}
+
+/// The `rawStatus` of a collection error's entry (`render::ctrf`).
+const COLLECTION_ERROR: &str = "collection_error";
+
+/// What a `rawStatus` adds to a CTRF status: an error's phase (`None`
+/// inside for an error of no known phase), a failure's phase, an
+/// expected failure or an unexpected pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refined {
+    Error(Option<Phase>),
+    Failed(Phase),
+    Xfail(Xfail),
+}
+
+/// The refinement `rawStatus` gives a status, in pytest-json-ctrf's words
+/// (`setup_failed`, `teardown_failed`, `call_failed`) and ours (`error`,
+/// `<phase>_error`, `xfailed`, `xpassed`).
+fn refined(status: &str, raw: Option<&str>) -> Option<Refined> {
+    let phase = |word: &str| match word {
+        "setup" => Some(Phase::Setup),
+        "call" => Some(Phase::Call),
+        "teardown" => Some(Phase::Teardown),
+        _ => None,
+    };
+    let raw = raw?.trim();
+    match status {
+        "failed" if raw == "error" => Some(Refined::Error(None)),
+        "failed" => {
+            if let Some(p) = raw.strip_suffix("_error").and_then(phase) {
+                return Some(Refined::Error(Some(p)));
+            }
+            match raw.strip_suffix("_failed").and_then(phase)? {
+                Phase::Call => Some(Refined::Failed(Phase::Call)),
+                p => Some(Refined::Error(Some(p))),
+            }
+        }
+        "skipped" if raw == "xfailed" => Some(Refined::Xfail(Xfail::XFailed)),
+        "passed" if raw == "xpassed" => Some(Refined::Xfail(Xfail::XPassed)),
+        _ => None,
+    }
 }
 
 /// A CTRF status as an outcome, and the words a skip of it says when the
@@ -134,7 +194,17 @@ fn outcome(status: &str, raw: Option<&str>) -> (Outcome, Option<String>) {
 fn convert_test(t: Test, files: &mut SharedFile) -> TestResult {
     let node_id = test_id(&t.name, t.suite.as_ref());
     let (outcome, said) = outcome(&t.status, t.raw_status.as_deref());
+    let refined = refined(&t.status, t.raw_status.as_deref());
     let mut test = TestResult::new(node_id, outcome);
+    match refined {
+        Some(Refined::Error(phase)) => {
+            test.outcome = Outcome::Error;
+            test.phase = phase;
+        }
+        Some(Refined::Failed(phase)) => test.phase = Some(phase),
+        Some(Refined::Xfail(x)) => test.xfail = Some(x),
+        None => {}
+    }
     test.duration = t.duration.and_then(millis_to_secs);
     let file = t.file_path.as_deref().filter(|f| !f.trim().is_empty());
     test.location = file.map(|f| Location {
@@ -147,8 +217,13 @@ fn convert_test(t: Test, files: &mut SharedFile) -> TestResult {
         (_, Some(m)) => Some(m),
         (said, None) => said,
     };
-    test.set_message(message);
-    test.set_traceback(t.trace.filter(|tb| !tb.trim().is_empty()));
+    let trace = t.trace.filter(|tb| !tb.trim().is_empty());
+    if test.outcome == Outcome::Error {
+        split_phases(&mut test, message, trace);
+    } else {
+        test.set_message(message);
+        test.set_traceback(trace);
+    }
     test.set_stdout(t.stdout.and_then(Lines::joined));
     test.set_stderr(t.stderr.and_then(Lines::joined));
     let reruns = earlier_attempts(&t.retry_attempts, t.retries, t.flaky, outcome, &test);
@@ -159,6 +234,11 @@ fn convert_test(t: Test, files: &mut SharedFile) -> TestResult {
 /// The test's id: a pytest node id as it is, else its suites and name
 /// joined with ` › `.
 fn test_id(name: &str, suite: Option<&Suite>) -> String {
+    // A full id is taken untrimmed: a Jest test with an empty title is
+    // `describe › `.
+    if suite.is_some_and(|s| s.prefixes(name)) {
+        return name.to_string();
+    }
     let name = name.trim();
     if name.contains("::") {
         return name.to_string();
@@ -181,6 +261,124 @@ fn test_id(name: &str, suite: Option<&Suite>) -> String {
     id.push_str(JOIN);
     id.push_str(name);
     id
+}
+
+/// An error's message and trace, with the other failing phases our flat
+/// text holds (`TestResult::joined_message`: a `call also failed: ...`
+/// line each; `joined_traceback`: a blank line and `[call]` before each
+/// phase's traceback) split back into phase failures. Text without them
+/// is the test's own.
+fn split_phases(test: &mut TestResult, message: Option<String>, trace: Option<String>) {
+    let (own, notes) = match &message {
+        Some(m) => phase_notes(m),
+        None => (None, Vec::new()),
+    };
+    if notes.is_empty() {
+        test.set_message(message);
+        test.set_traceback(trace);
+        return;
+    }
+    let (own_trace, traces) = match &trace {
+        Some(t) => phase_traces(t),
+        None => (None, Vec::new()),
+    };
+    test.set_message(own.map(str::to_string));
+    test.set_traceback(own_trace.map(str::to_string));
+    let mut traces = traces;
+    for (phase, note) in notes {
+        let at = traces.iter().position(|(p, _)| *p == phase);
+        let tb = at.map(|i| traces.remove(i).1);
+        let note = (note != "(no message)").then_some(note);
+        test.add_phase_failure(phase, note, tb);
+    }
+}
+
+/// Where a line of a joined message names another phase's failure:
+/// `teardown also failed: <message>`.
+fn note_phase(line: &str) -> Option<(Phase, &str)> {
+    [Phase::Setup, Phase::Call, Phase::Teardown]
+        .into_iter()
+        .find_map(|p| {
+            let rest = line.strip_prefix(p.as_str())?;
+            Some((p, rest.strip_prefix(" also failed: ")?))
+        })
+}
+
+/// A joined message's own part (none when it starts with a note) and each
+/// note's phase and message, which runs to the next note.
+fn phase_notes(message: &str) -> (Option<&str>, Vec<(Phase, &str)>) {
+    let mut starts: Vec<(usize, Phase, usize)> = Vec::new();
+    let mut offset = 0;
+    for line in message.split('\n') {
+        if let Some((phase, rest)) = note_phase(line) {
+            starts.push((offset, phase, offset + line.len() - rest.len()));
+        }
+        offset += line.len() + 1;
+    }
+    let Some(&(first, ..)) = starts.first() else {
+        return (Some(message), Vec::new());
+    };
+    let own = first.checked_sub(1).map(|end| &message[..end]);
+    let notes = starts
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, phase, text))| {
+            let end = starts.get(i + 1).map_or(message.len(), |n| n.0 - 1);
+            (phase, &message[text..end])
+        })
+        .collect();
+    (own, notes)
+}
+
+/// A joined traceback's own part (none when it starts with a phase's
+/// marker) and each `[phase]` part.
+fn phase_traces(trace: &str) -> (Option<&str>, Vec<(Phase, &str)>) {
+    let markers = [Phase::Setup, Phase::Call, Phase::Teardown];
+    let mut parts: Vec<(usize, Phase, usize)> = Vec::new();
+    for p in markers {
+        let head = format!("{}\n", p.marker());
+        if trace.starts_with(&head) {
+            parts.push((0, p, head.len()));
+        }
+        let inner = format!("\n\n{head}");
+        for (at, _) in trace.match_indices(&inner) {
+            parts.push((at, p, at + inner.len()));
+        }
+    }
+    parts.sort_by_key(|p| p.0);
+    let own = match parts.first() {
+        None => return (Some(trace), Vec::new()),
+        Some(&(0, ..)) => None,
+        Some(&(at, ..)) => Some(&trace[..at]),
+    };
+    let traces = parts
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, phase, text))| {
+            let end = parts.get(i + 1).map_or(trace.len(), |n| n.0);
+            (phase, &trace[text..end.max(text)])
+        })
+        .collect();
+    (own, traces)
+}
+
+/// A collection error's entry: the collector in `name`, the error read
+/// off `trace` as every reader reads pytest's, the entry's own message
+/// (`SyntaxError: invalid syntax`: its type, when it leads) and line when
+/// it gives them.
+fn convert_collection_error(t: Test) -> CollectionError {
+    let trace = t.trace.filter(|tb| !tb.trim().is_empty());
+    let mut error = super::collection_error(t.name, trace);
+    if let Some(message) = t.message.filter(|m| !m.trim().is_empty()) {
+        (error.error_type, error.message) = match pytest_text::split_exception(&message) {
+            Some((kind, rest)) => (Some(kind.to_string()), rest.to_string()),
+            None => (None, message),
+        };
+    }
+    if let Some(line) = t.line.and_then(line_number) {
+        error.line = Some(line);
+    }
+    error
 }
 
 /// The attempts before the one `test` records: the listed ones that did
@@ -211,9 +409,13 @@ fn earlier_attempts(
                     o => o,
                 }),
             message: a.message.clone().filter(|m| !m.trim().is_empty()),
-            location: test.location.as_ref().map(|l| Location {
-                file: l.file.clone(),
-                line: a.line.and_then(line_number),
+            // Where it failed: the test's file at the attempt's line. The
+            // test's file alone says nothing a flaky line should repeat.
+            location: test.location.as_ref().and_then(|l| {
+                Some(Location {
+                    file: l.file.clone(),
+                    line: Some(a.line.and_then(line_number)?),
+                })
             }),
         })
         .collect();
@@ -254,6 +456,20 @@ impl Lines {
 }
 
 impl Suite {
+    /// Whether `name` starts with the suite path joined with ` › `: a full
+    /// id (`render::ctrf` writes the id as the name), taken as it is.
+    fn prefixes(&self, name: &str) -> bool {
+        let Suite::Path(parts) = self else {
+            return false;
+        };
+        if parts.is_empty() {
+            return false;
+        }
+        let mut path = parts.join(JOIN);
+        path.push_str(JOIN);
+        name.starts_with(&path)
+    }
+
     /// The suite path, outermost first, without blank parts. A string is
     /// split at ` > `, the joiner CTRF reporters used before arrays.
     fn parts(&self) -> Vec<&str> {

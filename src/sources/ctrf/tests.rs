@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::{Phase, Xfail};
 use crate::sources::{Format, read, sniff};
 
 fn doc(tests: serde_json::Value) -> Vec<u8> {
@@ -142,18 +143,150 @@ fn retry_attempts_make_a_passing_test_flaky() {
     assert_eq!(huge.reruns().len(), MAX_COUNTED_RETRIES as usize);
 }
 
+/// `stop - start` is the run's wall time (the tests' sum only approximates
+/// it, and is wrong under parallel workers): it is the duration whenever
+/// it is positive; without it, the tests' sum.
 #[test]
-fn summary_times_are_the_duration_only_without_test_durations() {
+fn summary_times_are_the_duration_when_they_are_valid() {
     let with = parse(&doc(serde_json::json!([
         {"name": "a", "status": "passed", "duration": 250}
     ])))
     .expect("parse");
-    assert_eq!((with.duration, with.duration_secs()), (None, 0.25));
+    assert_eq!((with.duration, with.duration_secs()), (Some(3.5), 3.5));
     let without = parse(&doc(serde_json::json!([
         {"name": "a", "status": "passed"}
     ])))
     .expect("parse");
     assert_eq!(without.duration, Some(3.5));
+    // A reporter that knows no times writes zeros: the tests' sum then.
+    let zeros = br#"{"reportFormat": "CTRF", "results": {"summary": {"start": 0, "stop": 0},
+        "tests": [{"name": "a", "status": "passed", "duration": 250}]}}"#;
+    let zeros = parse(zeros).expect("parse");
+    assert_eq!((zeros.duration, zeros.duration_secs()), (None, 0.25));
+    let backwards = br#"{"reportFormat": "CTRF", "results": {"summary": {"start": 9, "stop": 2},
+        "tests": [{"name": "a", "status": "passed"}]}}"#;
+    assert_eq!(parse(backwards).expect("parse").duration, None);
+}
+
+#[test]
+fn raw_statuses_give_errors_xfails_and_xpasses() {
+    let input = doc(serde_json::json!([
+        {"name": "t.py::s", "status": "failed", "duration": 1, "rawStatus": "setup_failed"},
+        {"name": "t.py::t", "status": "failed", "duration": 1, "rawStatus": "teardown_failed"},
+        {"name": "t.py::c", "status": "failed", "duration": 1, "rawStatus": "call_failed"},
+        {"name": "S > e", "status": "failed", "duration": 1, "rawStatus": "error"},
+        {"name": "t.py::ce", "status": "failed", "duration": 1, "rawStatus": "call_error"},
+        {"name": "t.py::x", "status": "skipped", "duration": 1, "rawStatus": "xfailed",
+         "message": "known bug"},
+        {"name": "t.py::p", "status": "passed", "duration": 1, "rawStatus": "xpassed"},
+        {"name": "t.py::odd", "status": "failed", "duration": 1, "rawStatus": "lunch_error"},
+        {"name": "t.py::px", "status": "passed", "duration": 1, "rawStatus": "xfailed"}
+    ]));
+    let run = parse(&input).expect("parse");
+    let got: Vec<(Outcome, Option<Phase>, Option<Xfail>)> = run
+        .tests
+        .iter()
+        .map(|t| (t.outcome, t.phase, t.xfail))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Outcome::Error, Some(Phase::Setup), None),
+            (Outcome::Error, Some(Phase::Teardown), None),
+            (Outcome::Failed, Some(Phase::Call), None),
+            (Outcome::Error, None, None),
+            (Outcome::Error, Some(Phase::Call), None),
+            (Outcome::Skipped, None, Some(Xfail::XFailed)),
+            (Outcome::Passed, None, Some(Xfail::XPassed)),
+            (Outcome::Failed, None, None),
+            (Outcome::Passed, None, None),
+        ]
+    );
+    assert_eq!(run.tests[5].message(), Some("known bug"));
+}
+
+#[test]
+fn a_collection_error_entry_is_a_collection_error() {
+    let input = doc(serde_json::json!([
+        {"name": "tests/test_broken.py", "status": "failed", "duration": 0,
+         "rawStatus": "collection_error", "message": "SyntaxError: invalid syntax", "line": 3,
+         "trace": "E     def f(:\nE          ^\nE   SyntaxError: invalid syntax"},
+        {"name": "Other", "status": "failed", "duration": 0, "rawStatus": "collection_error",
+         "message": "could not load"},
+        {"name": "t.py::ok", "status": "passed", "duration": 1},
+        // Only a failure is a collection error.
+        {"name": "t.py::odd", "status": "passed", "duration": 1, "rawStatus": "collection_error"}
+    ]));
+    let run = parse(&input).expect("parse");
+    assert_eq!(run.tests.len(), 2);
+    assert_eq!(run.sources[0].entries, 4);
+    let [broken, other] = &run.collection_errors[..] else {
+        panic!("{:?}", run.collection_errors)
+    };
+    assert_eq!(broken.file, "tests/test_broken.py");
+    assert_eq!(broken.error_type.as_deref(), Some("SyntaxError"));
+    assert_eq!(
+        (broken.message.as_str(), broken.line),
+        ("invalid syntax", Some(3))
+    );
+    assert!(broken.traceback.is_some());
+    assert_eq!(
+        (other.error_type.as_deref(), other.message.as_str()),
+        (None, "could not load")
+    );
+}
+
+#[test]
+fn a_name_that_holds_its_suite_path_is_the_id() {
+    let input = doc(serde_json::json!([
+        {"name": "cart › totals › rounds", "status": "passed", "duration": 1,
+         "suite": ["cart", "totals"]},
+        {"name": "totals › rounds", "status": "passed", "duration": 1,
+         "suite": ["cart", "totals"]},
+        {"name": "cart › ", "status": "passed", "duration": 1, "suite": ["cart"]}
+    ]));
+    let run = parse(&input).expect("parse");
+    let ids: Vec<&str> = run.tests.iter().map(|t| t.node_id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "cart › totals › rounds",
+            "cart › totals › totals › rounds",
+            "cart › "
+        ]
+    );
+}
+
+#[test]
+fn other_failing_phases_are_split_back() {
+    let mut t = TestResult::new("t.py::a", Outcome::Error);
+    t.phase = Some(Phase::Teardown);
+    t.set_message(Some("RuntimeError: closed".into()));
+    t.set_traceback(Some("tb teardown".into()));
+    t.add_phase_failure(
+        Phase::Call,
+        Some("assert 1 == 2\n + where"),
+        Some("tb call\nE assert"),
+    );
+    t.add_phase_failure(Phase::Setup, None, None);
+    let input = doc(serde_json::json!([
+        {"name": "t.py::a", "status": "failed", "duration": 1, "rawStatus": "teardown_failed",
+         "message": t.joined_message().map(|m| m.into_owned()),
+         "trace": t.joined_traceback().map(|m| m.into_owned())}
+    ]));
+    let run = parse(&input).expect("parse");
+    let back = &run.tests[0];
+    assert_eq!(back.message(), t.message());
+    assert_eq!(back.traceback(), t.traceback());
+    assert_eq!(back.phase_failures(), t.phase_failures());
+    // Without notes in the message, the text is the test's own.
+    let plain = doc(serde_json::json!([
+        {"name": "t.py::b", "status": "failed", "duration": 1, "rawStatus": "setup_failed",
+         "message": "boom", "trace": "a\n\n[call]\nb"}
+    ]));
+    let run = parse(&plain).expect("parse");
+    assert_eq!(run.tests[0].traceback(), Some("a\n\n[call]\nb"));
+    assert!(run.tests[0].phase_failures().is_empty());
 }
 
 #[test]
