@@ -259,7 +259,6 @@ fn report_md(file: &Path) -> String {
 /// "failed"` with `"rawStatus": "setup_failed"` / `"teardown_failed"`:
 /// pytest counts them as errors, as the JSON report does.
 #[test]
-#[ignore = "reader: rawStatus setup_failed / teardown_failed is an error at that phase, not a failure"]
 fn setup_and_teardown_failures_are_errors() {
     let run = pytest("mixed", &[], &[]);
     let ctrf = json(&[run.ctrf()]);
@@ -282,7 +281,6 @@ fn setup_and_teardown_failures_are_errors() {
 /// pytest-json-ctrf writes an xfail as `"status": "skipped"`, `"rawStatus":
 /// "xfailed"`, the reason as its message: an xfail, as in the JSON report.
 #[test]
-#[ignore = "reader: rawStatus xfailed is an xfail (Xfail::XFailed, message XFAIL: <reason>), not a plain skip"]
 fn an_xfail_is_an_xfail() {
     let run = pytest("mixed", &[], &[]);
     let ctrf = json(&[run.ctrf()]);
@@ -300,7 +298,6 @@ fn an_xfail_is_an_xfail() {
 /// `start` and `stop` (and `duration`); the tests' whole milliseconds
 /// summed leave out collection and rounding, so a run of 0.3 s reads 0.0 s.
 #[test]
-#[ignore = "reader: the run's duration is summary.stop - summary.start when both are there, not the sum of the tests'"]
 fn the_runs_duration_is_the_sessions() {
     let run = pytest("reruns", &[], &[]);
     let raw: Value =
@@ -463,7 +460,6 @@ fn ctrf_with_the_json_report_keeps_the_flaky_attempts_message() {
 /// once, the counts those of either file alone (JUnit knows the setup and
 /// teardown errors as errors).
 #[test]
-#[ignore = "reader: counts wait for setup_failed / teardown_failed read as errors"]
 fn ctrf_with_the_junit_of_its_run_gives_each_test_once() {
     let run = pytest("mixed", &[], &[]);
     for files in [vec![run.ctrf(), run.junit()], vec![run.junit(), run.ctrf()]] {
