@@ -98,6 +98,11 @@ fi
 ctrf_stamp=tests/ctrf/node_modules/.installed-lock.json  # a copy of the lock once installed
 if command -v npm >/dev/null 2>&1 && ! cmp -s tests/ctrf/package-lock.json "$ctrf_stamp"; then
     echo "setup: installing npm ctrf (tests/ctrf/package-lock.json) into tests/ctrf/node_modules" >&2
-    (cd tests/ctrf && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-    cp tests/ctrf/package-lock.json "$ctrf_stamp"
+    # A registry out of reach costs that one check (the test says it
+    # skipped and why), not the whole setup.
+    if (cd tests/ctrf && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error); then
+        cp tests/ctrf/package-lock.json "$ctrf_stamp"
+    else
+        echo "setup: npm ci failed in tests/ctrf; tests/ctrf_out.rs will skip the validateStrict check" >&2
+    fi
 fi
