@@ -298,7 +298,6 @@ fn go_counts_ids_and_the_failures_place_in_gfm() {
 /// agent Markdown should say the line gfm finds (`cart/cart_test.go:21`),
 /// not only the file.
 #[test]
-#[ignore = "reader: go test's `=== RUN` / `--- FAIL:` lines are not the message, and its `file_test.go:N:` gives the line when `line` is absent"]
 fn go_message_is_the_failure_not_the_run_framing() {
     let md = read(GOTEST, "markdown");
     let failure = section(&md, &format!("### FAILED: {GO_SUBTEST}"));
@@ -340,7 +339,6 @@ fn jest_reporter_counts_and_places() {
 /// The reporter's suite starts with the file's name, its test name with
 /// the describe blocks: the id says each describe block once.
 #[test]
-#[ignore = "reader: a full name that starts with the suite path's describe blocks (after the file's name) is not given them twice"]
 fn jest_reporter_ids_say_each_describe_block_once() {
     let value: Value = serde_json::from_str(&read(JEST_REPORTER, "json")).expect("JSON");
     let ids: Vec<&str> = value["tests"]

@@ -36,6 +36,7 @@
 //! is positive, or when no test has a duration.
 
 mod document;
+mod go;
 
 use document::{Document, Lines, RetryAttempt, Suite, Test};
 use serde::Deserialize;
@@ -212,6 +213,17 @@ fn convert_test(t: Test, files: &mut SharedFile) -> TestResult {
         line: t.line.and_then(line_number),
     });
     let message = t.message.filter(|m| !m.trim().is_empty());
+    // go test's output as the message: the failure between its framing,
+    // and the line its `file_test.go:N:` gives.
+    let message = match message.as_deref().and_then(go::output) {
+        Some(failure) => {
+            if let Some(l) = test.location.as_mut().filter(|l| l.line.is_none()) {
+                l.line = go::line_in(&failure, &l.file);
+            }
+            Some(failure)
+        }
+        None => message,
+    };
     let message = match (said, message) {
         (Some(word), Some(m)) if t.status != "pending" => Some(format!("{word}: {m}")),
         (_, Some(m)) => Some(m),
@@ -250,13 +262,20 @@ fn test_id(name: &str, suite: Option<&Suite>) -> String {
     if suites.is_empty() {
         return name.to_string();
     }
-    // Jest's reporter names a test by its full name, its describe blocks
-    // and title joined with spaces: the suites are said once.
-    let spaced = suites.join(" ");
-    let name = match name.strip_prefix(spaced.as_str()) {
-        Some(rest) if rest.starts_with(' ') && !rest.trim().is_empty() => rest.trim_start(),
-        _ => name,
-    };
+    // Jest's reporters name a test by its full name, its describe blocks
+    // and title joined with spaces (jest-ctrf-json-reporter puts the
+    // file's name before the describe blocks in the suite): the suites
+    // are said once.
+    let name = (0..suites.len())
+        .find_map(|from| {
+            let spaced = suites[from..].join(" ");
+            let rest = name.strip_prefix(spaced.as_str())?;
+            let rest_title = rest.trim_start();
+            // `totals › rounds` under `totals` is a path, not a full name.
+            let title = !rest_title.is_empty() && !rest_title.starts_with(JOIN.trim());
+            (rest.starts_with(' ') && title).then_some(rest_title)
+        })
+        .unwrap_or(name);
     let mut id = suites.join(JOIN);
     id.push_str(JOIN);
     id.push_str(name);

@@ -1,0 +1,81 @@
+//! go-ctrf-json-reporter's messages: a failed test's whole `go test -v`
+//! output, framed by `=== RUN` and `--- FAIL:` lines and indented by four
+//! spaces. The failure is what is between them (`cart_test.go:21: total
+//! = 10.19, want 10.20`), and its `file_test.go:N:` gives the line the
+//! entry has no key for.
+
+/// The lines `go test -v` frames a test's output with: never the failure.
+const FRAMING: [&str; 4] = ["=== RUN", "=== PAUSE", "=== CONT", "=== NAME"];
+
+/// The lines that end a test's output: the failure only when nothing else
+/// is left (a parent test that failed because a subtest did).
+const ENDINGS: [&str; 3] = ["--- FAIL:", "--- PASS:", "--- SKIP:"];
+
+/// `message` without `go test`'s framing and indent, when it has that
+/// framing (its first line is `=== RUN ...`); none when it has not.
+pub(super) fn output(message: &str) -> Option<String> {
+    let first = message.lines().find(|l| !l.trim().is_empty())?;
+    if !first.starts_with("=== RUN") {
+        return None;
+    }
+    let is = |line: &str, words: &[&str]| words.iter().any(|w| line.trim_start().starts_with(w));
+    let body: Vec<&str> = message
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .filter(|l| !is(l, &FRAMING) && !is(l, &ENDINGS))
+        .collect();
+    let kept: Vec<&str> = if body.is_empty() {
+        message.lines().filter(|l| is(l, &ENDINGS)).collect()
+    } else {
+        body
+    };
+    let indent = kept
+        .iter()
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let text: Vec<&str> = kept.iter().map(|l| l.get(indent..).unwrap_or(l)).collect();
+    Some(text.join("\n"))
+}
+
+/// The line of the first `name.go:N: ` in `message` whose file is
+/// `file`'s (the package's test file, its path relative to the module).
+pub(super) fn line_in(message: &str, file: &str) -> Option<u32> {
+    let base = file.rsplit(['/', '\\']).next()?;
+    message.lines().find_map(|l| {
+        let (place, _) = l.trim_start().split_once(": ")?;
+        let (name, line) = place.rsplit_once(':')?;
+        let ours = name.ends_with(".go") && name.rsplit(['/', '\\']).next() == Some(base);
+        ours.then(|| line.parse::<u32>().ok().filter(|n| *n > 0))?
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_failure_is_the_output_between_the_framing() {
+        let m = "=== RUN   TestTotal/cents\n    cart_test.go:21: total = 10.19, want 10.20\n        more\n--- FAIL: TestTotal/cents (0.00s)\n";
+        assert_eq!(
+            output(m).as_deref(),
+            Some("cart_test.go:21: total = 10.19, want 10.20\n    more")
+        );
+        assert_eq!(line_in(m, "cart/cart_test.go"), Some(21));
+        assert_eq!(line_in(m, "cart/other_test.go"), None);
+    }
+
+    #[test]
+    fn a_parent_that_failed_by_its_subtests_keeps_its_fail_line() {
+        let m = "=== RUN   TestTotal\n--- FAIL: TestTotal (0.01s)\n";
+        assert_eq!(output(m).as_deref(), Some("--- FAIL: TestTotal (0.01s)"));
+        assert_eq!(line_in(m, "cart_test.go"), None);
+    }
+
+    #[test]
+    fn other_messages_are_not_go_output() {
+        assert_eq!(output("expected 1 to be 2\n=== RUN x"), None);
+        assert_eq!(output(""), None);
+        assert_eq!(line_in("a.go:x: y", "a.go"), None);
+    }
+}
