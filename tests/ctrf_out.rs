@@ -475,3 +475,66 @@ fn run_format_ctrf_writes_the_run_as_ctrf() {
     );
     assert_eq!(doc["results"]["summary"]["failed"], 5, "{text}");
 }
+
+/// `run --retries 2 --format ctrf` through pytest-rerunfailures: the test
+/// that fails only on its first attempt is `flaky: true`, its failed
+/// attempt and what it said in `retryAttempts`; the real failure lists
+/// both earlier attempts; the counts are the JSON answer's; and the
+/// reference implementation finds the document strictly valid.
+#[test]
+fn a_run_with_retries_gives_its_flaky_test_and_attempts() {
+    let (_dir, root) = common::support::project_copy("retries");
+    let args = ["--retries", "2", "--no-history", "--format"];
+    let (code, text) = common::support::run_pytest_mcp(&root, &[&args[..], &["ctrf"]].concat());
+    assert_eq!(code, Some(1), "{text}");
+    let doc: Value = serde_json::from_str(&text).expect("CTRF is JSON");
+    let tests = doc["results"]["tests"].as_array().expect("tests");
+    let test = |name: &str| -> &Value {
+        let id = format!("tests/test_flaky.py::{name}");
+        tests.iter().find(|t| t["name"] == id.as_str()).expect(name)
+    };
+    let flip = test("test_flip");
+    assert_eq!(
+        (&flip["status"], &flip["flaky"]),
+        (&"passed".into(), &true.into())
+    );
+    let attempts = flip["retryAttempts"].as_array().expect("attempts");
+    assert_eq!(attempts.len(), 1, "{flip}");
+    assert_eq!(
+        (&attempts[0]["attempt"], &attempts[0]["status"]),
+        (&1.into(), &"failed".into())
+    );
+    let said = attempts[0]["message"].as_str().unwrap_or_default();
+    assert!(said.contains("connection refused on first try"), "{flip}");
+    let failure = test("test_real_failure");
+    assert_eq!(failure["status"], "failed");
+    assert_eq!(failure["retryAttempts"].as_array().map(Vec::len), Some(2));
+
+    let (_, json) = common::support::run_pytest_mcp(&root, &[&args[..], &["json"]].concat());
+    let json: Value = serde_json::from_str(&json).expect("JSON");
+    let (ours, theirs) = (&doc["results"]["summary"], &json["summary"]);
+    for (ctrf_key, json_key) in [
+        ("tests", "total"),
+        ("passed", "passed"),
+        ("failed", "failed"),
+    ] {
+        assert_eq!(
+            ours[ctrf_key], theirs[json_key],
+            "{ctrf_key} in {ours} / {theirs}"
+        );
+    }
+    assert_eq!((&ours["flaky"], &theirs["flaky"]), (&1.into(), &1.into()));
+
+    if let Some(why) = missing_validator() {
+        println!("ctrf_out: SKIPPED validation with npm ctrf: {why}");
+        return;
+    }
+    let path = root.join("retries.ctrf.json");
+    std::fs::write(&path, &text).expect("write");
+    let out = validate(&[path]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
