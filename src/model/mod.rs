@@ -43,6 +43,10 @@ pub struct Run {
     pub recorded_exit: Option<i32>,
     /// Wall time of the run in seconds, when a source recorded it.
     pub duration: Option<f64>,
+    /// When the run started, in seconds since the Unix epoch, when a
+    /// source recorded it (pytest-json-report's `created`, a JUnit suite's
+    /// `timestamp`, CTRF's `summary.start`): CTRF's summary says it.
+    pub started: Option<f64>,
     /// Every test, in the order the sources listed them, except those
     /// counted in `unlisted`.
     pub tests: Vec<TestResult>,

@@ -41,6 +41,7 @@ pub fn merge(mut runs: Vec<Run>) -> Run {
     // Stable: inputs of one rank keep their order.
     runs.sort_by_key(rank);
     let duration = best_duration(&runs);
+    let started = runs.iter().filter_map(|r| r.started).reduce(f64::min);
     // The exit status the sources recorded, if they agree; else it is
     // derived from the merged results.
     let mut codes = runs.iter().filter_map(|r| r.recorded_exit);
@@ -96,6 +97,7 @@ pub fn merge(mut runs: Vec<Run>) -> Run {
     }
     merged.recorded_exit = exit_code;
     merged.duration = duration;
+    merged.started = started;
     // Several JSON reports (shards): keep them all rather than pick one.
     merged.json_report = RawReports::join(raw_reports);
     merged

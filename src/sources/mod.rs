@@ -14,6 +14,7 @@ pub mod json_report;
 pub mod junit;
 pub mod merge;
 mod phases;
+mod timestamp;
 
 use std::fmt;
 use std::sync::Arc;

@@ -30,8 +30,10 @@
 //! - `message` and `trace` are the flat text of the one-message formats
 //!   (`TestResult::joined_message`): other failing phases on lines of
 //!   their own, which the reader splits back.
-//! - `duration` is whole milliseconds; the run has no start time in our
-//!   model, so `summary.start` is 0 and `stop` the run's duration.
+//! - `duration` is whole milliseconds; `summary.start` is when the run
+//!   started as its sources recorded it (pytest-json-report's `created`,
+//!   a JUnit suite's `timestamp`, CTRF's own), else 0, and `stop` is
+//!   `start` and the run's duration.
 //! - Earlier attempts are `retryAttempts` (1-based `attempt`), `retries`
 //!   their count, and `flaky: true` for a pass after failed attempts.
 //! - With a history of runs (docs/flaky.md), `insights`: `runsAnalyzed`
@@ -207,7 +209,8 @@ fn summary(run: &Run) -> Summary {
         s.flaky += usize::from(t.is_flaky());
     }
     s.duration = millis(run.duration_secs());
-    s.stop = s.duration;
+    s.start = run.started.map_or(0, millis);
+    s.stop = s.start.saturating_add(s.duration);
     s
 }
 

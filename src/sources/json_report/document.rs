@@ -18,6 +18,8 @@ use crate::pytest_text;
 #[derive(Debug, Default)]
 pub(super) struct Header {
     pub duration: Option<f64>,
+    /// `created`: seconds since the epoch when the session started.
+    pub created: Option<f64>,
     pub exitcode: Option<i32>,
     pub root: Option<String>,
     /// Whether there was a `tests` list (not `null`, not missing).
@@ -190,6 +192,7 @@ fn longrepr_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String
 #[serde(field_identifier, rename_all = "lowercase")]
 enum Key {
     Duration,
+    Created,
     Exitcode,
     Root,
     Tests,
@@ -226,6 +229,10 @@ impl<'de, S: TestSink> Visitor<'de> for ReportVisitor<'_, S> {
         while let Some(key) = map.next_key::<Key>()? {
             match key {
                 Key::Duration => header.duration = map.next_value()?,
+                // Any value: an odd one costs the start time, not the file.
+                Key::Created => {
+                    header.created = map.next_value::<serde_json::Value>()?.as_f64();
+                }
                 Key::Exitcode => header.exitcode = map.next_value()?,
                 Key::Root => header.root = map.next_value()?,
                 // Tests already handed on cannot be taken back: a second

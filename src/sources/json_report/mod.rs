@@ -57,6 +57,7 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
     settle.finish(&mut run);
     run.recorded_exit = header.exitcode;
     run.duration = header.duration.filter(|d| d.is_finite() && *d >= 0.0);
+    run.started = header.created.filter(|t| t.is_finite() && *t > 0.0);
     let entries = entries + read_collectors(&mut run, header.collectors);
     let root = header.root.unwrap_or_default();
     for w in header.warnings {

@@ -213,6 +213,9 @@ struct Document {
     /// Set when a `time` attribute of the root / top-level suites was seen.
     root_time: Option<f64>,
     top_suite_time: Option<f64>,
+    /// The earliest `timestamp` of the root or a top-level suite, as
+    /// seconds since the epoch.
+    started: Option<f64>,
 }
 
 /// Where in the document the reader is.
@@ -400,6 +403,7 @@ impl<'a> Parser<'a> {
         self.settle_latest();
         self.tests.settle.finish(&mut self.run);
         self.run.duration = self.document.root_time.or(self.document.top_suite_time);
+        self.run.started = self.document.started;
         Ok(())
     }
 
@@ -451,6 +455,7 @@ impl<'a> Parser<'a> {
         }
         if tag != "testsuite" {
             self.document.root_time = attr(e, "time").and_then(|t| parse_time(&t));
+            self.note_start(e);
         }
         Ok(())
     }
@@ -460,15 +465,26 @@ impl<'a> Parser<'a> {
         if name == "pytest" {
             self.document.any_pytest = true;
         }
-        if self.nesting.suites.is_empty()
-            && let Some(t) = attr(e, "time").and_then(|t| parse_time(&t))
-        {
-            *self.document.top_suite_time.get_or_insert(0.0) += t;
+        if self.nesting.suites.is_empty() {
+            if let Some(t) = attr(e, "time").and_then(|t| parse_time(&t)) {
+                *self.document.top_suite_time.get_or_insert(0.0) += t;
+            }
+            self.note_start(e);
         }
         if !empty {
             self.nesting.suites.push(name);
             self.nesting.positions.push(0);
         }
+    }
+
+    /// Keeps the element's `timestamp` when it is the earliest yet.
+    fn note_start(&mut self, e: &BytesStart<'_>) {
+        let Some(at) = attr(e, "timestamp").and_then(|t| super::timestamp::epoch_seconds(&t))
+        else {
+            return;
+        };
+        let started = self.document.started.get_or_insert(at);
+        *started = started.min(at);
     }
 
     fn start_case(&mut self, e: &BytesStart<'_>, empty: bool) {
