@@ -118,6 +118,8 @@ fn read_document(text: &str, options: ReadOptions) -> Result<(Header, Tests), Pa
     match read {
         Ok(header) => Ok((header, tests)),
         Err(e) => {
+            // The tests read before the error go before the value comes.
+            drop(tests);
             let value = serde_json::from_str::<serde_json::Value>(text)
                 .map_err(|_| json_error(&e, DOCUMENT))?;
             let mut tests = Tests::new(options);
