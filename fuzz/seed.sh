@@ -7,6 +7,9 @@
 #                       golden tests name and their expected JUnit renderings
 #   json_report_reader  pytest-json-report fixtures, broken JSON fixtures and
 #                       the golden ADR-006 renderings (JSON of another shape)
+#   ctrf_reader         the CTRF fixtures (tests/fixtures/ctrf/), broken JSON
+#                       fixtures and one pytest-json-report fixture (JSON of
+#                       the other shape, which CTRF's sniffing must tell apart)
 #   params              handwritten execute_tests / discover_tests arguments,
 #                       valid and invalid
 # and, for each target, its saved regression inputs (tests/fixtures/fuzz/).
@@ -56,8 +59,10 @@ add junit_reader "$repo"/tests/fixtures/junit/*.xml \
     "$repo"/golden/*/expected.xml "$repo"/tests/fixtures/broken/not-results.txt
 add json_report_reader "$repo"/tests/fixtures/pytest/*/report.json "$repo"/tests/fixtures/broken/*.json \
     "$repo"/golden/*/expected.json
+add ctrf_reader "$repo"/tests/fixtures/ctrf/*.json "$repo"/tests/fixtures/broken/*.json \
+    "$(ls "$repo"/tests/fixtures/pytest/*/report.json | head -n 1)"
 # The saved regression inputs (tests/fuzz_regressions.rs) of every target.
-for target in junit_reader json_report_reader params; do
+for target in junit_reader json_report_reader ctrf_reader params; do
     add "$target" "$repo"/tests/fixtures/fuzz/"$target"/*
 done
 

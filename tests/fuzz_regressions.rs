@@ -5,7 +5,7 @@
 //! Every file under `tests/fixtures/fuzz/<target>/` goes through its target
 //! (each directory must exist and hold at least one file):
 //! `junit_reader/` as JUnit XML, `json_report_reader/` as pytest-json-report
-//! JSON, `params/` as raw tool arguments. The pipeline panics on any broken
+//! JSON, `ctrf_reader/` as CTRF JSON, `params/` as raw tool arguments. The pipeline panics on any broken
 //! promise (a panic in the crate, JSON output that is not JSON, JUnit output
 //! our reader cannot read back, Markdown over its budget, an accepted
 //! parameter that breaks a rule). The tests after the replay loops say what
@@ -59,6 +59,14 @@ fn every_saved_json_report_input_goes_through() {
     for path in fixtures("json_report_reader") {
         let bytes = std::fs::read(&path).expect("read fixture");
         let _ = pipeline::json_report(&bytes);
+    }
+}
+
+#[test]
+fn every_saved_ctrf_input_goes_through() {
+    for path in fixtures("ctrf_reader") {
+        let bytes = std::fs::read(&path).expect("read fixture");
+        let _ = pipeline::ctrf(&bytes);
     }
 }
 
@@ -238,4 +246,87 @@ fn each_saved_params_input_is_refused_for_the_right_field() {
     for answer in &answers {
         assert!(answer.is_err(), "accepted: {answers:?}");
     }
+}
+
+/// ctrf_reader, handwritten: what each hostile CTRF input gives. The
+/// reader streams `results.tests`; these are the shapes where streaming
+/// could differ from reading the whole document first.
+#[test]
+fn hostile_ctrf_inputs_are_read_or_refused_with_a_reason() {
+    let read = |name: &str| pipeline::ctrf(&fixture("ctrf_reader", name));
+    let refused = |name: &str, words: &str| {
+        let e = read(name).expect_err(name);
+        assert!(e.message.contains(words), "{name}: {e}");
+        e
+    };
+    refused("no-results.json", "no \"results\" object");
+    refused("results-null-then-list.json", "not a CTRF document");
+    refused("wrong-types.json", "not a CTRF document");
+    let e = refused("tests-not-a-list.json", "expected a sequence");
+    assert_eq!(e.line, 2, "{e}");
+    let e = refused("nan-duration.json", "malformed JSON");
+    assert_eq!(e.line, 2, "{e}");
+    refused("infinity-line.json", "malformed JSON");
+    refused("number-out-of-range.json", "number out of range");
+    // Nesting past serde_json's limit in a value the reader reads is
+    // refused in the JSON report reader's words; in one it skips, read.
+    refused("deep-nesting-in-suite.json", "nests too deeply");
+    let run = read("deep-nesting-skipped.json").expect("skipped nesting reads");
+    assert_eq!(run.tests.len(), 1);
+    for name in ["bom.json", "summary-after-tests.json"] {
+        assert_eq!(read(name).expect(name).tests.len(), 1, "{name}");
+    }
+    let run = read("huge-strings.json").expect("huge strings read");
+    assert_eq!(run.tests[0].message().map(str::len), Some(64 * 1024));
+}
+
+/// ctrf_reader: a key given twice keeps the last, as JavaScript's
+/// `JSON.parse` does, at every level: a second `results` replaces the
+/// first one's tests (already handed on by the streaming reader: the
+/// document is read again), a second `tests` the first list, a field of a
+/// test its first value.
+#[test]
+fn a_ctrf_key_given_twice_keeps_the_last() {
+    use pytest_mcp::model::Outcome;
+
+    let run = pipeline::ctrf(&fixture("ctrf_reader", "duplicate-keys.json")).expect("reads");
+    let ids: Vec<&str> = run.tests.iter().map(|t| t.node_id.as_str()).collect();
+    assert_eq!(ids, ["t.py::c"]);
+    let test = &run.tests[0];
+    assert_eq!(test.outcome, Outcome::Failed);
+    assert_eq!(test.message(), Some("kept"));
+    let location = test.location.as_ref().expect("a location");
+    assert_eq!((&*location.file, location.line), ("t.py", Some(7)));
+    assert_eq!(run.sources[0].entries, 1);
+}
+
+/// ctrf_reader: numbers out of every range (negative, beyond `u32` and
+/// `f64`'s integers, fractions) and escapes in the strings the reader
+/// borrows: read, nothing made up, the counted retries bounded.
+#[test]
+fn odd_ctrf_numbers_and_escapes_are_read_safely() {
+    use pytest_mcp::model::Outcome;
+
+    let run = pipeline::ctrf(&fixture("ctrf_reader", "huge-numbers.json")).expect("reads");
+    assert_eq!(run.tests.len(), 4);
+    let [neg, huge, ..] = &run.tests[..] else {
+        panic!("{:?}", run.tests)
+    };
+    assert_eq!(neg.duration, None);
+    assert_eq!(neg.location.as_ref().and_then(|l| l.line), None);
+    assert_eq!(huge.location.as_ref().and_then(|l| l.line), None);
+    for t in &run.tests {
+        assert!(
+            t.duration.is_none_or(|d| d.is_finite() && d >= 0.0),
+            "{t:?}"
+        );
+        assert!(t.reruns().len() <= 100, "{} reruns", t.reruns().len());
+    }
+    let run = pipeline::ctrf(&fixture("ctrf_reader", "escaped-strings.json")).expect("reads");
+    assert_eq!(run.tests.len(), 2);
+    // `fail\u0065d` is `failed`: an escape costs a copy, not the meaning.
+    assert_eq!(run.tests[0].outcome, Outcome::Failed);
+    assert_eq!(run.tests[1].outcome, Outcome::Skipped);
+    let run = pipeline::ctrf(&fixture("ctrf_reader", "odd-retries.json")).expect("reads");
+    assert_eq!(run.tests.len(), 3);
 }

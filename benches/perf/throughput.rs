@@ -1,6 +1,7 @@
 //! Report throughput: `pytest-mcp report` on a 100,000-case pytest JUnit
 //! XML (1% failing with real-looking tracebacks, 1% skipped) and on its
-//! pytest-json-report twin, against
+//! pytest-json-report twin and its CTRF twin (as pytest-json-ctrf writes
+//! it), against
 //! - a bare quick-xml event scan of the same XML (the limit: reading the
 //!   file and tokenizing it, nothing else),
 //! - the junit-parser crate (a typed document in memory),
@@ -67,9 +68,10 @@ struct Cmd {
     build: Box<dyn Fn() -> Command>,
 }
 
-/// Generates the 100,000-case JUnit XML and its JSON twin under
-/// `target/bench-inputs/report/` (in a process of its own); returns their
-/// paths.
+/// Generates the 100,000-case JUnit XML and its JSON and CTRF twins under
+/// `target/bench-inputs/report/` (in a process of its own); returns the
+/// XML's and the JSON report's paths (the CTRF one is
+/// [`pytest_mcp_testkit::inputs::big_ctrf_path`]).
 pub fn generate(env: &Env) -> (PathBuf, PathBuf) {
     let dir = env.inputs.join("report");
     eprintln!("generating the {CASES}-case JUnit XML and its JSON twin ...");
@@ -89,9 +91,11 @@ pub fn generate(env: &Env) -> (PathBuf, PathBuf) {
 pub fn run(env: &Env) {
     let dir = env.inputs.join("report");
     let (xml, json) = generate(env);
+    let ctrf = pytest_mcp_testkit::inputs::big_ctrf_path(&dir, CASES);
     let xml_len = std::fs::metadata(&xml).expect("xml").len();
     let json_len = std::fs::metadata(&json).expect("json").len();
-    let cmds = commands(env, (&xml, xml_len), (&json, json_len));
+    let ctrf_len = std::fs::metadata(&ctrf).expect("ctrf").len();
+    let cmds = commands(env, (&xml, xml_len), (&json, json_len), (&ctrf, ctrf_len));
     let out = dir.join("out");
     let rounds = env.rounds.max(5);
     let (samples, outputs) = alternated(
@@ -103,17 +107,24 @@ pub fn run(env: &Env) {
         Stdio::inherit,
     );
     println!(
-        "## 2. Report throughput: {CASES} test cases, 1% failing; JUnit XML {:.1} MB, JSON report {:.1} MB; {rounds} rounds\n",
+        "## 2. Report throughput: {CASES} test cases, 1% failing; JUnit XML {:.1} MB, JSON report {:.1} MB, CTRF {:.1} MB; {rounds} rounds\n",
         mb(xml_len),
-        mb(json_len)
+        mb(json_len),
+        mb(ctrf_len)
     );
     print_table(env, &cmds, &samples, &outputs);
+    ctrf_targets(&cmds, &samples);
 }
 
 /// The scan first, then `report` on each file in each format, then the
 /// references.
-fn commands(env: &Env, (xml, xml_len): (&Path, u64), (json, json_len): (&Path, u64)) -> Vec<Cmd> {
-    let (xml, json) = (xml.to_path_buf(), json.to_path_buf());
+fn commands(
+    env: &Env,
+    (xml, xml_len): (&Path, u64),
+    (json, json_len): (&Path, u64),
+    (ctrf, ctrf_len): (&Path, u64),
+) -> Vec<Cmd> {
+    let (xml, json, ctrf) = (xml.to_path_buf(), json.to_path_buf(), ctrf.to_path_buf());
     let mut cmds: Vec<Cmd> = Vec::new();
     let me = env.me.clone();
     let x = xml.clone();
@@ -132,6 +143,7 @@ fn commands(env: &Env, (xml, xml_len): (&Path, u64), (json, json_len): (&Path, u
     for (file, len, label, formats) in [
         (&xml, xml_len, "JUnit XML", junit_formats),
         (&json, json_len, "JSON report", &["markdown", "json"][..]),
+        (&ctrf, ctrf_len, "CTRF", &["markdown", "json"][..]),
     ] {
         for &format in formats {
             let (bin, f) = (env.bin.clone(), file.clone());
@@ -279,6 +291,61 @@ fn json_targets(cmds: &[Cmd], wall: &dyn Fn(usize) -> f64, ratio: &dyn Fn(usize)
         "- (for reference) markdown peak RSS {:.2}x the file\n",
         ratio(md)
     );
+}
+
+/// The CTRF reader's targets: each format's wall and CPU medians against
+/// the same results read as pytest-json-report JSON (within 1.2x; the
+/// ratio is the median of the per-round ratios, rounds being alternated),
+/// and peak RSS under 3x the CTRF file.
+fn ctrf_targets(cmds: &[Cmd], samples: &[Vec<crate::proc::Sample>]) {
+    let row = |name: &str| cmds.iter().position(|c| c.name == name);
+    println!("\nTargets (CTRF): CTRF read against the same results as a JSON report");
+    println!(
+        "\n| format | JSON report wall / CPU | CTRF wall / CPU | CTRF / JSON report (wall, CPU) | CTRF peak RSS / file |"
+    );
+    println!("|---|---|---|---|---|");
+    let mut verdicts = Vec::new();
+    for format in ["markdown", "json"] {
+        let (Some(j), Some(c)) = (
+            row(&format!("pytest-mcp report JSON report --format {format}")),
+            row(&format!("pytest-mcp report CTRF --format {format}")),
+        ) else {
+            return;
+        };
+        let of = |i: usize, f: fn(&crate::proc::Sample) -> f64| {
+            median(&samples[i].iter().map(f).collect::<Vec<_>>())
+        };
+        let per_round = |f: fn(&crate::proc::Sample) -> f64| {
+            let r: Vec<f64> = samples[c]
+                .iter()
+                .zip(&samples[j])
+                .map(|(c, j)| f(c) / f(j))
+                .collect();
+            median(&r)
+        };
+        let (wall, cpu) = (
+            |s: &crate::proc::Sample| s.wall,
+            |s: &crate::proc::Sample| s.cpu,
+        );
+        let rss = of(c, |s| s.max_rss as f64) / cmds[c].file_bytes as f64;
+        let (rw, rc) = (per_round(wall), per_round(cpu));
+        println!(
+            "| {format} | {} / {} | {} / {} | {rw:.2}x, {rc:.2}x | {rss:.2}x |",
+            secs(of(j, wall)),
+            secs(of(j, cpu)),
+            secs(of(c, wall)),
+            secs(of(c, cpu)),
+        );
+        verdicts.push((format, rw, rc, rss));
+    }
+    for (format, rw, rc, rss) in verdicts {
+        println!(
+            "- {format}: CTRF read ≤ 1.2x the JSON report's: wall {rw:.2}x, CPU {rc:.2}x {}; peak RSS < 3x the file: {rss:.2}x {}",
+            verdict(rw <= 1.2),
+            verdict(rss < 3.0)
+        );
+    }
+    println!();
 }
 
 pub fn mb(bytes: u64) -> f64 {

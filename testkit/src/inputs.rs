@@ -149,13 +149,56 @@ fn case(i: usize) -> Case {
     }
 }
 
+/// Where [`big_reports`] writes the CTRF twin of its `cases`-case files.
+pub fn big_ctrf_path(dir: &Path, cases: usize) -> PathBuf {
+    dir.join(format!("ctrf-{cases}.json"))
+}
+
+/// One test as pytest-json-ctrf writes it: the node id as its name, the
+/// module and class as its suite, milliseconds, the crash message and the
+/// longrepr as message and trace, captured output as lines.
+fn ctrf_test(nodeid: &str, file: &str, line: usize, time: f64, case: &Case) -> serde_json::Value {
+    let module = file.trim_end_matches(".py").replace('/', ".");
+    let mut test = serde_json::json!({
+        "name": nodeid,
+        "status": "passed",
+        "duration": time * 1000.0,
+        "start": 1_795_216_863_000_u64,
+        "stop": 1_795_216_863_001_u64,
+        "rawStatus": "passed",
+        "type": "unit",
+        "filePath": file,
+        "line": line,
+        "retries": 0,
+        "flaky": false,
+        "suite": [module, "TestCase"],
+    });
+    match case {
+        Case::Pass => {}
+        Case::Skip(reason) => {
+            test["status"] = "skipped".into();
+            test["rawStatus"] = "skipped".into();
+            test["message"] = reason.as_str().into();
+        }
+        Case::Fail(message, longrepr, _, stdout) => {
+            test["status"] = "failed".into();
+            test["rawStatus"] = "failed".into();
+            test["message"] = message.as_str().into();
+            test["trace"] = longrepr.as_str().into();
+            test["stdout"] = stdout.lines().collect::<Vec<_>>().into();
+        }
+    }
+    test
+}
+
 /// Writes the 100,000-case pytest JUnit XML (xunit1, as `pytest-mcp run`
-/// asks pytest for) and its pytest-json-report twin (same tests, same
-/// outcomes). Returns (xml, json).
+/// asks pytest for), its pytest-json-report twin and its CTRF twin (at
+/// [`big_ctrf_path`]; same tests, same outcomes). Returns (xml, json).
 pub fn big_reports(dir: &Path, cases: usize) -> (PathBuf, PathBuf) {
     fs::create_dir_all(dir).expect("create inputs dir");
     let xml_path = dir.join(format!("junit-{cases}.xml"));
     let json_path = dir.join(format!("report-{cases}.json"));
+    let mut ctrf_tests = Vec::with_capacity(cases);
     let failures = (0..cases).filter(|i| i % 100 == 37).count();
     let skipped = (0..cases).filter(|i| i % 100 == 71).count();
     let mut xml = String::with_capacity(cases * 140);
@@ -179,6 +222,8 @@ pub fn big_reports(dir: &Path, cases: usize) -> (PathBuf, PathBuf) {
         )
         .expect("write to string");
         let nodeid = format!("{file}::TestCase::{name}");
+        let kind = case(i);
+        ctrf_tests.push(ctrf_test(&nodeid, &file, def_line, time, &kind));
         let keywords = serde_json::json!([
             name,
             "TestCase",
@@ -200,7 +245,7 @@ pub fn big_reports(dir: &Path, cases: usize) -> (PathBuf, PathBuf) {
             "call": phase("passed", time * 0.6),
             "teardown": phase("passed", time * 0.2),
         });
-        match case(i) {
+        match kind {
             Case::Pass => xml.push_str(" />"),
             Case::Skip(reason) => {
                 let at = format!("/home/user/project/{file}");
@@ -270,5 +315,23 @@ pub fn big_reports(dir: &Path, cases: usize) -> (PathBuf, PathBuf) {
         "tests": tests,
     });
     fs::write(&json_path, serde_json::to_vec(&report).expect("serialize")).expect("write JSON");
+    write_ctrf(&big_ctrf_path(dir, cases), ctrf_tests, failures, skipped);
     (xml_path, json_path)
+}
+
+/// The CTRF document of `tests`, as pytest-json-ctrf lays it out.
+fn write_ctrf(path: &Path, tests: Vec<serde_json::Value>, failures: usize, skipped: usize) {
+    let cases = tests.len();
+    let ctrf = serde_json::json!({
+        "reportFormat": "CTRF",
+        "specVersion": "0.0.0",
+        "results": {
+            "tool": {"name": "pytest", "version": "9.2.0"},
+            "summary": {"tests": cases, "passed": cases - failures - skipped, "failed": failures,
+                "skipped": skipped, "pending": 0, "other": 0,
+                "start": 1_795_216_863_000_u64, "stop": 1_795_216_863_000_u64 + (cases as u64 * 12 / 10)},
+            "tests": tests,
+        },
+    });
+    fs::write(path, serde_json::to_vec(&ctrf).expect("serialize")).expect("write CTRF");
 }

@@ -93,6 +93,41 @@ pub fn json_report(data: &[u8]) -> Result<Run, ParseError> {
     direct
 }
 
+/// Bytes as CTRF JSON: the reader called directly, then the `report`
+/// pipeline. Besides what every reader promises: a file `sources::sniff`
+/// calls CTRF reads exactly as the direct call does, and the streaming
+/// reader agrees with the whole document read first (the input as a JSON
+/// value written back out, where it is JSON a value holds: a key given
+/// twice keeps the last, as the reader's fallback does). Returns what the
+/// direct reader said.
+pub fn ctrf(data: &[u8]) -> Result<Run, ParseError> {
+    let options = ReadOptions::default();
+    let direct = sources::ctrf::parse_with(data, "fuzz.ctrf.json", options);
+    if sources::sniff(data) == Ok(sources::Format::Ctrf) {
+        let sniffed = sources::read(data, "fuzz.ctrf.json", options);
+        assert_eq!(
+            sniffed, direct,
+            "the sniffing reader reads CTRF differently"
+        );
+    }
+    if let Ok(value) =
+        serde_json::from_slice::<Value>(data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data))
+    {
+        let whole = serde_json::to_vec(&value).unwrap_or_default();
+        let again = sources::ctrf::parse_with(&whole, "fuzz.ctrf.json", options);
+        match (&direct, &again) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "streamed and whole reads differ"),
+            (a, b) => assert_eq!(
+                a.is_ok(),
+                b.is_ok(),
+                "streamed and whole reads differ: {a:?} / {b:?}"
+            ),
+        }
+    }
+    after_read(data, "fuzz.ctrf.json", &direct);
+    direct
+}
+
 fn after_read(data: &[u8], name: &str, direct: &Result<Run, ParseError>) {
     if let Ok(run) = direct {
         check_run(run);

@@ -38,8 +38,7 @@
 mod document;
 mod go;
 
-use document::{Document, Lines, RetryAttempt, Suite, Test};
-use serde::Deserialize;
+use document::{Header, Lines, RetryAttempt, Suite, Test, TestSink};
 
 use super::{ParseError, ReadOptions, Settle, SharedFile, json_error};
 use crate::pytest_text;
@@ -82,32 +81,30 @@ pub(crate) fn is_ctrf(body: &[u8]) -> bool {
     }
 }
 
-/// Reads a CTRF document.
+/// Reads a CTRF document, each test converted as it is read
+/// (`document`: the list is never held).
 pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run, ParseError> {
     let text = super::json_report::document_text(input)?;
-    let doc = read_document(&text)?;
-    let results = doc.results.ok_or_else(|| {
-        ParseError::whole("not a CTRF document: the JSON object has no \"results\" object")
-    })?;
-    let tests = results.tests.ok_or_else(|| {
-        ParseError::whole("not a CTRF document: \"results\" has no \"tests\" list")
-    })?;
-    let mut run = Run::default();
-    let mut settle = Settle::new(options);
-    let mut files = SharedFile::default();
-    let entries = tests.len();
-    let mut any_duration = false;
-    for t in tests {
-        if t.status == "failed" && t.raw_status.as_deref() == Some(COLLECTION_ERROR) {
-            run.collection_errors.push(convert_collection_error(t));
-            continue;
-        }
-        let test = convert_test(t, &mut files);
-        any_duration |= test.duration.is_some();
-        settle.add(&mut run, test);
+    let (header, tests) = read_document(&text, options)?;
+    if !header.has_results {
+        return Err(ParseError::whole(
+            "not a CTRF document: the JSON object has no \"results\" object",
+        ));
     }
+    if !header.has_tests {
+        return Err(ParseError::whole(
+            "not a CTRF document: \"results\" has no \"tests\" list",
+        ));
+    }
+    let Tests {
+        mut run,
+        settle,
+        entries,
+        any_duration,
+        ..
+    } = tests;
     settle.finish(&mut run);
-    let wall = results.summary.and_then(|s| s.duration_secs());
+    let wall = header.summary.and_then(|s| s.duration_secs());
     if !any_duration || wall.is_some_and(|d| d > 0.0) {
         run.duration = wall;
     }
@@ -121,15 +118,67 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
     Ok(run)
 }
 
-/// The document. serde's derive refuses a key given twice in one object;
-/// a JSON value (and JavaScript's `JSON.parse`) keeps the last one: such a
-/// file is read through a value, only on this error path.
-fn read_document(text: &str) -> Result<Document, ParseError> {
-    serde_json::from_str(text).or_else(|e| {
-        let value = serde_json::from_str::<serde_json::Value>(text)
-            .map_err(|_| json_error(&e, DOCUMENT))?;
-        Document::deserialize(&value).map_err(|_| json_error(&e, DOCUMENT))
-    })
+/// Reads the document, its tests into a run as they come. serde's derive
+/// refuses a key given twice in one object (and the streaming reader a
+/// second `results` or `tests`, whose first one's tests are already
+/// read); a JSON value (and JavaScript's `JSON.parse`) keeps the last one:
+/// such a file is read again, from the start, through a value, only on
+/// this error path.
+fn read_document(text: &str, options: ReadOptions) -> Result<(Header, Tests), ParseError> {
+    let mut tests = Tests::new(options);
+    let mut reader = serde_json::Deserializer::from_str(text);
+    let read = document::read(&mut reader, &mut tests).and_then(|header| {
+        reader.end()?;
+        Ok(header)
+    });
+    match read {
+        Ok(header) => Ok((header, tests)),
+        Err(e) => {
+            // The tests read before the error go before the value comes.
+            drop(tests);
+            let value = serde_json::from_str::<serde_json::Value>(text)
+                .map_err(|_| json_error(&e, DOCUMENT))?;
+            let mut tests = Tests::new(options);
+            let header =
+                document::read(&value, &mut tests).map_err(|_| json_error(&e, DOCUMENT))?;
+            Ok((header, tests))
+        }
+    }
+}
+
+/// The run the tests go into as they are read.
+struct Tests {
+    run: Run,
+    settle: Settle,
+    files: SharedFile,
+    entries: usize,
+    /// Whether some test has a duration (else the run's is the summary's).
+    any_duration: bool,
+}
+
+impl Tests {
+    fn new(options: ReadOptions) -> Tests {
+        Tests {
+            run: Run::default(),
+            settle: Settle::new(options),
+            files: SharedFile::default(),
+            entries: 0,
+            any_duration: false,
+        }
+    }
+}
+
+impl TestSink for Tests {
+    fn test(&mut self, t: Test<'_>) {
+        self.entries += 1;
+        if t.status == "failed" && t.raw_status.as_deref() == Some(COLLECTION_ERROR) {
+            self.run.collection_errors.push(convert_collection_error(t));
+            return;
+        }
+        let test = convert_test(t, &mut self.files);
+        self.any_duration |= test.duration.is_some();
+        self.settle.add(&mut self.run, test);
+    }
 }
 
 /// The `rawStatus` of a collection error's entry (`render::ctrf`).
@@ -387,7 +436,7 @@ fn phase_traces(trace: &str) -> (Option<&str>, Vec<(Phase, &str)>) {
 /// it gives them.
 fn convert_collection_error(t: Test) -> CollectionError {
     let trace = t.trace.filter(|tb| !tb.trim().is_empty());
-    let mut error = super::collection_error(t.name, trace);
+    let mut error = super::collection_error(t.name.into_owned(), trace);
     if let Some(message) = t.message.filter(|m| !m.trim().is_empty()) {
         (error.error_type, error.message) = match pytest_text::split_exception(&message) {
             Some((kind, rest)) => (Some(kind.to_string()), rest.to_string()),
@@ -474,7 +523,7 @@ impl Lines {
     }
 }
 
-impl Suite {
+impl Suite<'_> {
     /// Whether `name` starts with the suite path joined with ` › `: a full
     /// id (`render::ctrf` writes the id as the name), taken as it is.
     fn prefixes(&self, name: &str) -> bool {
@@ -493,7 +542,7 @@ impl Suite {
     /// split at ` > `, the joiner CTRF reporters used before arrays.
     fn parts(&self) -> Vec<&str> {
         let parts: Vec<&str> = match self {
-            Suite::Path(parts) => parts.iter().map(String::as_str).collect(),
+            Suite::Path(parts) => parts.iter().map(|p| &**p).collect(),
             Suite::One(text) => text.split(" > ").collect(),
         };
         parts
