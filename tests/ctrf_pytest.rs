@@ -403,7 +403,6 @@ fn reruns_ctrf_has_the_flaky_test_and_its_failed_attempt() {
 /// `tests/test_retry.py:17: AssertionError`: the attempt is at that line,
 /// as the final failure's heading takes its line from its traceback.
 #[test]
-#[ignore = "reader: an earlier attempt's place takes its line from the attempt's trace when it has no line"]
 fn the_flaky_attempt_says_its_line() {
     let run = pytest("reruns", &[], &[]);
     let tests = by_id(&json(&[run.ctrf()]));

@@ -82,7 +82,7 @@ pub(crate) fn tracebacks(t: &TestResult) -> impl Iterator<Item = &str> {
 /// The line number after the first mention of `file` in `text`
 /// (`…/tests/FooTest.php:27`), when the path written names the same file
 /// (one may be absolute, the other relative).
-fn line_in(text: &str, file: &str) -> Option<u32> {
+pub(crate) fn line_in(text: &str, file: &str) -> Option<u32> {
     let name = file.rsplit(['/', '\\']).next().filter(|n| !n.is_empty())?;
     let mut from = 0;
     while let Some(i) = text[from..].find(name) {

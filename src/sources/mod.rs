@@ -128,10 +128,11 @@ pub(crate) fn without_bom(input: &[u8]) -> &[u8] {
     input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input)
 }
 
-/// A serde_json error as a [`ParseError`] at its line and column, for a
-/// reader of `document` (`a CTRF document`): what kind of error, in words,
-/// and where.
-pub(crate) fn json_error(e: &serde_json::Error, document: &str) -> ParseError {
+/// A serde_json error as a [`ParseError`] at its line and column, in
+/// JSON's words: what `document` the file is not, a number where serde
+/// says `f64`, and, for a value of the wrong type, the key it was given
+/// for (read back from `text` before the error's place).
+pub(crate) fn json_error(e: &serde_json::Error, document: &str, text: &str) -> ParseError {
     use serde_json::error::Category;
     let message = match e.classify() {
         Category::Eof => format!("the JSON ends early: {e}"),
@@ -139,7 +140,15 @@ pub(crate) fn json_error(e: &serde_json::Error, document: &str) -> ParseError {
             "the JSON nests too deeply (more than 128 levels)".to_string()
         }
         Category::Syntax => format!("malformed JSON: {e}"),
-        Category::Data => format!("not {document}: {e}"),
+        Category::Data => {
+            let said = json_words(&e.to_string());
+            match key_before(text, e.line(), e.column()) {
+                Some(key) if said.starts_with("invalid ") => {
+                    format!("not {document}: \"{key}\": {said}")
+                }
+                _ => format!("not {document}: {said}"),
+            }
+        }
         Category::Io => format!("{e}"),
     };
     // serde_json appends " at line L column C"; we print our own prefix.
@@ -154,6 +163,39 @@ pub(crate) fn json_error(e: &serde_json::Error, document: &str) -> ParseError {
     }
 }
 
+/// serde's names of Rust types in an error as JSON's.
+fn json_words(said: &str) -> String {
+    let mut said = said.replace("expected f64", "expected a number");
+    for int in ["u8", "u16", "u32", "u64", "i32", "i64", "usize"] {
+        said = said.replace(&format!("expected {int}"), "expected a whole number");
+    }
+    said
+}
+
+/// The key whose value ends at 1-based `line` and `column` of `text`
+/// (serde_json's place of a value of the wrong type): the last `"key":`
+/// before it on the way back, when nothing but the value lies between.
+fn key_before(text: &str, line: usize, column: usize) -> Option<&str> {
+    let start = text
+        .split_inclusive('\n')
+        .take(line.checked_sub(1)?)
+        .map(str::len)
+        .sum::<usize>();
+    // serde_json's column counts bytes, the last one read included.
+    let mut at = start.saturating_add(column).min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let before = &text[..at];
+    let colon = before.rfind(':')?;
+    let key = before[..colon].trim_end().strip_suffix('"')?;
+    let open = key.rfind('"')?;
+    let name = &key[open + 1..];
+    let value = before[colon + 1..].trim();
+    // Between the colon and the place: the value alone (no other key).
+    let plain = !value.contains(['{', '[', ',', ':']);
+    (plain && !name.is_empty() && !name.contains('\\')).then_some(name)
+}
 /// Tells JUnit XML from JSON by the first meaningful byte, and a CTRF
 /// document from a pytest-json-report one by its top-level keys
 /// ([`ctrf::is_ctrf`]).
@@ -164,7 +206,7 @@ pub fn sniff(input: &[u8]) -> Result<Format, ParseError> {
         Some(b'{') if ctrf::is_ctrf(body) => Ok(Format::Ctrf),
         Some(b'{') | Some(b'[') => Ok(Format::JsonReport),
         Some(_) => Err(ParseError::whole(
-            "neither JUnit XML nor pytest-json-report JSON (the file starts with neither '<' nor '{')",
+            "neither JUnit XML nor JSON (pytest-json-report, CTRF): the file starts with neither '<' nor '{'",
         )),
         None => Err(ParseError::whole("the file is empty")),
     }
@@ -264,3 +306,6 @@ pub fn read(input: &[u8], name: &str, options: ReadOptions) -> Result<Run, Parse
         Format::Ctrf => ctrf::parse_with(input, name, options),
     }
 }
+
+#[cfg(test)]
+mod tests;

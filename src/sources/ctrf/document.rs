@@ -29,6 +29,16 @@ pub(super) struct Header {
 /// Takes each test entry as it is read.
 pub(super) trait TestSink {
     fn test(&mut self, test: Test<'_>);
+    /// `results.tool.name`, when it comes before the tests (as every
+    /// reporter writes it).
+    fn tool(&mut self, name: &str);
+}
+
+/// `results.tool`: only its name is used.
+#[derive(Debug, Deserialize)]
+struct Tool<'a> {
+    #[serde(default, borrow)]
+    name: Option<Cow<'a, str>>,
 }
 
 /// `results.summary`: only its times are used (the counts are the tests').
@@ -80,6 +90,8 @@ pub(super) struct RetryAttempt {
     pub status: Option<String>,
     pub message: Option<String>,
     pub line: Option<f64>,
+    /// Read for the line when `line` is missing (pytest-json-ctrf's).
+    pub trace: Option<String>,
 }
 
 /// A test's `suite`: the path from the outermost suite (CTRF since 0.0.0
@@ -295,6 +307,7 @@ enum Key {
     Results,
     Summary,
     Tests,
+    Tool,
     #[serde(other)]
     Other,
 }
@@ -391,6 +404,13 @@ impl<'de, S: TestSink> Visitor<'de> for ResultsSeed<'_, S> {
                 }
                 // A summary given twice keeps the last, as a value would.
                 Key::Summary => self.header.summary = map.next_value()?,
+                // Any value: an odd one costs the name, not the file.
+                Key::Tool => {
+                    let tool = map.next_value::<serde_json::Value>()?;
+                    if let Ok(Tool { name: Some(name) }) = Tool::deserialize(&tool) {
+                        self.sink.tool(&name);
+                    }
+                }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }

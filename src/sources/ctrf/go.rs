@@ -4,6 +4,13 @@
 //! = 10.19, want 10.20`), and its `file_test.go:N:` gives the line the
 //! entry has no key for.
 
+/// Whether `results.tool.name` is go-ctrf-json-reporter's (`gotest`) or
+/// another Go tool's: only its messages are `go test` output.
+pub(super) fn is_go(tool: &str) -> bool {
+    let tool = tool.trim().to_ascii_lowercase();
+    tool == "go" || tool == "gotest" || tool.starts_with("go test")
+}
+
 /// The lines `go test -v` frames a test's output with: never the failure.
 const FRAMING: [&str; 4] = ["=== RUN", "=== PAUSE", "=== CONT", "=== NAME"];
 

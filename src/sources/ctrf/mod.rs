@@ -137,10 +137,10 @@ fn read_document(text: &str, options: ReadOptions) -> Result<(Header, Tests), Pa
             // The tests read before the error go before the value comes.
             drop(tests);
             let value = serde_json::from_str::<serde_json::Value>(text)
-                .map_err(|_| json_error(&e, DOCUMENT))?;
+                .map_err(|_| json_error(&e, DOCUMENT, text))?;
             let mut tests = Tests::new(options);
             let header =
-                document::read(&value, &mut tests).map_err(|_| json_error(&e, DOCUMENT))?;
+                document::read(&value, &mut tests).map_err(|_| json_error(&e, DOCUMENT, text))?;
             Ok((header, tests))
         }
     }
@@ -154,6 +154,8 @@ struct Tests {
     entries: usize,
     /// Whether some test has a duration (else the run's is the summary's).
     any_duration: bool,
+    /// go-ctrf-json-reporter's document: a message is `go test`'s output.
+    go: bool,
 }
 
 impl Tests {
@@ -164,18 +166,23 @@ impl Tests {
             files: SharedFile::default(),
             entries: 0,
             any_duration: false,
+            go: false,
         }
     }
 }
 
 impl TestSink for Tests {
+    fn tool(&mut self, name: &str) {
+        self.go = go::is_go(name);
+    }
+
     fn test(&mut self, t: Test<'_>) {
         self.entries += 1;
         if t.status == "failed" && t.raw_status.as_deref() == Some(COLLECTION_ERROR) {
             self.run.collection_errors.push(convert_collection_error(t));
             return;
         }
-        let test = convert_test(t, &mut self.files);
+        let test = convert_test(t, &mut self.files, self.go);
         self.any_duration |= test.duration.is_some();
         self.settle.add(&mut self.run, test);
     }
@@ -241,7 +248,7 @@ fn outcome(status: &str, raw: Option<&str>) -> (Outcome, Option<String>) {
 }
 
 /// One entry as a test result.
-fn convert_test(t: Test, files: &mut SharedFile) -> TestResult {
+fn convert_test(t: Test, files: &mut SharedFile, go: bool) -> TestResult {
     let node_id = test_id(&t.name, t.suite.as_ref());
     let (outcome, said) = outcome(&t.status, t.raw_status.as_deref());
     let refined = refined(&t.status, t.raw_status.as_deref());
@@ -264,7 +271,7 @@ fn convert_test(t: Test, files: &mut SharedFile) -> TestResult {
     let message = t.message.filter(|m| !m.trim().is_empty());
     // go test's output as the message: the failure between its framing,
     // and the line its `file_test.go:N:` gives.
-    let message = match message.as_deref().and_then(go::output) {
+    let message = match message.as_deref().filter(|_| go).and_then(go::output) {
         Some(failure) => {
             if let Some(l) = test.location.as_mut().filter(|l| l.line.is_none()) {
                 l.line = go::line_in(&failure, &l.file);
@@ -482,7 +489,7 @@ fn earlier_attempts(
             location: test.location.as_ref().and_then(|l| {
                 Some(Location {
                     file: l.file.clone(),
-                    line: Some(a.line.and_then(line_number)?),
+                    line: Some(attempt_line(a, &l.file)?),
                 })
             }),
         })
@@ -495,6 +502,19 @@ fn earlier_attempts(
         attempts.push(Attempt::failed(None));
     }
     attempts
+}
+
+/// An attempt's line: its `line`, else the deepest frame in the test's
+/// `file` its trace gives (pytest-json-ctrf writes the trace, no line).
+fn attempt_line(a: &RetryAttempt, file: &str) -> Option<u32> {
+    let traced = || {
+        let trace = a.trace.as_deref()?;
+        trace
+            .lines()
+            .rev()
+            .find_map(|l| crate::model::crash::line_in(l, file))
+    };
+    a.line.and_then(line_number).or_else(traced)
 }
 
 /// An earlier attempt's status as an outcome.

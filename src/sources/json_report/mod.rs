@@ -97,7 +97,7 @@ fn kept_text(text: Cow<'_, str>) -> Result<RawReports, ParseError> {
     if crate::model::raw_report::nesting_depth(&text) >= 127
         && let Err(e) = serde_json::from_str::<serde_json::Value>(&text)
     {
-        return Err(json_error(&e, DOCUMENT));
+        return Err(json_error(&e, DOCUMENT, &text));
     }
     Ok(RawReports::parsed(text.into_owned()))
 }
@@ -130,10 +130,10 @@ fn read_document(text: &str, options: ReadOptions) -> Result<(Header, Tests), Pa
         // path, and from the start.
         Err(e) => {
             let value = serde_json::from_str::<serde_json::Value>(text)
-                .map_err(|_| json_error(&e, DOCUMENT))?;
+                .map_err(|_| json_error(&e, DOCUMENT, text))?;
             let mut tests = Tests::new(options);
             let header =
-                document::read(&value, &mut tests).map_err(|_| json_error(&e, DOCUMENT))?;
+                document::read(&value, &mut tests).map_err(|_| json_error(&e, DOCUMENT, text))?;
             Ok((header, tests))
         }
     }
