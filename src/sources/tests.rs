@@ -32,8 +32,9 @@ fn a_wrong_typed_value_names_its_key_in_jsons_words() {
         ),
         (
             r#"{"name": "a", "tests": {"x": 1}}"#,
-            "invalid type: map, expected a sequence",
+            r#""tests": invalid type: map, expected a sequence"#,
         ),
+        ("3", "invalid type: integer `3`, expected struct Doc"),
     ];
     for (text, said) in cases {
         let e = serde_json::from_str::<Doc>(text).expect_err(text);
