@@ -138,8 +138,9 @@ fn commands(
         }),
     });
     // The renderings for people (gfm: the PR comment and job summary;
-    // html: the report page) on the XML only: they read the same run.
-    let junit_formats: &[&'static str] = &["markdown", "json", "gfm", "html"];
+    // html: the report page) and for tools (ctrf) on the XML only: they
+    // read the same run.
+    let junit_formats: &[&'static str] = &["markdown", "json", "gfm", "html", "ctrf"];
     for (file, len, label, formats) in [
         (&xml, xml_len, "JUnit XML", junit_formats),
         (&json, json_len, "JSON report", &["markdown", "json"][..]),
@@ -345,7 +346,33 @@ fn ctrf_targets(cmds: &[Cmd], samples: &[Vec<crate::proc::Sample>]) {
             verdict(rss < 3.0)
         );
     }
+    ctrf_out_target(cmds, samples);
     println!();
+}
+
+/// CTRF out of the JUnit file against JSON out of it (within 1.5x: the
+/// median of the per-round ratios, wall and CPU).
+fn ctrf_out_target(cmds: &[Cmd], samples: &[Vec<crate::proc::Sample>]) {
+    let row = |format: &str| {
+        let name = format!("pytest-mcp report JUnit XML --format {format}");
+        cmds.iter().position(|c| c.name == name)
+    };
+    let (Some(json), Some(ctrf)) = (row("json"), row("ctrf")) else {
+        return;
+    };
+    let per_round = |f: fn(&crate::proc::Sample) -> f64| {
+        let r: Vec<f64> = samples[ctrf]
+            .iter()
+            .zip(&samples[json])
+            .map(|(c, j)| f(c) / f(j))
+            .collect();
+        median(&r)
+    };
+    let (rw, rc) = (per_round(|s| s.wall), per_round(|s| s.cpu));
+    println!(
+        "- CTRF out of the JUnit file ≤ 1.5x JSON out of it: wall {rw:.2}x, CPU {rc:.2}x {}",
+        verdict(rw <= 1.5 && rc <= 1.5)
+    );
 }
 
 pub fn mb(bytes: u64) -> f64 {
