@@ -330,3 +330,23 @@ fn odd_ctrf_numbers_and_escapes_are_read_safely() {
     let run = pipeline::ctrf(&fixture("ctrf_reader", "odd-retries.json")).expect("reads");
     assert_eq!(run.tests.len(), 3);
 }
+
+/// ctrf_reader, 2026-11-26 (through `report`'s sniffing, which reads such
+/// a file as pytest-json-report JSON): a number past `f64`'s range in a
+/// key the reader skips. Kept for `--format json`, the document's writer
+/// refused the number half way through the answer, which was then not
+/// JSON; the reader now checks a document that may hold such a number
+/// before keeping it, and refuses it with its place, as reading it into
+/// a value does, whichever key holds it.
+#[test]
+fn an_out_of_range_number_in_a_skipped_json_report_key_keeps_json_output_json() {
+    for input in [
+        &br#"{"created": 1.1e4009443057, "tests": [{"nodeid": "t.py::a", "outcome": "passed"}]}"#[..],
+        br#"{"environment": {"x": -1e999}, "tests": [{"nodeid": "t.py::a", "outcome": "passed"}]}"#,
+    ] {
+        let _ = pipeline::json_report(input);
+        let kept = pytest_mcp::sources::json_report::parse(input, "r.json", true);
+        let error = kept.expect_err("refused when kept for JSON");
+        assert!(error.to_string().contains("number out of range"), "{error}");
+    }
+}

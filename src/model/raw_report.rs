@@ -83,12 +83,53 @@ pub fn nesting_depth(text: &str) -> usize {
     scan(text).depth
 }
 
+/// Whether JSON text may not be written back as it was read, which only
+/// a parse into a value can tell: it nests near serde_json's limit of 128
+/// levels, or holds a number that may be past `f64`'s range (an exponent
+/// of three digits or more, or 300 digits and more). A reader skips such
+/// values unread; the writer would refuse them half way through.
+pub fn needs_checking(text: &str) -> bool {
+    let found = scan(text);
+    found.depth >= 127 || found.risky_number
+}
+
 /// What one pass over JSON text finds without parsing it.
 struct Scan {
     /// The longest string literal, between its quotes, as written.
     longest_literal: usize,
     /// The deepest nesting of arrays and objects.
     depth: usize,
+    /// A number literal that may be out of `f64`'s range.
+    risky_number: bool,
+}
+
+/// The number literal being scanned: its length and its exponent's digits.
+#[derive(Default)]
+struct Number {
+    len: usize,
+    exponent: Option<usize>,
+}
+
+impl Number {
+    /// One more byte of the literal; false when `b` ends it.
+    fn push(&mut self, b: u8) -> bool {
+        match b {
+            b'0'..=b'9' => {
+                if let Some(digits) = &mut self.exponent {
+                    *digits += 1;
+                }
+            }
+            b'e' | b'E' => self.exponent = Some(0),
+            b'-' | b'+' | b'.' => {}
+            _ => return false,
+        }
+        self.len += 1;
+        true
+    }
+
+    fn risky(&self) -> bool {
+        self.len >= 300 || self.exponent.is_some_and(|d| d >= 3)
+    }
 }
 
 /// One pass over the bytes of JSON text, strings (and their escapes)
@@ -97,9 +138,18 @@ fn scan(text: &str) -> Scan {
     let mut found = Scan {
         longest_literal: 0,
         depth: 0,
+        risky_number: false,
     };
     let (mut depth, mut string_start, mut escaped) = (0usize, None, false);
+    let mut number: Option<Number> = None;
     for (i, b) in text.bytes().enumerate() {
+        if let Some(n) = &mut number {
+            if n.push(b) {
+                continue;
+            }
+            found.risky_number |= n.risky();
+            number = None;
+        }
         match (string_start, b) {
             (Some(_), _) if escaped => escaped = false,
             (Some(_), b'\\') => escaped = true,
@@ -114,9 +164,15 @@ fn scan(text: &str) -> Scan {
                 found.depth = found.depth.max(depth);
             }
             (None, b']' | b'}') => depth = depth.saturating_sub(1),
+            (None, b'-' | b'0'..=b'9') => {
+                let mut n = Number::default();
+                n.push(b);
+                number = Some(n);
+            }
             (None, _) => {}
         }
     }
+    found.risky_number |= number.is_some_and(|n| n.risky());
     found
 }
 

@@ -80,9 +80,12 @@ fn split_reads_agree(data: &[u8], direct: &Result<Run, ParseError>) {
 pub fn json_report(data: &[u8]) -> Result<Run, ParseError> {
     let direct = sources::json_report::parse(data, "fuzz.json", false);
     let kept = sources::json_report::parse(data, "fuzz.json", true);
-    assert_eq!(
-        direct.is_ok(),
-        kept.is_ok(),
+    // The one difference allowed: a number past f64's range in a value the
+    // reader skips unread is refused only when the document is kept to be
+    // written back (serde_json cannot write it), with its place.
+    let out_of_range = matches!(&kept, Err(e) if e.message.contains("number out of range"));
+    assert!(
+        direct.is_ok() == kept.is_ok() || (direct.is_ok() && out_of_range),
         "keeping the raw document changed whether the file reads: {direct:?} / {kept:?}"
     );
     if let Ok(run) = &kept {

@@ -57,3 +57,23 @@ fn text_that_is_not_json_fails_to_serialize() {
         assert_eq!(raw.to_value(), serde_json::Value::Null);
     }
 }
+
+/// A number that may be past `f64`'s range, or nesting near serde_json's
+/// limit, asks for a check; ordinary documents do not, whatever their
+/// strings hold.
+#[test]
+fn numbers_that_may_overflow_need_checking() {
+    let long = "9".repeat(300);
+    for risky in ["1e400", "[1.5E-999]", "{\"a\": -2e+308}", long.as_str()] {
+        assert!(super::needs_checking(risky), "{risky}");
+    }
+    let deep = format!("{}{}", "[".repeat(130), "]".repeat(130));
+    assert!(super::needs_checking(&deep));
+    let long_string = format!("{{\"a\": \"1e400 {long}\"}}");
+    for plain in [
+        "{\"a\": 1e99, \"b\": [1.5, -3, true, null]}",
+        long_string.as_str(),
+    ] {
+        assert!(!super::needs_checking(plain), "{plain}");
+    }
+}

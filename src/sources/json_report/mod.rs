@@ -88,13 +88,13 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
 }
 
 /// The document's text, kept to be written back out. It was read as JSON,
-/// but keys the reader skips are not nested-depth checked by serde_json:
-/// text that nests deeper than serde_json writes back is refused here, as
-/// reading it into a value refuses it, rather than when the answer is
-/// half written.
+/// but the values of keys the reader skips are not checked by serde_json
+/// (their nesting, their numbers' range): text that serde_json would not
+/// write back is refused here, as reading it into a value refuses it,
+/// rather than when the answer is half written.
 fn kept_text(text: Cow<'_, str>) -> Result<RawReports, ParseError> {
-    // serde_json's limit is 128 levels; below it, no need to look closer.
-    if crate::model::raw_report::nesting_depth(&text) >= 127
+    // Nothing near serde_json's limits: no need to look closer.
+    if crate::model::raw_report::needs_checking(&text)
         && let Err(e) = serde_json::from_str::<serde_json::Value>(&text)
     {
         return Err(json_error(&e, DOCUMENT, &text));
