@@ -330,3 +330,19 @@ fn odd_ctrf_numbers_and_escapes_are_read_safely() {
     let run = pipeline::ctrf(&fixture("ctrf_reader", "odd-retries.json")).expect("reads");
     assert_eq!(run.tests.len(), 3);
 }
+
+/// ctrf_reader, 2026-11-26 (through `report`'s sniffing, which reads this
+/// file as pytest-json-report JSON): a number past `f64`'s range in a key
+/// the JSON report reader skips (`created`). The reader skips it unread
+/// and keeps the document for `--format json`, whose writer then refuses
+/// the number half way through the answer ("number out of range"): the
+/// output is not JSON. Not fixed on this branch (the JSON report reader's
+/// kept text checks its nesting, not its numbers): run with `--ignored`
+/// once it is.
+#[test]
+#[ignore = "open: a JSON report with an out-of-range number in a skipped key breaks --format json"]
+fn an_out_of_range_number_in_a_skipped_json_report_key_keeps_json_output_json() {
+    let input =
+        br#"{"created": 1.1e4009443057, "tests": [{"nodeid": "t.py::a", "outcome": "passed"}]}"#;
+    let _ = pipeline::json_report(input);
+}
