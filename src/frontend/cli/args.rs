@@ -35,9 +35,9 @@ pub enum Command {
     #[command(
         long_about = "Render result files as one report.\n\n\
 Each FILE may be JUnit XML (any framework), a pytest-json-report JSON file or a CTRF \
-JSON file; the format is detected from the content. Files are merged by test id: the JSON report \
-and the JUnit file of the same pytest run give one result per test (the JSON report \
-wins, JUnit fills what it lacks), and shards of one run give their union.\n\n\
+JSON file; the format is detected from the content. Files are merged by test id: the files of \
+the same pytest run give one result per test (the JSON report wins, then CTRF, then JUnit; \
+a lower one fills what a higher one lacks), and shards of one run give their union.\n\n\
 --format github prints GitHub workflow commands for a workflow step: one ::error \
 annotation per failure group (largest first, at most 10, what GitHub shows per step) on \
 the line where the test failed, then a ::notice saying how many groups were left out; \
