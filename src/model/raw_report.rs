@@ -103,77 +103,71 @@ struct Scan {
     risky_number: bool,
 }
 
-/// The number literal being scanned: its length and its exponent's digits.
-#[derive(Default)]
-struct Number {
-    len: usize,
-    exponent: Option<usize>,
-}
-
-impl Number {
-    /// One more byte of the literal; false when `b` ends it.
-    fn push(&mut self, b: u8) -> bool {
-        match b {
-            b'0'..=b'9' => {
-                if let Some(digits) = &mut self.exponent {
-                    *digits += 1;
-                }
-            }
-            b'e' | b'E' => self.exponent = Some(0),
-            b'-' | b'+' | b'.' => {}
-            _ => return false,
-        }
-        self.len += 1;
-        true
-    }
-
-    fn risky(&self) -> bool {
-        self.len >= 300 || self.exponent.is_some_and(|d| d >= 3)
-    }
+/// Whether a number literal may be past `f64`'s range: 300 characters
+/// or more, or an exponent of three digits or more.
+fn risky(number: &[u8]) -> bool {
+    let exponent = number
+        .iter()
+        .position(|b| matches!(b, b'e' | b'E'))
+        .map(|e| &number[e + 1..]);
+    let digits = exponent.map_or(0, |x| x.iter().filter(|b| b.is_ascii_digit()).count());
+    number.len() >= 300 || digits >= 3
 }
 
 /// One pass over the bytes of JSON text, strings (and their escapes)
-/// told apart from the brackets.
+/// told apart from the brackets and the numbers. A string's body is
+/// skipped to its next quote or backslash at once (memchr): most of a
+/// report's bytes are in strings.
 fn scan(text: &str) -> Scan {
+    let bytes = text.as_bytes();
     let mut found = Scan {
         longest_literal: 0,
         depth: 0,
         risky_number: false,
     };
-    let (mut depth, mut string_start, mut escaped) = (0usize, None, false);
-    let mut number: Option<Number> = None;
-    for (i, b) in text.bytes().enumerate() {
-        if let Some(n) = &mut number {
-            if n.push(b) {
-                continue;
+    let (mut depth, mut i) = (0usize, 0usize);
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'"' => {
+                let start = i;
+                i = string_end(bytes, i + 1);
+                if i < bytes.len() {
+                    found.longest_literal = found.longest_literal.max(i - start - 1);
+                }
             }
-            found.risky_number |= n.risky();
-            number = None;
-        }
-        match (string_start, b) {
-            (Some(_), _) if escaped => escaped = false,
-            (Some(_), b'\\') => escaped = true,
-            (Some(start), b'"') => {
-                found.longest_literal = found.longest_literal.max(i - start - 1);
-                string_start = None;
-            }
-            (Some(_), _) => {}
-            (None, b'"') => string_start = Some(i),
-            (None, b'[' | b'{') => {
+            b'[' | b'{' => {
                 depth += 1;
                 found.depth = found.depth.max(depth);
             }
-            (None, b']' | b'}') => depth = depth.saturating_sub(1),
-            (None, b'-' | b'0'..=b'9') => {
-                let mut n = Number::default();
-                n.push(b);
-                number = Some(n);
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b'-' | b'0'..=b'9' => {
+                let rest = &bytes[i..];
+                let len = rest
+                    .iter()
+                    .position(|b| !matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'))
+                    .unwrap_or(rest.len());
+                found.risky_number |= risky(&rest[..len]);
+                i += len;
+                continue;
             }
-            (None, _) => {}
+            _ => {}
+        }
+        i += 1;
+    }
+    found
+}
+
+/// The index of the quote that closes the string whose body starts at
+/// `from` (escapes skipped); the text's length when none does.
+fn string_end(bytes: &[u8], mut from: usize) -> usize {
+    while let Some(rest) = bytes.get(from..) {
+        match memchr::memchr2(b'"', b'\\', rest) {
+            Some(k) if rest[k] == b'\\' => from += k + 2,
+            Some(k) => return from + k,
+            None => break,
         }
     }
-    found.risky_number |= number.is_some_and(|n| n.risky());
-    found
+    bytes.len()
 }
 
 /// One document, serialized as the value its text holds.
