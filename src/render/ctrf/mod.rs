@@ -389,7 +389,8 @@ fn collection_error_entry(e: &CollectionError) -> Entry<'_> {
         duration: 0,
         raw_status: Some(COLLECTION_ERROR),
         suite: None,
-        file_path: None,
+        // The collector's file, so that a reporter can link to it.
+        file_path: e.file.split("::").next().filter(|f| !f.is_empty()),
         line: e.line,
         // The error's type leads, as pytest's summary line says it (and the
         // reader reads it back off the message).
