@@ -389,8 +389,13 @@ fn collection_error_entry(e: &CollectionError) -> Entry<'_> {
         duration: 0,
         raw_status: Some(COLLECTION_ERROR),
         suite: None,
-        // The collector's file, so that a reporter can link to it.
-        file_path: e.file.split("::").next().filter(|f| !f.is_empty()),
+        // The collector's file, so that a reporter can link to it (not a
+        // Java class a suite-level error is named by).
+        file_path: e
+            .file
+            .split("::")
+            .next()
+            .filter(|f| f.contains(['/', '\\']) || f.ends_with(".py")),
         line: e.line,
         // The error's type leads, as pytest's summary line says it (and the
         // reader reads it back off the message).
