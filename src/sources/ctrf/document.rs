@@ -16,6 +16,8 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Unexpected, Visitor};
 use serde::{Deserialize, Deserializer as _};
 
+use crate::sources::entries::Entries;
+
 /// Everything of the document but its tests.
 #[derive(Debug, Default)]
 pub(super) struct Header {
@@ -398,9 +400,10 @@ impl<'de, S: TestSink> Visitor<'de> for ResultsSeed<'_, S> {
                 Key::Tests if tests_seen => return Err(de::Error::duplicate_field("tests")),
                 Key::Tests => {
                     tests_seen = true;
-                    self.header.has_tests = map.next_value_seed(Tests {
-                        sink: &mut *self.sink,
-                    })?;
+                    let sink = &mut *self.sink;
+                    let mut each = |t: Test<'de>| sink.test(t);
+                    let tests = Entries::new("a sequence of tests", &mut each);
+                    self.header.has_tests = map.next_value_seed(tests)?;
                 }
                 // A summary given twice keeps the last, as a value would.
                 Key::Summary => self.header.summary = map.next_value()?,
@@ -417,46 +420,6 @@ impl<'de, S: TestSink> Visitor<'de> for ResultsSeed<'_, S> {
             }
         }
         Ok(())
-    }
-}
-
-/// The `tests` list (or `null`): `true` when it was a list.
-struct Tests<'s, S> {
-    sink: &'s mut S,
-}
-
-impl<'de, S: TestSink> DeserializeSeed<'de> for Tests<'_, S> {
-    type Value = bool;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
-        d.deserialize_option(self)
-    }
-}
-
-impl<'de, S: TestSink> Visitor<'de> for Tests<'_, S> {
-    type Value = bool;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a sequence of tests")
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<bool, E> {
-        Ok(false)
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
-        Ok(false)
-    }
-
-    fn visit_some<D: de::Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
-        d.deserialize_seq(self)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
-        while let Some(test) = seq.next_element::<Test<'de>>()? {
-            self.sink.test(test);
-        }
-        Ok(true)
     }
 }
 

@@ -10,9 +10,10 @@ use std::borrow::Cow;
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use crate::pytest_text;
+use crate::sources::entries::Entries;
 
 /// Everything of the document but its tests.
 #[derive(Debug, Default)]
@@ -241,9 +242,10 @@ impl<'de, S: TestSink> Visitor<'de> for ReportVisitor<'_, S> {
                 Key::Tests if tests_seen => return Err(de::Error::duplicate_field("tests")),
                 Key::Tests => {
                     tests_seen = true;
-                    header.has_tests = map.next_value_seed(Tests {
-                        sink: &mut *self.sink,
-                    })?;
+                    let sink = &mut *self.sink;
+                    let mut each = |t: JsonTest<'de>| sink.test(t);
+                    let tests = Entries::new("a list of tests", &mut each);
+                    header.has_tests = map.next_value_seed(tests)?;
                 }
                 Key::Collectors => {
                     header.collectors = map.next_value::<Option<_>>()?.unwrap_or_default()
@@ -260,45 +262,5 @@ impl<'de, S: TestSink> Visitor<'de> for ReportVisitor<'_, S> {
             }
         }
         Ok(header)
-    }
-}
-
-/// The `tests` list (or `null`): `true` when it was a list.
-struct Tests<'s, S> {
-    sink: &'s mut S,
-}
-
-impl<'de, S: TestSink> DeserializeSeed<'de> for Tests<'_, S> {
-    type Value = bool;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
-        d.deserialize_option(self)
-    }
-}
-
-impl<'de, S: TestSink> Visitor<'de> for Tests<'_, S> {
-    type Value = bool;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a list of tests")
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<bool, E> {
-        Ok(false)
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
-        Ok(false)
-    }
-
-    fn visit_some<D: de::Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
-        d.deserialize_seq(self)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
-        while let Some(test) = seq.next_element::<JsonTest<'de>>()? {
-            self.sink.test(test);
-        }
-        Ok(true)
     }
 }
