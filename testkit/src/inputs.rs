@@ -191,6 +191,119 @@ fn ctrf_test(nodeid: &str, file: &str, line: usize, time: f64, case: &Case) -> s
     test
 }
 
+/// Where generated case `i` is and how long it took.
+struct Place {
+    module: usize,
+    def_line: usize,
+    name: String,
+    file: String,
+    time: f64,
+}
+
+impl Place {
+    fn of(i: usize) -> Place {
+        let module = i / 100;
+        Place {
+            module,
+            def_line: 8 + (i % 100) * 4,
+            name: format!("test_case_{i}[param-{i}]"),
+            file: format!("tests/test_mod{module}.py"),
+            time: 0.0005 + (i % 7) as f64 * 0.0003,
+        }
+    }
+}
+
+/// One case as pytest's JUnit XML (xunit1) writes it.
+fn junit_case(xml: &mut String, p: &Place, kind: &Case) {
+    let (name, file, def_line, time) = (&p.name, &p.file, p.def_line, p.time);
+    let classname = format!("tests.test_mod{}.TestCase", p.module);
+    write!(
+        xml,
+        "<testcase classname=\"{classname}\" name=\"{name}\" file=\"{file}\" line=\"{def_line}\" time=\"{time:.3}\""
+    )
+    .expect("write to string");
+    match kind {
+        Case::Pass => xml.push_str(" />"),
+        Case::Skip(reason) => {
+            let at = format!("/home/user/project/{file}");
+            write!(
+                xml,
+                "><skipped type=\"pytest.skip\" message=\"{}\">{}:{}: {}</skipped></testcase>",
+                attr(reason),
+                text(&at),
+                def_line + 2,
+                text(reason)
+            )
+            .expect("write to string");
+        }
+        Case::Fail(message, longrepr, _, stdout) => {
+            write!(
+                xml,
+                "><failure message=\"{}\">{}</failure><system-out>--------------------------------- Captured Out ---------------------------------\n{}</system-out></testcase>",
+                attr(message),
+                text(longrepr),
+                text(stdout)
+            )
+            .expect("write to string");
+        }
+    }
+}
+
+/// One case as pytest-json-report writes its entry.
+fn json_report_test(nodeid: &str, p: &Place, i: usize, kind: Case) -> serde_json::Value {
+    let (name, file, def_line, time) = (&p.name, &p.file, p.def_line, p.time);
+    let keywords = serde_json::json!([
+        name,
+        "TestCase",
+        "parametrize",
+        "pytestmark",
+        format!("param-{i}"),
+        format!("test_mod{}.py", p.module),
+        "tests",
+        "project",
+        ""
+    ]);
+    let phase = |outcome: &str, d: f64| serde_json::json!({"duration": d, "outcome": outcome});
+    let mut test = serde_json::json!({
+        "nodeid": nodeid,
+        "lineno": def_line,
+        "outcome": "passed",
+        "keywords": keywords,
+        "setup": phase("passed", time * 0.2),
+        "call": phase("passed", time * 0.6),
+        "teardown": phase("passed", time * 0.2),
+    });
+    match kind {
+        Case::Pass => {}
+        Case::Skip(reason) => {
+            let at = format!("/home/user/project/{file}");
+            test["outcome"] = "skipped".into();
+            test["setup"] = serde_json::json!({
+                "duration": time * 0.2, "outcome": "skipped",
+                "longrepr": format!("('{at}', {}, 'Skipped: {reason}')", def_line + 2)
+            });
+            test.as_object_mut().expect("object").remove("call");
+        }
+        Case::Fail(message, longrepr, line, stdout) => {
+            let crash_path = if line == 2 {
+                "/home/user/project/app/orders.py".to_string()
+            } else {
+                format!("/home/user/project/{file}")
+            };
+            test["outcome"] = "failed".into();
+            test["call"] = serde_json::json!({
+                "duration": time * 0.6,
+                "outcome": "failed",
+                "crash": {"path": crash_path, "lineno": line, "message": message},
+                "traceback": [{"path": file, "lineno": def_line + 3, "message": ""}],
+                "stdout": stdout,
+                "longrepr": longrepr,
+            });
+        }
+    }
+    test
+}
+
 /// Writes the 100,000-case pytest JUnit XML (xunit1, as `pytest-mcp run`
 /// asks pytest for), its pytest-json-report twin and its CTRF twin (at
 /// [`big_ctrf_path`]; same tests, same outcomes). Returns (xml, json).
@@ -210,87 +323,18 @@ pub fn big_reports(dir: &Path, cases: usize) -> (PathBuf, PathBuf) {
     .expect("write to string");
     let mut tests = Vec::with_capacity(cases);
     for i in 0..cases {
-        let module = i / 100;
-        let def_line = 8 + (i % 100) * 4;
-        let classname = format!("tests.test_mod{module}.TestCase");
-        let name = format!("test_case_{i}[param-{i}]");
-        let file = format!("tests/test_mod{module}.py");
-        let time = 0.0005 + (i % 7) as f64 * 0.0003;
-        write!(
-            xml,
-            "<testcase classname=\"{classname}\" name=\"{name}\" file=\"{file}\" line=\"{def_line}\" time=\"{time:.3}\""
-        )
-        .expect("write to string");
-        let nodeid = format!("{file}::TestCase::{name}");
+        let place = Place::of(i);
         let kind = case(i);
-        ctrf_tests.push(ctrf_test(&nodeid, &file, def_line, time, &kind));
-        let keywords = serde_json::json!([
-            name,
-            "TestCase",
-            "parametrize",
-            "pytestmark",
-            format!("param-{i}"),
-            format!("test_mod{module}.py"),
-            "tests",
-            "project",
-            ""
-        ]);
-        let phase = |outcome: &str, d: f64| serde_json::json!({"duration": d, "outcome": outcome});
-        let mut test = serde_json::json!({
-            "nodeid": nodeid,
-            "lineno": def_line,
-            "outcome": "passed",
-            "keywords": keywords,
-            "setup": phase("passed", time * 0.2),
-            "call": phase("passed", time * 0.6),
-            "teardown": phase("passed", time * 0.2),
-        });
-        match kind {
-            Case::Pass => xml.push_str(" />"),
-            Case::Skip(reason) => {
-                let at = format!("/home/user/project/{file}");
-                write!(
-                    xml,
-                    "><skipped type=\"pytest.skip\" message=\"{}\">{}:{}: {}</skipped></testcase>",
-                    attr(&reason),
-                    text(&at),
-                    def_line + 2,
-                    text(&reason)
-                )
-                .expect("write to string");
-                test["outcome"] = "skipped".into();
-                test["setup"] = serde_json::json!({
-                    "duration": time * 0.2, "outcome": "skipped",
-                    "longrepr": format!("('{at}', {}, 'Skipped: {reason}')", def_line + 2)
-                });
-                test.as_object_mut().expect("object").remove("call");
-            }
-            Case::Fail(message, longrepr, line, stdout) => {
-                write!(
-                    xml,
-                    "><failure message=\"{}\">{}</failure><system-out>--------------------------------- Captured Out ---------------------------------\n{}</system-out></testcase>",
-                    attr(&message),
-                    text(&longrepr),
-                    text(&stdout)
-                )
-                .expect("write to string");
-                let crash_path = if line == 2 {
-                    "/home/user/project/app/orders.py".to_string()
-                } else {
-                    format!("/home/user/project/{file}")
-                };
-                test["outcome"] = "failed".into();
-                test["call"] = serde_json::json!({
-                    "duration": time * 0.6,
-                    "outcome": "failed",
-                    "crash": {"path": crash_path, "lineno": line, "message": message},
-                    "traceback": [{"path": file, "lineno": def_line + 3, "message": ""}],
-                    "stdout": stdout,
-                    "longrepr": longrepr,
-                });
-            }
-        }
-        tests.push(test);
+        junit_case(&mut xml, &place, &kind);
+        let nodeid = format!("{}::TestCase::{}", place.file, place.name);
+        ctrf_tests.push(ctrf_test(
+            &nodeid,
+            &place.file,
+            place.def_line,
+            place.time,
+            &kind,
+        ));
+        tests.push(json_report_test(&nodeid, &place, i, kind));
     }
     xml.push_str("</testsuite></testsuites>");
     fs::write(&xml_path, xml).expect("write XML");
