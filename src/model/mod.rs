@@ -561,6 +561,18 @@ pub enum SourceKind {
 }
 
 impl SourceKind {
+    /// Whether the source is written by pytest or our plugin in it (CTRF
+    /// is any framework's, so it is not).
+    pub fn is_pytest(self) -> bool {
+        matches!(
+            self,
+            SourceKind::JsonReport
+                | SourceKind::PytestJunit
+                | SourceKind::PytestEvents
+                | SourceKind::PytestText
+        )
+    }
+
     pub fn describe(self) -> &'static str {
         match self {
             SourceKind::JsonReport => "pytest-json-report",

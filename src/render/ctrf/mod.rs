@@ -55,7 +55,7 @@ use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
 
 use crate::model::history::{History, Standing, TestHistory};
-use crate::model::{Attempt, CollectionError, Outcome, Phase, Run, SourceKind, TestResult, Xfail};
+use crate::model::{Attempt, CollectionError, Outcome, Phase, Run, TestResult, Xfail};
 
 /// The CTRF version written: the reference implementation's (npm `ctrf`
 /// 0.3.0's `CURRENT_SPEC_VERSION`), whose schema the output is checked
@@ -165,20 +165,11 @@ fn document(run: &Run) -> Document<'_> {
 /// the sources were (`JUnit XML`, `CTRF`), `pytest-mcp` for a run with no
 /// source or a merge of several kinds.
 fn tool_name(run: &Run) -> &'static str {
-    let is_pytest = |k: SourceKind| {
-        matches!(
-            k,
-            SourceKind::JsonReport
-                | SourceKind::PytestJunit
-                | SourceKind::PytestEvents
-                | SourceKind::PytestText
-        )
-    };
     let mut kinds = run.sources.iter().map(|s| s.kind);
     let Some(first) = kinds.next() else {
         return GENERATED_BY;
     };
-    if is_pytest(first) && run.sources.iter().all(|s| is_pytest(s.kind)) {
+    if first.is_pytest() && run.sources.iter().all(|s| s.kind.is_pytest()) {
         "pytest"
     } else if kinds.all(|k| k == first) {
         first.describe()

@@ -291,22 +291,13 @@ fn seconds(secs: f64) -> Option<Duration> {
 /// another framework's. `None` (decide per id) for a merge of both kinds or
 /// a run built without sources.
 fn dialect_of_sources(run: &Run) -> Option<Dialect> {
-    let is_pytest = |k: SourceKind| {
-        matches!(
-            k,
-            SourceKind::JsonReport
-                | SourceKind::PytestJunit
-                | SourceKind::PytestEvents
-                | SourceKind::PytestText
-        )
-    };
     // CTRF holds pytest's node ids or another framework's names: per id.
     let per_id = |k: SourceKind| k == SourceKind::Ctrf;
     if run.sources.is_empty() || run.sources.iter().any(|s| per_id(s.kind)) {
         None
-    } else if run.sources.iter().all(|s| is_pytest(s.kind)) {
+    } else if run.sources.iter().all(|s| s.kind.is_pytest()) {
         Some(Dialect::Pytest)
-    } else if run.sources.iter().all(|s| !is_pytest(s.kind)) {
+    } else if run.sources.iter().all(|s| !s.kind.is_pytest()) {
         Some(Dialect::Other)
     } else {
         None
