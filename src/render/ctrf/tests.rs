@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::Location;
+use crate::model::{Location, SourceKind};
 
 fn parsed(run: &Run) -> serde_json::Value {
     serde_json::from_str(&render(run)).expect("CTRF is JSON")
