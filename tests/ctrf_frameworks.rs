@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 mod common;
-use common::support::clean_command;
+use common::support::{clean_command, section};
 
 const PLAYWRIGHT: &str = "tests/fixtures/ctrf/playwright.json";
 const JEST: &str = "tests/fixtures/ctrf/jest.json";
@@ -85,15 +85,6 @@ fn gfm_failure<'a>(gfm: &'a str, id: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no failure {id:?} in:\n{gfm}"));
     let rest = &gfm[start..];
     &rest[..rest.find("</details>").unwrap_or(rest.len())]
-}
-
-/// The section of the agent Markdown under `heading`, up to the next one.
-fn section<'a>(md: &'a str, heading: &str) -> &'a str {
-    let start = md
-        .find(heading)
-        .unwrap_or_else(|| panic!("no {heading:?} in:\n{md}"));
-    let rest = &md[start + heading.len()..];
-    &rest[..rest.find("\n### ").unwrap_or(rest.len())]
 }
 
 #[test]

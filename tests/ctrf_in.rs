@@ -4,6 +4,9 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+mod common;
+use common::support::section;
+
 fn report(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pytest-mcp"))
         .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")))
@@ -21,15 +24,6 @@ fn stdout(out: &Output) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// The section of the Markdown under `heading`, up to the next heading.
-fn section<'a>(md: &'a str, heading: &str) -> &'a str {
-    let start = md
-        .find(heading)
-        .unwrap_or_else(|| panic!("no {heading:?} in:\n{md}"));
-    let rest = &md[start + heading.len()..];
-    &rest[..rest.find("\n### ").unwrap_or(rest.len())]
 }
 
 #[test]

@@ -245,3 +245,13 @@ fn belongs_to(pid: i32, dir: &Path) -> bool {
     processes_in(dir).iter().any(|(p, _)| *p == pid)
         || std::fs::read(format!("/proc/{pid}/cmdline")).is_err()
 }
+
+/// The section of Markdown under `heading` (text it starts with), up to
+/// the next `### ` heading.
+pub fn section<'a>(md: &'a str, heading: &str) -> &'a str {
+    let start = md
+        .find(heading)
+        .unwrap_or_else(|| panic!("no {heading:?} in:\n{md}"));
+    let rest = &md[start + heading.len()..];
+    &rest[..rest.find("\n### ").unwrap_or(rest.len())]
+}
