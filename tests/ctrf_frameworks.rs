@@ -130,22 +130,30 @@ fn playwright_gfm_shows_each_failure_with_its_message_and_place() {
     assert!(gfm.trim_end().ends_with("Sources: CTRF"), "{gfm}");
 }
 
+/// Each of the JSON summary's counts named is the one wanted.
+fn assert_counts(summary: &Value, counts: &[(&str, i64)]) {
+    for (key, want) in counts {
+        assert_eq!(summary[key], *want, "summary.{key} in {summary}");
+    }
+}
+
 #[test]
 fn playwright_json_counts_and_ids() {
     let value: Value = serde_json::from_str(&read(PLAYWRIGHT, "json")).expect("JSON");
     let summary = &value["summary"];
-    for (key, want) in [
-        ("total", 7),
-        ("passed", 3),
-        ("failed", 2),
-        ("skipped", 2),
-        ("errors", 0),
-        ("xfailed", 0),
-        ("xpassed", 0),
-        ("flaky", 1),
-    ] {
-        assert_eq!(summary[key], want, "summary.{key} in {summary}");
-    }
+    assert_counts(
+        summary,
+        &[
+            ("total", 7),
+            ("passed", 3),
+            ("failed", 2),
+            ("skipped", 2),
+            ("errors", 0),
+            ("xfailed", 0),
+            ("xpassed", 0),
+            ("flaky", 1),
+        ],
+    );
     // The summary's stop - start (the tests' durations would sum to
     // 38.719 s: the workers ran side by side and between tests).
     assert_eq!(summary["duration"], 42.0, "{summary}");
@@ -251,9 +259,10 @@ fn jest_without_lines_says_where_each_failure_is_from_its_stack() {
 fn go_counts_ids_and_the_failures_place_in_gfm() {
     let value: Value = serde_json::from_str(&read(GOTEST, "json")).expect("JSON");
     let summary = &value["summary"];
-    for (key, want) in [("total", 5), ("passed", 2), ("failed", 2), ("skipped", 1)] {
-        assert_eq!(summary[key], want, "summary.{key} in {summary}");
-    }
+    assert_counts(
+        summary,
+        &[("total", 5), ("passed", 2), ("failed", 2), ("skipped", 1)],
+    );
     // The tests' durations summed: 10 + 920 ms.
     assert_eq!(summary["duration"], 0.93, "{summary}");
     let ids: Vec<&str> = value["tests"]
@@ -304,15 +313,16 @@ fn go_message_is_the_failure_not_the_run_framing() {
 fn jest_reporter_counts_and_places() {
     let value: Value = serde_json::from_str(&read(JEST_REPORTER, "json")).expect("JSON");
     let summary = &value["summary"];
-    for (key, want) in [
-        ("total", 5),
-        ("passed", 2),
-        ("failed", 2),
-        ("skipped", 1),
-        ("flaky", 1),
-    ] {
-        assert_eq!(summary[key], want, "summary.{key} in {summary}");
-    }
+    assert_counts(
+        summary,
+        &[
+            ("total", 5),
+            ("passed", 2),
+            ("failed", 2),
+            ("skipped", 1),
+            ("flaky", 1),
+        ],
+    );
     let md = read(JEST_REPORTER, "markdown");
     assert!(md.contains("\n- other (todo)\n"), "{md}");
     assert!(md.contains("passed after 2 failed attempts\n"), "{md}");
