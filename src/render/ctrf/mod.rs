@@ -54,8 +54,9 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
 
-use crate::model::history::{History, Standing, TestHistory};
+use crate::model::history::{History, TestHistory};
 use crate::model::{Attempt, CollectionError, Outcome, Phase, Run, TestResult, Xfail};
+use crate::render::view::{self, Standings};
 
 /// The CTRF version written: the reference implementation's (npm `ctrf`
 /// 0.3.0's `CURRENT_SPEC_VERSION`), whose schema the output is checked
@@ -157,7 +158,7 @@ fn document(run: &Run) -> Document<'_> {
                 .map(|commit| Environment { commit }),
             tests: Entries(run),
         },
-        insights: run.history.as_ref().map(|h| run_insights(run, h)),
+        insights: view::standings(run).map(run_insights),
     }
 }
 
@@ -441,23 +442,16 @@ struct StandingCounts {
     flaky: usize,
 }
 
-fn run_insights(run: &Run, h: &History) -> RunInsights {
-    let mut counts = StandingCounts {
-        new: 0,
-        failing_before: 0,
-        flaky: 0,
-    };
-    for t in &run.tests {
-        match h.standing(t) {
-            Some(Standing::New) => counts.new += 1,
-            Some(Standing::FailingBefore) => counts.failing_before += 1,
-            Some(Standing::Flaky) => counts.flaky += 1,
-            None => {}
-        }
-    }
+/// The view's standings of the failing tests (worked out once, for every
+/// output), in CTRF's words.
+fn run_insights(s: Standings) -> RunInsights {
     RunInsights {
-        runs_analyzed: h.runs,
-        extra: counts,
+        runs_analyzed: s.runs,
+        extra: StandingCounts {
+            new: s.new,
+            failing_before: s.failing_before,
+            flaky: s.flaky,
+        },
     }
 }
 
