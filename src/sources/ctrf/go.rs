@@ -2,7 +2,7 @@
 //! output, framed by `=== RUN` and `--- FAIL:` lines and indented by four
 //! spaces. The failure is what is between them (`cart_test.go:21: total
 //! = 10.19, want 10.20`), and its `file_test.go:N:` gives the line the
-//! entry has no key for.
+//! entry has no key for (read as any trace's, `model::crash::line_in`).
 
 /// Whether `results.tool.name` is go-ctrf-json-reporter's (`gotest`) or
 /// another Go tool's: only its messages are `go test` output.
@@ -43,18 +43,6 @@ pub(super) fn output(message: &str) -> Option<String> {
         .unwrap_or(0);
     let text: Vec<&str> = kept.iter().map(|l| l.get(indent..).unwrap_or(l)).collect();
     Some(text.join("\n"))
-}
-
-/// The line of the first `name.go:N: ` in `message` whose file is
-/// `file`'s (the package's test file, its path relative to the module).
-pub(super) fn line_in(message: &str, file: &str) -> Option<u32> {
-    let base = file.rsplit(['/', '\\']).next()?;
-    message.lines().find_map(|l| {
-        let (place, _) = l.trim_start().split_once(": ")?;
-        let (name, line) = place.rsplit_once(':')?;
-        let ours = name.ends_with(".go") && name.rsplit(['/', '\\']).next() == Some(base);
-        ours.then(|| line.parse::<u32>().ok().filter(|n| *n > 0))?
-    })
 }
 
 #[cfg(test)]

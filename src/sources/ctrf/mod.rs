@@ -274,7 +274,7 @@ fn convert_test(t: Test, files: &mut SharedFile, go: bool) -> TestResult {
     let message = match message.as_deref().filter(|_| go).and_then(go::output) {
         Some(failure) => {
             if let Some(l) = test.location.as_mut().filter(|l| l.line.is_none()) {
-                l.line = go::line_in(&failure, &l.file);
+                l.line = crate::model::crash::line_in(&failure, &l.file).filter(|n| *n > 0);
             }
             Some(failure)
         }

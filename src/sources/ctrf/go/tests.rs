@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::crash::line_in;
 
 #[test]
 fn the_failure_is_the_output_between_the_framing() {
