@@ -152,61 +152,50 @@ pub fn invalid(
     }
 }
 
-/// Run pytest in the project and return the results; failing tests are a
-/// normal result, not an error. Markdown: 'Test SUCCESS|FAILURE|NO TESTS
-/// (<secs>s) — <n> run, <n> failed, ...', then one '### FAILED: <node_id>'
-/// (or '### ERROR at setup: ...') section per root cause, naming the other
-/// tests that failed the same way: message, 'at file:line' frames, the
-/// failing line. Against earlier runs a heading says '(new)', '(failing
-/// for <n> runs)' or '(flaky, failed <k> of the last <n> runs)'; new
-/// first, flaky last. Collection errors and skip reasons follow; passes
-/// are only counted. JSON: exit_code, summary, changes, history, tests,
-/// json_report, text_output, collection_errors. A timeout or crash is an
-/// error that still lists the finished tests and names the running one.
-/// Any node id in an answer can be passed back in node_ids.
+/// Run pytest in the project. Failing tests are a result, not an error:
+/// Markdown gives a status line, then one '### FAILED: <node_id>' section
+/// per root cause (message, frames, failing line), marked '(new)',
+/// '(failing for <n> runs)' or '(flaky ...)' against earlier runs; passes
+/// are only counted. A timeout or crash is an error naming the running
+/// test. Any node id in an answer can be passed back in node_ids.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct ExecuteTestsRequest {
-    /// Tests to run: pytest node ids relative to the project root, a test
-    /// ('tests/test_user.py::test_login'), class, file or directory
-    /// ('tests/unit'), inside the root. Omit to run the whole suite.
+    /// pytest node ids or paths inside the project root
+    /// ('tests/test_user.py::test_login', 'tests/unit'); default: all.
     pub node_ids: Vec<String>,
-    /// Pytest marker expression (pytest -m), e.g. 'not slow and
-    /// integration'.
+    /// Marker expression (pytest -m), e.g. 'not slow'.
     pub markers: Option<String>,
-    /// Keyword expression on test names (pytest -k), e.g. 'login and not
-    /// admin'.
+    /// Keyword expression (pytest -k), e.g. 'login and not admin'.
     pub keywords: Option<String>,
-    /// pytest verbosity, -2 to 2 (default 0); changes only pytest's own
-    /// output (text_output in JSON).
+    /// pytest's verbosity; changes only its own output (JSON text_output).
     #[schemars(range(min = -2, max = 2))]
     pub verbosity: Option<i64>,
-    /// Stop at the first failure (pytest -x). Do not combine with maxfail.
+    /// Stop at the first failure (pytest -x); not with maxfail.
     pub failfast: Option<bool>,
     /// Stop after this many failures (pytest --maxfail).
     #[schemars(range(min = 1))]
     pub maxfail: Option<i64>,
-    /// Only the tests that failed last time (pytest --lf).
+    /// Only last run's failures (pytest --lf).
     pub last_failed: Option<bool>,
-    /// Only the tests whose code changed since they last ran, and last
-    /// run's failures (pytest-testmon; its first run runs all and records).
+    /// Only tests whose code changed since they last ran, and last run's
+    /// failures (pytest-testmon).
     pub affected: Option<bool>,
     // Described by `WorkersSchema`; `params` checks the value.
     #[schemars(with = "Option<WorkersSchema>")]
     pub workers: Option<Value>,
-    /// Rerun a failing test up to this many times (needs
-    /// pytest-rerunfailures); one passing on a retry is reported flaky.
+    /// Reruns of a failing test (pytest-rerunfailures); a pass on a rerun
+    /// is flaky.
     #[schemars(range(min = 1, max = MAX_RETRIES))]
     pub retries: Option<i64>,
-    /// Include captured stdout/stderr/log of failing tests. Default true.
+    /// Show failing tests' captured output (default true).
     pub show_capture: Option<bool>,
-    /// Time limit in seconds (default: the server's, 300 unless
-    /// configured); the run and every process it started are then killed.
+    /// Seconds before the run and its processes are killed (default: the
+    /// server's, 300).
     #[schemars(range(min = 1, max = MAX_TIMEOUT_SECS))]
     pub timeout: Option<i64>,
-    /// Largest answer in tokens (default 8000): detail is dropped to fit,
-    /// and the answer says what it left out.
+    /// Answer size in tokens (default 8000); what is dropped to fit is said.
     #[schemars(range(min = MIN_TOKENS, max = MAX_TOKENS))]
     pub max_tokens: Option<i64>,
     // Described by `AnswerFormat`, the same for both tools.
@@ -214,27 +203,22 @@ pub struct ExecuteTestsRequest {
     pub format: Option<String>,
 }
 
-/// List the tests pytest would run, without running them (pytest
-/// --collect-only). Markdown: by file ('### tests/test_x.py', then '-
-/// L<line> <name>' per test); JSON: tests (node_id, module, class,
-/// function, file, line), count and collection_errors. Files that fail to
-/// import are collection errors, not a failure of the tool.
+/// List the tests pytest would run (pytest --collect-only), by file: '-
+/// L<line> <name>' per test. Files that fail to import are collection
+/// errors, not a failure of the tool.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct DiscoverTestsRequest {
-    /// Directory or file to look in, relative to (and inside) the project
-    /// root; default: the whole project.
+    /// Directory or file inside the project root; default: all.
     pub path: Option<String>,
-    /// Test file name glob replacing pytest's python_files, e.g. '*_spec.py'
-    /// (default: the project's setting).
+    /// Test file glob replacing pytest's python_files, e.g. '*_spec.py'.
     pub pattern: Option<String>,
     /// Time limit in seconds, from the command line (`--timeout`) only: the
     /// tool takes the server's.
     #[serde(skip)]
     pub timeout: Option<i64>,
-    /// Largest answer in tokens (default 8000): one line per file, then
-    /// fewer files, to fit; the answer says what it left out.
+    /// Answer size in tokens (default 8000); what is dropped to fit is said.
     #[schemars(range(min = MIN_TOKENS, max = MAX_TOKENS))]
     pub max_tokens: Option<i64>,
     // Described by `AnswerFormat`, the same for both tools.
@@ -242,8 +226,8 @@ pub struct DiscoverTestsRequest {
     pub format: Option<String>,
 }
 
-/// 'markdown' (default): token-lean text, errors as tool errors. 'json':
-/// the full object, errors as JSON-RPC errors (details in data).
+/// 'markdown' (default), or 'json': the full object, errors as JSON-RPC
+/// errors.
 //
 // Only the schema of a tool's `format` (this doc comment is its
 // description): the field is read as a string and `params` checks its
@@ -256,8 +240,7 @@ enum AnswerFormat {
     Json,
 }
 
-/// Run the tests in this many processes with pytest-xdist (pytest -n), or
-/// 'auto' for one per CPU. Needs pytest-xdist installed in the project.
+/// pytest-xdist processes (pytest -n), or 'auto' for one per CPU.
 //
 // Only the schema of `workers` (this doc comment is its description): the
 // field is read as a JSON value and `params` checks it, so that 0, -1 or

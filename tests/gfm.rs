@@ -162,6 +162,29 @@ fn the_history_golden_renders_safely_on_github() {
     assert!(output.contains(": 3 failure sections checked"), "{output}");
 }
 
+/// The goldens of how runs end (tests/endings_golden.rs): a run that
+/// failed with every test passed, its reason in a code block; a crash and
+/// an interruption, their Markdown in one.
+#[test]
+fn the_endings_goldens_render_safely_on_github() {
+    let mut failures = Vec::new();
+    for name in ["exit_reason", "os_exit", "pytest_exit"] {
+        let dir = root().join("golden/endings").join(name);
+        let (ok, output) = check(
+            name,
+            &dir.join("expected.gfm"),
+            &dir.join("expected.md"),
+            None,
+            &[],
+        );
+        println!("{output}");
+        if !ok {
+            failures.push(output);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// The 100,000-case golden, against the run it was made from (generated
 /// into cargo's target folder as `tests/golden.rs` does).
 #[test]

@@ -212,7 +212,9 @@ fn error_object(e: &ExecError) -> ErrorObject {
 fn error_status(e: &ExecError) -> u8 {
     match e.kind {
         ErrorKind::Timeout => EXIT_TIMEOUT,
-        ErrorKind::Crash => {
+        // Killed by a signal: the shell's 128+N. A crash without one
+        // (os._exit) falls to pytest's status below.
+        ErrorKind::Crash if e.signal.is_some() => {
             let number = e.signal.as_ref().map_or(0, |s| s.number());
             (128 + number).clamp(0, 255) as u8
         }
@@ -221,7 +223,8 @@ fn error_status(e: &ExecError) -> u8 {
         ErrorKind::Cancelled => {
             (128 + crate::runner::process::stop_signal().unwrap_or(15)).clamp(0, 255) as u8
         }
-        _ => e.exit_code.map_or(1, |c| c.clamp(0, 255) as u8),
+        // pytest's own status; never 0, which says all went well.
+        _ => e.exit_code.map_or(1, |c| c.clamp(1, 255) as u8),
     }
 }
 

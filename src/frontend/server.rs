@@ -274,7 +274,17 @@ impl ServerHandler for Server {
                  (default {}). For more detail: run one failing test by its id (node_ids) to \
                  see its failure in full, rerun only what failed with last_failed, or read \
                  the complete JSON result of a shortened answer from the resource it links \
-                 to ({}<n>; the last {} are kept).",
+                 to ({}<n>; the last {} are kept). execute_tests' Markdown opens with \
+                 'Test SUCCESS|FAILURE|NO TESTS (<secs>s) — <n> run, <n> failed, ...' \
+                 (SUCCESS only when pytest exited 0; a FAILURE with every test passed says \
+                 why on the next line), then the new failures first and the flaky ones \
+                 last, collection errors and skip reasons; its JSON has exit_code, \
+                 exit_reason, summary, changes, history, tests, json_report, text_output \
+                 and collection_errors. discover_tests' Markdown has a '### <file>' \
+                 heading per file; its JSON tests (node_id, module, class, function, \
+                 file, line), count and collection_errors. workers needs pytest-xdist \
+                 installed in the project, retries pytest-rerunfailures, affected \
+                 pytest-testmon (whose first run runs every test and records).",
                 self.settings.root.path().display(),
                 crate::text::thousands(DEFAULT_MCP_TOKENS),
                 runs::URI_PREFIX,

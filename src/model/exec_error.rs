@@ -111,6 +111,9 @@ pub struct ExecError {
     pub running: Vec<Running>,
     /// Tests pytest had collected, when collection finished.
     pub collected: Option<usize>,
+    /// The collected tests that never ran (neither finished nor running
+    /// at the end), in collection order, when the event log named them.
+    pub not_run: Vec<String>,
 }
 
 impl ExecError {
@@ -128,6 +131,7 @@ impl ExecError {
             partial: Run::default(),
             running: Vec::new(),
             collected: None,
+            not_run: Vec::new(),
         }
     }
 }

@@ -67,6 +67,11 @@ pub struct Run {
     pub json_report: Option<raw_report::RawReports>,
     /// pytest's own console output, when the run was executed by us.
     pub text_output: Option<String>,
+    /// What pytest or a plugin printed last before pytest's closing line
+    /// (a coverage gate's verdict, syrupy's unused snapshots), when we ran
+    /// pytest and it printed any (`sources::console::closing_lines`): why
+    /// pytest's exit status says failure when no test failed.
+    pub closing_lines: Option<String>,
     /// Remarks for the reader ("xpassed tests cannot be told apart in JUnit").
     pub notes: Vec<String>,
     /// What pytest's cache of failures did, when we ran pytest.
@@ -667,6 +672,7 @@ impl Run {
         }
         self.notes.iter_mut().for_each(fix);
         fix_opt(&mut self.text_output);
+        fix_opt(&mut self.closing_lines);
     }
 
     /// pytest's exit status: the recorded one, else what pytest would have

@@ -3,6 +3,7 @@
 //! format) and, re-exported from [`super::discovery`], discovery
 //! (docs/run-and-discover.md).
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use serde_json::{Value, json};
@@ -16,6 +17,8 @@ use crate::text::{first_line, one_line};
 
 /// Lines of stdout/stderr shown under an error in Markdown.
 const OUTPUT_TAIL_LINES: usize = 30;
+/// Tests that never ran named in an error's Markdown; its JSON lists all.
+const NOT_RUN_NAMED: usize = 10;
 
 /// An execution error as Markdown: `Test TIMEOUT (30.0s) — <message>`, then
 /// what finished before the end, the failures among it, and the tail of
@@ -203,7 +206,33 @@ fn error_head(e: &ExecError) -> String {
         );
     }
     running_lines(&mut out, &e.running);
+    never_ran_line(&mut out, &e.not_run);
     out
+}
+
+/// `Never ran (3): <id>, <id>, <id>`: the collected tests a run that
+/// ended early never reached, the first [`NOT_RUN_NAMED`] named.
+fn never_ran_line(out: &mut String, not_run: &[String]) {
+    if not_run.is_empty() {
+        return;
+    }
+    let named: Vec<Cow<'_, str>> = not_run
+        .iter()
+        .take(NOT_RUN_NAMED)
+        .map(|id| one_line(id))
+        .collect();
+    let more = not_run.len().saturating_sub(NOT_RUN_NAMED);
+    let more = if more > 0 {
+        format!(", +{more} more")
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        out,
+        "Never ran ({}): {}{more}",
+        not_run.len(),
+        named.join(", ")
+    );
 }
 
 /// `Running at the end: <id>`, or under pytest-xdist one line per busy
@@ -269,6 +298,7 @@ pub fn error_data(e: &ExecError) -> Value {
             "worker": r.worker,
         })).collect::<Vec<_>>(),
         "collected": e.collected,
+        "not_run": e.not_run,
         "summary": partial["summary"],
         "tests": partial["tests"],
         "collection_errors": partial["collection_errors"],

@@ -38,7 +38,7 @@ use crate::model::crash::is_framework_frame;
 use crate::model::groups::IdItem;
 use crate::model::{CollectionError, Run, TestResult};
 use crate::pytest_text::frame_line;
-use crate::render::markdown::{counts_phrase, status_word};
+use crate::render::markdown::counts_phrase;
 use crate::render::view::{self, Group, New, label};
 use crate::text::{first_line, one_line, plural};
 
@@ -72,12 +72,21 @@ pub struct Options {
 
 /// The run as workflow commands (see the module's documentation).
 pub fn render(run: &Run, options: &Options) -> String {
+    let status = view::status(run);
     let mut out = format!(
         "Test {} ({:.1}s) — {}\n",
-        status_word(run),
+        status.verdict.word(),
         run.duration_secs(),
         counts_phrase(run)
     );
+    // Failed with every test passed: the reason, as an error of the run.
+    if let Some(reason) = &status.exit_reason {
+        out.push_str(&command(
+            "error",
+            &[("title", &reason.lead())],
+            &reason.text,
+        ));
+    }
     let errors = &run.collection_errors;
     for e in errors.iter().take(MAX_ERRORS) {
         collection_error(&mut out, e, options);
@@ -236,10 +245,33 @@ fn failure(out: &mut String, g: &Group<'_>, kind: &str, options: &Options) {
     {
         let _ = write!(message, "\n{same}");
     }
-    let place = crash_line(t);
-    let file = place.map(|p| repository_path(p.file, options));
-    let line = place.and_then(|p| p.line);
+    let (file, line) = place_of(t, options);
     out.push_str(&annotation(kind, file.as_deref(), line, &title, &message));
+}
+
+/// Where a failure's annotation goes: its crash line, in the repository.
+/// A place outside the project (a library's or a plugin's file: a test
+/// pytest-bdd made fails in pytest_bdd/scenario.py) is no line of the
+/// test's: the annotation goes on the test's own file, with no line.
+fn place_of(t: &TestResult, options: &Options) -> (Option<String>, Option<u32>) {
+    let Some(place) = crash_line(t) else {
+        return (None, None);
+    };
+    let file = repository_path(place.file, options);
+    if !outside_project(&file) {
+        return (Some(file), place.line);
+    }
+    let own = t
+        .node_id
+        .split_once("::")
+        .map(|(file, _)| file)
+        .filter(|file| is_file_name(file) && !outside_project(file));
+    (own.map(|file| repository_path(file, options)), None)
+}
+
+/// A path that leaves the project, or lies in an installed package.
+fn outside_project(path: &str) -> bool {
+    path.starts_with("../") || path.contains("site-packages/")
 }
 
 /// What was not annotated: failure groups, flaky ones, collection errors.

@@ -24,7 +24,7 @@ use crate::model::discovery::Discovery;
 use crate::model::exec_error::{ErrorKind, ExecError};
 use crate::model::groups::IdItem;
 use crate::model::{CollectionError, Counts, Run, TestResult};
-use crate::render::view::{self, New, Standings};
+use crate::render::view::{self, New, Standings, Verdict};
 use crate::text::first_line;
 
 /// Longest message kept in a group or a collection error, in characters.
@@ -61,6 +61,9 @@ pub struct RunResult {
     /// pytest's exit status; absent when pytest did not exit by itself.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
+    /// Why pytest's exit status says failure when no test failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_reason: Option<String>,
     /// Seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration: Option<f64>,
@@ -98,6 +101,11 @@ pub struct End {
     /// What ended a run that gave no result.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// A run that ended early: the collected tests that never ran.
+    // Its schema says only "an object" (see `summary`): `count`, `node_ids`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Object>")]
+    pub not_run: Option<NotRun>,
     /// The answer's Markdown (the text content) when Markdown was asked
     /// for: some clients show a model only the structured result.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -111,6 +119,23 @@ pub struct End {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Object>")]
     pub truncated: Option<Truncation>,
+}
+
+/// The tests a run that ended early never reached.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotRun {
+    pub count: usize,
+    /// The first few, in collection order.
+    pub node_ids: Vec<String>,
+}
+
+impl NotRun {
+    fn of(ids: &[String]) -> Option<NotRun> {
+        (!ids.is_empty()).then(|| NotRun {
+            count: ids.len(),
+            node_ids: ids.iter().take(IDS_NAMED).cloned().collect(),
+        })
+    }
 }
 
 /// ADR-006's summary counts (without the duration, given beside them):
@@ -230,17 +255,17 @@ struct Object {}
 
 /// A test run's structured result, offered to fit `budget`.
 pub fn run(run: &Run, budget: Budget) -> Offer<'static, RunResult> {
-    let status = match super::markdown::status_word(run) {
-        "SUCCESS" => Status::Success,
-        "FAILURE" => Status::Failure,
-        "NO TESTS" => Status::NoTests,
-        "INTERRUPTED" => Status::Interrupted,
-        _ => Status::Error,
+    let of = view::status(run);
+    let status = match of.verdict {
+        Verdict::Success => Status::Success,
+        Verdict::Failure => Status::Failure,
+        Verdict::NoTests => Status::NoTests,
+        Verdict::Interrupted => Status::Interrupted,
+        Verdict::Error => Status::Error,
     };
-    fit_run(
-        of_run(run, status, Some(run.exit_code()), run.duration_secs()),
-        budget,
-    )
+    let mut result = of_run(run, status, Some(of.exit_code), run.duration_secs());
+    result.exit_reason = of.exit_reason.map(|r| r.text.into_owned());
+    fit_run(result, budget)
 }
 
 /// A run that gave no result (a timeout, a crash, ...): what finished
@@ -248,6 +273,7 @@ pub fn run(run: &Run, budget: Budget) -> Offer<'static, RunResult> {
 pub fn run_error(e: &ExecError, budget: Budget) -> Offer<'static, RunResult> {
     let mut result = of_run(&e.partial, error_status(e.kind), e.exit_code, e.duration);
     result.end.error = Some(e.message.clone());
+    result.end.not_run = NotRun::of(&e.not_run);
     fit_run(result, budget)
 }
 
@@ -323,6 +349,7 @@ fn of_run(run: &Run, status: Status, exit_code: Option<i32>, duration: f64) -> R
     RunResult {
         status,
         exit_code,
+        exit_reason: None,
         duration: seconds(duration),
         summary: Summary(c),
         changes: run.changes.as_ref().map(|c| ChangeCounts {

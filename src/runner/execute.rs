@@ -11,28 +11,18 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::model::Run;
 use crate::model::discovery::Discovery;
-use crate::model::exec_error::{ErrorKind, ExecError, Running, Signal};
-use crate::model::raw_report::RawReports;
+use crate::model::exec_error::{ErrorKind, ExecError};
 use crate::model::{changes, paths};
 use crate::request::{ValidationError, invalid};
-use crate::runner::command::{self, Capabilities, Mode, Python, Workspace};
+use crate::runner::command::{self, Mode, Workspace};
+use crate::runner::conclude::{Done, LeftBehind, conclude};
 use crate::runner::params::{DiscoverParams, Root, RunParams};
-use crate::runner::process::{self, Ending, Finished};
-use crate::sources::events::{EventLog, EventTail, Progress};
-use crate::sources::merge::merge;
-use crate::sources::{json_report, junit};
-
-/// Running tests an error's message names; the error's data lists all.
-const NAMED_RUNNING: usize = 4;
-
-/// Longest string kept inside the `json_report` value: a test that prints
-/// megabytes must not turn into a megabytes-long answer.
-const MAX_REPORT_STRING: usize = 64 * 1024;
+use crate::runner::process;
+use crate::sources::events::{EventTail, Progress};
 
 /// Fixed for the life of a server or a CLI invocation.
 #[derive(Debug, Clone)]
@@ -224,12 +214,6 @@ pub fn discover(
     })
 }
 
-struct Done {
-    run: Run,
-    events: EventLog,
-    finished: Finished,
-}
-
 fn spawn_error(message: String, command: Vec<String>) -> Box<ExecError> {
     Box::new(ExecError::spawn(message, command))
 }
@@ -268,8 +252,8 @@ fn execute(
             spec.argv(),
         )
     })?;
-    let (run, events) = gather(&ws, caps, &python, keep_json_report, &finished);
-    let done = result_or_error(run, events, finished, spec.argv(), spec.timeout);
+    let left = LeftBehind::read(&ws, caps, &python);
+    let done = conclude(left, keep_json_report, finished, spec.argv(), spec.timeout);
     if let Err(e) = &done
         && matches!(e.kind, ErrorKind::UsageError | ErrorKind::Spawn)
     {
@@ -278,305 +262,3 @@ fn execute(
     }
     done
 }
-
-/// Reads the sources in their order of trust (ARCHITECTURE.md, "Both
-/// sources, merged").
-fn gather(
-    ws: &Workspace,
-    caps: Capabilities,
-    python: &Python,
-    keep_json_report: bool,
-    finished: &Finished,
-) -> (Run, EventLog) {
-    let mut notes = Vec::new();
-    let mut runs = Vec::new();
-    if caps.json_report {
-        match std::fs::read(ws.json_report()) {
-            Ok(bytes) => match json_report::parse(&bytes, "report.json", keep_json_report) {
-                Ok(mut run) => {
-                    if let Some(raw) = run.json_report.as_mut() {
-                        let dropped = bound_report(raw, MAX_REPORT_STRING);
-                        if dropped > 0 {
-                            notes.push(format!(
-                                "json_report: {dropped} bytes of long strings (captured output) were cut to the first and last {} KiB each",
-                                MAX_REPORT_STRING / 2048
-                            ));
-                        }
-                    }
-                    runs.push(run);
-                }
-                Err(e) => notes.push(format!("pytest-json-report's file could not be read: {e}")),
-            },
-            Err(_) => notes.push("pytest-json-report wrote no report".to_string()),
-        }
-    } else {
-        notes.push(format!(
-            "pytest-json-report is not installed for {}: results come from JUnit XML (install it for phases, xpass and captured output)",
-            python.path.display()
-        ));
-    }
-    if let Ok(bytes) = std::fs::read(ws.junit()) {
-        match junit::parse(&bytes, "junit.xml") {
-            Ok(run) => runs.push(run),
-            Err(e) => notes.push(format!("pytest's JUnit XML could not be read: {e}")),
-        }
-    }
-    let events = EventLog::parse(&std::fs::read_to_string(ws.events()).unwrap_or_default());
-    let mut run = if !runs.is_empty() {
-        merge(runs)
-    } else {
-        let logged = events.to_run();
-        match crate::sources::console::parse(&finished.stdout.text()) {
-            Some(text_run) if logged.tests.is_empty() && logged.collection_errors.is_empty() => {
-                notes.push(
-                    "neither report file nor the event log was written: results come from pytest's console output"
-                        .to_string(),
-                );
-                text_run
-            }
-            _ => {
-                notes.push(
-                    "neither report file was written: results come from pytest-mcp's event log"
-                        .to_string(),
-                );
-                logged
-            }
-        }
-    };
-    events.sort_in_collection_order(&mut run.tests);
-    run.notes.extend(notes);
-    let mut text = finished.stdout.text();
-    let stderr = finished.stderr.text();
-    if !stderr.trim().is_empty() {
-        text.push_str("\n--- stderr ---\n");
-        text.push_str(&stderr);
-    }
-    run.text_output = Some(text);
-    // The readers' runs are clean; the notes above may quote a file.
-    run.clean_text(crate::text::clean);
-    if run.duration.is_none() {
-        run.duration = Some(finished.duration.as_secs_f64());
-    }
-    (run, events)
-}
-
-/// ADR-007's mapping from how pytest ended to a result or an error
-/// (docs/errors.md, the first table).
-fn result_or_error(
-    mut run: Run,
-    events: EventLog,
-    finished: Finished,
-    command: Vec<String>,
-    timeout: Duration,
-) -> Result<Done, Box<ExecError>> {
-    let running = events.running();
-    // pytest-xdist ends a run that -x or --maxfail stopped as interrupted
-    // (exit status 2): a result with pytest's own status, 1.
-    let maxfail_stop = events
-        .stopped_at_maxfail
-        .filter(|_| finished.ending == Ending::Exited(2));
-    let failure = match maxfail_stop {
-        Some(_) => None,
-        None => failure(&finished, &run, &running, timeout),
-    };
-    let Some(failure) = failure else {
-        if let Ending::Exited(code) = finished.ending {
-            run.recorded_exit = Some(code);
-        }
-        if let Some(failures) = maxfail_stop {
-            run.recorded_exit = Some(1);
-            run.notes.push(format!(
-                "stopped at the failfast/maxfail limit, after {} (tests already running on other workers finish): exit status 1 as without workers (pytest-xdist exits 2)",
-                crate::text::plural(failures, "failure", "failures")
-            ));
-        }
-        return Ok(Done {
-            run,
-            events,
-            finished,
-        });
-    };
-    // Report files of an interrupted run may list the test that was cut off
-    // (pytest-json-report gives it a setup phase and "passed"): what
-    // finished is what the event log saw finish.
-    if events.saw_tests() {
-        run.tests.retain(|t| events.finished(&t.node_id));
-    }
-    Err(Box::new(ExecError {
-        kind: failure.kind,
-        message: failure.message,
-        exit_code: failure.exit_code,
-        signal: failure.signal,
-        stdout: finished.stdout.text(),
-        stderr: finished.stderr.text(),
-        command,
-        duration: finished.duration.as_secs_f64(),
-        partial: run,
-        running,
-        collected: events.collected,
-    }))
-}
-
-/// Why a run gave no result.
-struct Failure {
-    kind: ErrorKind,
-    message: String,
-    exit_code: Option<i32>,
-    signal: Option<Signal>,
-}
-
-/// How pytest's end failed to give a result; `None` when it gave one:
-/// exit status 0, 1 or 5, or 2 with collection errors (docs/errors.md).
-fn failure(
-    finished: &Finished,
-    run: &Run,
-    running: &[Running],
-    timeout: Duration,
-) -> Option<Failure> {
-    let while_running = while_running(running);
-    let exited = |kind, message, code| Failure {
-        kind,
-        message,
-        exit_code: Some(code),
-        signal: None,
-    };
-    let ended = |kind, message| Failure {
-        kind,
-        message,
-        exit_code: None,
-        signal: None,
-    };
-    Some(match &finished.ending {
-        Ending::Exited(0 | 1 | 5) => return None,
-        Ending::Exited(2) if !run.collection_errors.is_empty() => return None,
-        Ending::Exited(2) => exited(
-            ErrorKind::Interrupted,
-            format!("pytest execution failed: test execution was interrupted{while_running}"),
-            2,
-        ),
-        Ending::Exited(3) => exited(
-            ErrorKind::PytestInternal,
-            "pytest execution failed: pytest internal error occurred".to_string(),
-            3,
-        ),
-        Ending::Exited(4) => exited(
-            ErrorKind::UsageError,
-            format!(
-                "pytest execution failed: pytest usage error{}",
-                first_error_line(finished)
-                    .map(|l| format!(": {l}"))
-                    .unwrap_or_default()
-            ),
-            4,
-        ),
-        Ending::Exited(code) => exited(
-            ErrorKind::Unknown,
-            format!("pytest execution failed: pytest exited with unexpected code {code}"),
-            *code,
-        ),
-        Ending::Signaled { number, name } => Failure {
-            signal: Some(Signal::new(*number, name.clone())),
-            ..ended(
-                ErrorKind::Crash,
-                format!("pytest subprocess terminated with signal {name}{while_running}"),
-            )
-        },
-        Ending::TimedOut => ended(
-            ErrorKind::Timeout,
-            format!(
-                "pytest execution exceeded timeout of {} seconds{while_running}",
-                timeout.as_secs()
-            ),
-        ),
-        Ending::Cancelled => ended(
-            ErrorKind::Cancelled,
-            format!("pytest execution was cancelled{while_running}"),
-        ),
-    })
-}
-
-/// Tests named in an error's message: " while running <id>", or under
-/// pytest-xdist " while running 2 tests: <id>, <id>" (the first
-/// [`NAMED_RUNNING`]; the error lists all).
-fn while_running(running: &[Running]) -> String {
-    match running {
-        [] => String::new(),
-        [one] => format!(" while running {}", one.node_id),
-        several => {
-            let ids: Vec<&str> = several
-                .iter()
-                .take(NAMED_RUNNING)
-                .map(|r| r.node_id.as_str())
-                .collect();
-            let more = several.len().saturating_sub(NAMED_RUNNING);
-            let more = if more > 0 {
-                format!(" +{more} more")
-            } else {
-                String::new()
-            };
-            format!(
-                " while running {} tests: {}{more}",
-                several.len(),
-                ids.join(", ")
-            )
-        }
-    }
-}
-
-/// The first line of stderr that says what pytest objected to.
-fn first_error_line(finished: &Finished) -> Option<String> {
-    let stderr = finished.stderr.text();
-    stderr
-        .lines()
-        .map(str::trim)
-        .find(|l| l.contains("error:"))
-        .map(|l| l.to_string())
-}
-
-/// Cuts every string in `value` longer than `max` bytes to its first and
-/// last `max / 2` bytes with a marker. Returns the bytes dropped.
-/// [`bound_strings`] on a kept pytest-json-report document, parsed only
-/// when one of its strings may be too long.
-fn bound_report(raw: &mut RawReports, max: usize) -> u64 {
-    if raw.longest_string_bound() <= max {
-        return 0;
-    }
-    let mut value = raw.to_value();
-    let dropped = bound_strings(&mut value, max);
-    if dropped > 0 {
-        // A value serializes to JSON (its keys are strings).
-        if let Ok(text) = serde_json::to_string(&value) {
-            *raw = RawReports::parsed(text);
-        }
-    }
-    dropped
-}
-
-pub fn bound_strings(value: &mut Value, max: usize) -> u64 {
-    match value {
-        Value::String(s) if s.len() > max => {
-            let half = max / 2;
-            let mut head_end = half;
-            while !s.is_char_boundary(head_end) {
-                head_end -= 1;
-            }
-            let mut tail_start = s.len() - half;
-            while !s.is_char_boundary(tail_start) {
-                tail_start += 1;
-            }
-            let dropped = (tail_start - head_end) as u64;
-            *s = format!(
-                "{}\n[… {dropped} bytes dropped by pytest-mcp …]\n{}",
-                &s[..head_end],
-                &s[tail_start..]
-            );
-            dropped
-        }
-        Value::Array(items) => items.iter_mut().map(|v| bound_strings(v, max)).sum(),
-        Value::Object(map) => map.values_mut().map(|v| bound_strings(v, max)).sum(),
-        _ => 0,
-    }
-}
-
-#[cfg(test)]
-mod tests;

@@ -65,5 +65,134 @@ fn is_counts_line(line: &str) -> bool {
         && t.ends_with('s')
 }
 
+/// Lines of a plugin's closing words kept: a coverage gate's verdict,
+/// syrupy's count of unused snapshots and its hint.
+const CLOSING_LINES: usize = 3;
+
+/// Titles of the summary sections pytest itself writes after the tests:
+/// never a plugin's closing words.
+const PYTEST_SECTIONS: [&str; 10] = [
+    "Captured ",
+    "short test summary info",
+    "warnings summary",
+    "rerun test summary info",
+    "PASSES",
+    "FAILURES",
+    "ERRORS",
+    "XFAILURES",
+    "XPASSES",
+    "slowest",
+];
+
+/// What pytest or a plugin printed last before pytest's closing line (a
+/// coverage gate's `FAIL Required test coverage of 90% not reached.`,
+/// syrupy's `1 snapshot unused.`, whatever a `pytest_sessionfinish`
+/// printed): the last lines of the last section of the terminal summary
+/// that is not pytest's own, or of the lines after the tests' progress.
+/// `None` when pytest printed nothing of the kind, or printed no closing
+/// line. At most [`CLOSING_LINES`] lines: all of them when the section is
+/// that short, else its last block's last ones (below a coverage table,
+/// its verdict).
+pub fn closing_lines(stdout: &str) -> Option<String> {
+    let lines: Vec<&str> = stdout.lines().map(str::trim_end).collect();
+    let mut end = lines
+        .iter()
+        .rposition(|l| is_counts_line(l) || is_sugar_results(l))?;
+    loop {
+        let start = lines[..end].iter().rposition(|l| is_boundary(l))?;
+        let body = &lines[start + 1..end];
+        if is_progress(lines[start]) {
+            return closing_of(body);
+        }
+        // A `____ name ____` part belongs to the `==== title ====` before.
+        let section = match section_title(lines[start]) {
+            Some(_) if lines[start].trim().starts_with('_') => lines[..start]
+                .iter()
+                .rposition(|l| l.trim().starts_with('=') && is_boundary(l))
+                .unwrap_or(start),
+            _ => start,
+        };
+        let title = section_title(lines[section]).unwrap_or_default();
+        if PYTEST_SECTIONS.iter().any(|t| title.starts_with(t)) {
+            end = section;
+            continue;
+        }
+        if title == "test session starts" {
+            return None;
+        }
+        return closing_of(body);
+    }
+}
+
+/// Where a part of pytest's output begins: a titled separator, or a line
+/// of the tests' progress.
+fn is_boundary(line: &str) -> bool {
+    section_title(line).is_some_and(|t| !t.is_empty()) || is_progress(line)
+}
+
+/// The closing words of a section's body (see [`closing_lines`]).
+fn closing_of(body: &[&str]) -> Option<String> {
+    let words: Vec<&str> = body
+        .iter()
+        .copied()
+        .filter(|l| !l.trim().is_empty() && !is_rule(l))
+        .collect();
+    let kept = if words.len() <= CLOSING_LINES {
+        words
+    } else {
+        let last_block = body
+            .iter()
+            .rposition(|l| l.trim().is_empty() || is_rule(l))
+            .map_or(0, |i| i + 1);
+        let block = &body[last_block..];
+        block[block.len().saturating_sub(CLOSING_LINES)..].to_vec()
+    };
+    // A table's columns are spaces apart: one is enough to read them.
+    let text = kept
+        .iter()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    (!text.is_empty()).then_some(text)
+}
+
+/// The title of a separator line pytest writes (`==== FAILURES ====`,
+/// `---- snapshot report summary ----`, `____ coverage: ... ____`), `""`
+/// for a bare rule of 3 or more `=`, `-`, `_`; `None` for any other line.
+fn section_title(line: &str) -> Option<&str> {
+    let line = line.trim();
+    let sep = line.chars().next()?;
+    if !matches!(sep, '=' | '-' | '_' | '!') || !line.ends_with(sep) || line.len() < 6 {
+        return None;
+    }
+    let title = line.trim_matches(sep);
+    let rule = &line[..line.len() - line.trim_start_matches(sep).len()];
+    if rule.len() < 3 {
+        return None;
+    }
+    if title.is_empty() {
+        return Some("");
+    }
+    let title = title.strip_prefix(' ')?.strip_suffix(' ')?;
+    Some(title)
+}
+
+/// A bare rule (`-----`), as in a coverage table: no section of its own.
+fn is_rule(line: &str) -> bool {
+    section_title(line) == Some("")
+}
+
+/// A line of the tests' progress: `tests/test_a.py ..F  [ 50%]`,
+/// `collected 3 items`, pytest-sugar's `✓✓ 100% ██████████`.
+fn is_progress(line: &str) -> bool {
+    let t = line.trim_end();
+    t.ends_with("%]") || t.starts_with("collected ") || t.contains('█')
+}
+
+/// pytest-sugar's closing line, `Results (0.16s):`.
+fn is_sugar_results(line: &str) -> bool {
+    line.trim().starts_with("Results (") && line.trim_end().ends_with("):")
+}
+
 #[cfg(test)]
 mod tests;

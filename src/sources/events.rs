@@ -63,6 +63,25 @@ enum Event {
     Maxfail {
         failures: usize,
     },
+    /// Written as the plugin is imported: the process began.
+    Begin,
+    /// Written as pytest unconfigures: the session ran to its end.
+    End(SessionEnd),
+}
+
+/// How the session ended, as the plugin saw it at its very end.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct SessionEnd {
+    /// pytest's exit status; `None` when no session started (a usage error).
+    #[serde(default)]
+    pub exitstatus: Option<i32>,
+    /// The session's seconds as pytest's closing line measures them.
+    #[serde(default)]
+    pub duration: Option<f64>,
+    /// What stopped the session early: `Exit: <reason>` (pytest.exit) or
+    /// `KeyboardInterrupt: ...`.
+    #[serde(default)]
+    pub interrupt: Option<String>,
 }
 
 /// pytest-testmon's selection, or why it is off.
@@ -137,8 +156,12 @@ pub struct EventLog {
     /// Under pytest-xdist: the failures after which `-x`/`--maxfail`
     /// stopped the run (xdist exits 2 then, as if interrupted).
     pub stopped_at_maxfail: Option<usize>,
+    /// Whether the plugin wrote its first line: pytest got going.
+    pub began: bool,
+    /// How the session ended, when it got to its end.
+    pub end: Option<SessionEnd>,
     collect_errors: Vec<(String, Option<String>)>,
-    /// Under pytest-xdist, the ids in collection order.
+    /// The collected ids in their order (for discovery, the items).
     order: Vec<String>,
     /// Test ids in the order they started, with their xdist worker.
     started: Vec<(String, Option<String>)>,
@@ -183,6 +206,8 @@ impl EventLog {
                     })
                 }
                 Event::Maxfail { failures } => log.stopped_at_maxfail = Some(failures),
+                Event::Begin => log.began = true,
+                Event::End(end) => log.end = Some(end),
             }
         }
         log
@@ -208,6 +233,26 @@ impl EventLog {
                 .copied()
                 .unwrap_or(usize::MAX)
         });
+    }
+
+    /// Whether the process ended before its session did: the plugin
+    /// began and never wrote its last line (os._exit, a signal, a plugin
+    /// ending the process).
+    pub fn ended_early(&self) -> bool {
+        self.began && self.end.is_none()
+    }
+
+    /// The collected tests that neither finished nor were running when the
+    /// log ends, in collection order: the tests a run that ended early
+    /// never reached. Empty when the log has no ids.
+    pub fn never_ran(&self, running: &[Running]) -> Vec<String> {
+        let running: std::collections::HashSet<&str> =
+            running.iter().map(|r| r.node_id.as_str()).collect();
+        self.order
+            .iter()
+            .filter(|id| !self.finished.contains(*id) && !running.contains(id.as_str()))
+            .cloned()
+            .collect()
     }
 
     /// Tests that finished.

@@ -14,6 +14,7 @@ use foldhash::{HashMap, HashMapExt};
 
 use crate::model::raw_report::RawReports;
 use crate::model::{CollectionError, Outcome, Run, SourceKind, Subtest, Subtests, TestResult};
+use crate::pytest_text::paths_match;
 
 /// How a run's kind of file ranks in a merge: lower wins.
 fn rank(run: &Run) -> u8 {
@@ -185,6 +186,19 @@ fn fill_test(kept: &mut TestResult, mut extra: TestResult) {
     match (&mut kept.location, extra.location) {
         (None, loc) => kept.location = loc,
         (Some(k), Some(e)) if k.file == e.file && k.line.is_none() => k.line = e.line,
+        // pytest-json-report's `lineno` is the line of the test's place as
+        // pytest knows it, in a file it does not name (the id's is
+        // assumed); JUnit's `file` names it. When that is another file (a
+        // test a plugin made: pytest-bdd's scenarios are functions of
+        // pytest_bdd/scenario.py), the line is that file's, never the id's.
+        (Some(k), Some(e))
+            if e.line.is_some()
+                && k.line == e.line
+                && !paths_match(&e.file, &k.file)
+                && !paths_match(&k.file, &e.file) =>
+        {
+            *k = e;
+        }
         _ => {}
     }
 }

@@ -101,6 +101,7 @@ fn ids_in_errors_and_discovery_are_escaped() {
             worker: None,
         }],
         collected: None,
+        not_run: Vec::new(),
     };
     let md = error_markdown(&e);
     assert!(!md.contains('\u{1b}'), "{md:?}");

@@ -142,11 +142,21 @@ fn change(now: usize, before: usize) -> String {
 
 /// The first line (status and counts) and the table of counts.
 fn head(run: &Run, c: &Counts, baseline: Option<&Baseline<'_>>) -> String {
-    let status = super::markdown::status_word(run);
+    let status = view::status_with(run, c);
     let mut out = format!(
-        "## Test {status} — {}\n\n",
+        "## Test {} — {}\n\n",
+        status.verdict.word(),
         super::markdown::counts_phrase(run)
     );
+    if let Some(reason) = &status.exit_reason {
+        // What pytest printed is text, never Markdown: a code block.
+        let _ = write!(
+            out,
+            "{}:\n\n{}\n",
+            reason.lead(),
+            escape::code_block(&reason.text)
+        );
+    }
     let row = |c: &Counts, secs: f64| {
         format!(
             "| {} | {} | {} | {} | {} | {} |",

@@ -10,6 +10,7 @@ use super::secs;
 use crate::model::baseline::Comparison;
 use crate::model::{Counts, Outcome, Phase, Run, TestResult, Xfail};
 use crate::render::markdown;
+use crate::render::view::{self, Verdict};
 use crate::text::thousands;
 
 /// Tests in the slowest tests' table.
@@ -22,10 +23,11 @@ const BAR_MIN: f64 = 4.0;
 
 /// The header: title, status, duration, counts and their bar.
 pub fn header(out: &mut String, run: &Run, c: &Counts, title: &str) {
-    let status = markdown::status_word(run);
-    let class = match status {
-        "SUCCESS" => "ok",
-        "NO TESTS" => "none",
+    let of = view::status_with(run, c);
+    let status = of.verdict.word();
+    let class = match of.verdict {
+        Verdict::Success => "ok",
+        Verdict::NoTests => "none",
         _ => "bad",
     };
     let _ = write!(out, "<header class=\"top {class}\">\n<h1>");
@@ -37,6 +39,15 @@ pub fn header(out: &mut String, run: &Run, c: &Counts, title: &str) {
         if c.total == 1 { "test" } else { "tests" },
         secs(run.duration_secs())
     );
+    if let Some(reason) = &of.exit_reason {
+        let _ = write!(
+            out,
+            "<p class=reason>{}:</p>\n<pre class=reason>",
+            reason.lead()
+        );
+        push(out, &reason.text);
+        out.push_str("</pre>\n");
+    }
     bar(out, c);
     out.push_str("<ul class=legend>");
     let parts = [

@@ -32,6 +32,10 @@ pub use fit::offer;
 #[derive(Serialize)]
 struct Answer<'a> {
     exit_code: i32,
+    /// Only when pytest's exit status says the run failed and no test
+    /// did: why (what pytest printed last).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exit_reason: Option<Cow<'a, str>>,
     summary: Summary,
     /// Only when pytest's cache recorded the last run: what changed since.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -277,8 +281,10 @@ impl<'a> ErrorEntry<'a> {
 
 fn answer(run: &Run) -> Answer<'_> {
     let c = run.counts();
+    let status = view::status_with(run, &c);
     Answer {
-        exit_code: run.exit_code(),
+        exit_code: status.exit_code,
+        exit_reason: status.exit_reason.map(|r| r.text),
         summary: Summary {
             counts: c,
             duration: finite(round_secs(run.duration_secs())),

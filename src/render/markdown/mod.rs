@@ -34,6 +34,7 @@ mod tests;
 
 use std::fmt::Write as _;
 
+use super::view;
 use crate::model::{Counts, Run};
 use crate::text::{one_line, plural};
 
@@ -61,26 +62,7 @@ const MAX_LINE_CHARS: usize = 400;
 
 /// The status word of the header line.
 pub fn status_word(run: &Run) -> &'static str {
-    status_of(run, &run.counts())
-}
-
-/// [`status_word`] with the run's counts already made.
-fn status_of(run: &Run, c: &Counts) -> &'static str {
-    if c.collection_errors > 0 {
-        return "FAILURE";
-    }
-    match run.exit_code() {
-        2 => return "INTERRUPTED",
-        3 | 4 => return "ERROR",
-        _ => {}
-    }
-    if c.failed + c.errors > 0 {
-        "FAILURE"
-    } else if c.total == 0 {
-        "NO TESTS"
-    } else {
-        "SUCCESS"
-    }
+    view::status(run).verdict.word()
 }
 
 /// `42 run, 2 failed, 1 error, 3 skipped (1 xfailed), 1 xpassed, ...`
@@ -153,12 +135,16 @@ fn rerun_line(run: &Run) -> Option<&'static str> {
 fn header(run: &Run) -> String {
     // Counting walks every test: once is enough for both.
     let c = run.counts();
+    let status = view::status_with(run, &c);
     let mut out = format!(
         "Test {} ({:.1}s) — {}\n",
-        status_of(run, &c),
+        status.verdict.word(),
         run.duration_secs(),
         phrase_of(&c)
     );
+    if let Some(reason) = &status.exit_reason {
+        out.push_str(&exit_reason_lines(reason));
+    }
     // A run passing as the last did: the status line says it all.
     if let Some(since) = run.changes.as_ref().filter(|c| !c.is_empty()) {
         out.push_str(&changes::block(run, since));
@@ -166,6 +152,17 @@ fn header(run: &Run) -> String {
     if let Some(affected) = &run.affected {
         out.push_str(&affected.phrase(c.total));
         out.push('\n');
+    }
+    out
+}
+
+/// `Exit status 1 with no test failed: <what pytest printed last>`, its
+/// further lines indented under it.
+pub fn exit_reason_lines(reason: &view::ExitReason<'_>) -> String {
+    let mut lines = reason.text.lines().map(|l| clip(l));
+    let mut out = format!("{}: {}\n", reason.lead(), lines.next().unwrap_or_default());
+    for line in lines {
+        let _ = writeln!(out, "  {line}");
     }
     out
 }

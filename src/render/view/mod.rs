@@ -7,12 +7,14 @@
 
 mod groups;
 mod lists;
+mod status;
 
 pub use groups::{
     Group, New, error_phase, failure_groups, history_mark, label, new_words, rate, short_commit,
     standing_mark,
 };
 pub use lists::{SkipReasons, Standings, flaky, skip_reasons, slowest, standings};
+pub use status::{ExitReason, Status, Verdict, status, status_with};
 
 use crate::model::baseline::{Comparison, compare};
 use crate::model::{Counts, Run};

@@ -128,3 +128,66 @@ fn a_commit_is_quoted_by_its_first_seven_characters_without_control_ones() {
     assert_eq!(super::short_commit("a\nb\u{1b}[31mc"), "ab[31mc");
     assert_eq!(super::short_commit("ééééééééé"), "ééééééé");
 }
+
+#[test]
+fn a_run_is_a_success_only_when_pytest_s_status_says_so() {
+    use crate::model::Run;
+    let passed = Run {
+        tests: vec![TestResult::new("t.py::a", Outcome::Passed)],
+        ..Run::default()
+    };
+    let s = status(&passed);
+    assert_eq!(
+        (s.verdict, s.exit_code, s.exit_reason),
+        (Verdict::Success, 0, None)
+    );
+    // pytest exited 1 with every test passed: a coverage gate said why.
+    let gated = Run {
+        recorded_exit: Some(1),
+        closing_lines: Some("FAIL Required test coverage of 90% not reached.".into()),
+        text_output: Some(String::new()),
+        ..passed.clone()
+    };
+    let s = status(&gated);
+    assert_eq!(s.verdict, Verdict::Failure);
+    let reason = s.exit_reason.expect("a reason");
+    assert_eq!(
+        reason.text,
+        "FAIL Required test coverage of 90% not reached."
+    );
+    assert_eq!(reason.lead(), "Exit status 1 with no test failed");
+    // Nothing printed; and `report`, which has no console.
+    let silent = Run {
+        closing_lines: None,
+        ..gated.clone()
+    };
+    assert!(
+        status(&silent)
+            .exit_reason
+            .expect("a reason")
+            .text
+            .contains("printed no reason")
+    );
+    let files = Run {
+        text_output: None,
+        ..silent
+    };
+    assert!(
+        status(&files)
+            .exit_reason
+            .expect("a reason")
+            .text
+            .contains("result files do not say")
+    );
+    // A failing test explains exit status 1: no reason to give.
+    let failed = Run {
+        tests: vec![TestResult::new("t.py::a", Outcome::Failed)],
+        ..gated
+    };
+    assert_eq!(status(&failed).exit_reason, None);
+    let none = Run {
+        recorded_exit: Some(5),
+        ..Run::default()
+    };
+    assert_eq!(status(&none).verdict, Verdict::NoTests);
+}

@@ -18,6 +18,15 @@ phases that passed (most of them) are one "passed" line with their summed
 duration; the others are recorded in full. Test ids are encoded with the C
 string encoder json.dumps itself uses for a string (same text).
 
+The log starts with a "begin" line, written when this module is imported,
+and ends with an "end" line, written when pytest unconfigures: pytest's exit
+status, the session's duration as pytest's closing line measures it, and
+what stopped the session early (pytest.exit, Ctrl-C). A log with no "end"
+is a process that ended before its session did, whatever ended it
+(os._exit, a signal, a plugin). The "collected" line names the collected
+tests in their order, so that the tests such a run never reached can be
+named too.
+
 Under pytest-xdist (`-n`) the plugin is loaded in the controller and in
 every worker, all writing to the one log (each line is one O_APPEND write).
 A worker writes only its "start" lines, with its id ("worker": "gw0"), at
@@ -68,6 +77,7 @@ suspended, as pytest does for its fixture's.
 import json
 import linecache
 import os
+import time
 
 import pytest
 
@@ -106,6 +116,11 @@ _controller = False
 _config = None
 # The controller heard of a worker's collection (only the first counts).
 _collection_heard = False
+# When this process's session started (time.perf_counter), for the
+# session's duration when pytest's terminal does not say it.
+_started = None
+# What stopped the session early (pytest.exit, KeyboardInterrupt), if anything.
+_interrupt = None
 
 
 def _write(text):
@@ -122,6 +137,15 @@ def _write(text):
         pass
 
 
+def _begin():
+    """The "begin" line, written as this module is imported (before any
+    conftest.py runs a test): with no "end" line after it, the process
+    ended before its session did (os._exit, a signal), whatever ended it.
+    pytest-xdist's workers import it too and write nothing."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        _write('{"event": "begin"}\n')
+
+
 def _line(record):
     return json.dumps(record, ensure_ascii=False, default=str) + "\n"
 
@@ -129,6 +153,9 @@ def _line(record):
 def _emit(record):
     if _worker is None:
         _write(_line(record))
+
+
+_begin()
 
 
 def _text(value):
@@ -238,8 +265,10 @@ def _affected(config):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
-    global _controller
+    global _controller, _session, _started
     _controller = session.config.pluginmanager.has_plugin("dsession")
+    _session = session
+    _started = time.perf_counter()
 
 
 def pytest_collectreport(report):
@@ -438,7 +467,11 @@ def pytest_collection_finish(session):
     _last_failed(session)
     _left = len(session.items)
     _session = session
-    _emit({"event": "collected", "count": len(session.items)})
+    if _ITEMS:
+        _emit({"event": "collected", "count": len(session.items)})
+    else:
+        # The ids too: after a crash, the tests that never ran are named.
+        _emit({"event": "collected", "count": len(session.items), "ids": [i.nodeid for i in session.items]})
     if not _ITEMS or _worker is not None:
         return
     lines = []
@@ -600,8 +633,47 @@ def pytest_sessionfinish(session, exitstatus):
     _flush()
 
 
+def pytest_keyboard_interrupt(excinfo):
+    """pytest.exit() or Ctrl-C stopped the session: what said so."""
+    global _interrupt
+    try:
+        _interrupt = "%s: %s" % (excinfo.typename, getattr(excinfo.value, "msg", None) or excinfo.value)
+    except Exception:
+        _interrupt = "interrupted"
+
+
+def _session_seconds(config):
+    """The session's duration as pytest's closing line measures it (its
+    terminal's start of the session to now), else from this plugin's own
+    start of the session; None when no session started."""
+    terminal = config.pluginmanager.get_plugin("terminalreporter")
+    start = getattr(terminal, "_session_start", None)
+    try:
+        if start is not None and hasattr(start, "elapsed"):
+            return start.elapsed().seconds
+        start = getattr(terminal, "_sessionstarttime", None)
+        if isinstance(start, float):
+            from _pytest import timing
+
+            return timing.time() - start
+    except Exception:
+        pass
+    return None if _started is None else time.perf_counter() - _started
+
+
 def pytest_unconfigure(config):
     _flush()
+    # The "end" line: the session ran to its end (see _begin), with
+    # pytest's exit status and its duration.
+    session = _session
+    record = {
+        "event": "end",
+        "exitstatus": None if session is None else int(getattr(session, "exitstatus", 0) or 0),
+        "duration": _session_seconds(config),
+    }
+    if _interrupt is not None:
+        record["interrupt"] = _text(_interrupt)
+    _emit(record)
 
 
 @pytest.hookimpl(optionalhook=True, trylast=True)

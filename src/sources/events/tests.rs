@@ -180,3 +180,31 @@ fn a_rerun_test_is_one_test_with_its_failed_attempts() {
     let p = tail.poll().expect("progress").clone();
     assert_eq!((p.done, p.total), (1, Some(1)));
 }
+
+#[test]
+fn a_log_without_its_last_line_ended_early_and_names_what_never_ran() {
+    let log = r#"{"event": "begin"}
+{"event": "collected", "count": 4, "ids": ["t.py::a", "t.py::b", "t.py::c", "t.py::d"]}
+{"event": "start", "nodeid": "t.py::a"}
+{"event": "report", "nodeid": "t.py::a", "when": "call", "outcome": "passed", "duration": 0.1}
+{"event": "finish", "nodeid": "t.py::a"}
+{"event": "start", "nodeid": "t.py::b"}
+"#;
+    let events = EventLog::parse(log);
+    assert!(events.ended_early());
+    let running = events.running();
+    assert_eq!(running.len(), 1);
+    assert_eq!(events.never_ran(&running), ["t.py::c", "t.py::d"]);
+    // With its last line: the session ended, its duration is pytest's.
+    let ended = format!(
+        "{log}{}\n",
+        r#"{"event": "end", "exitstatus": 1, "duration": 1.41, "interrupt": "Exit: db gone"}"#
+    );
+    let events = EventLog::parse(&ended);
+    assert!(!events.ended_early());
+    let end = events.end.expect("the end");
+    assert_eq!((end.exitstatus, end.duration), (Some(1), Some(1.41)));
+    assert_eq!(end.interrupt.as_deref(), Some("Exit: db gone"));
+    // No first line (an older plugin, or none): nothing is said.
+    assert!(!EventLog::parse(r#"{"event": "collected", "count": 1}"#).ended_early());
+}

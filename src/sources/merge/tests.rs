@@ -282,3 +282,30 @@ fn junit_gives_the_subtests_pytest_json_report_keeps_none_of() {
     let c = merged.counts();
     assert_eq!((c.total, c.passed, c.failed), (7, 2, 5));
 }
+
+#[test]
+fn a_line_of_another_file_is_never_the_test_file_s() {
+    use crate::model::Location;
+    // pytest-bdd: the test is a function of pytest_bdd/scenario.py; the
+    // JSON report's `lineno` is that file's line, its id names the test file.
+    let mut from_json = TestResult::new("tests/test_cart.py::test_undefined", Outcome::Failed);
+    from_json.location = Some(Location::new("tests/test_cart.py", Some(303)));
+    let mut from_junit = TestResult::new("tests/test_cart.py::test_undefined", Outcome::Failed);
+    let scenario = "../venv/lib/python3.11/site-packages/pytest_bdd/scenario.py";
+    from_junit.location = Some(Location::new(scenario, Some(303)));
+    let merged = merge(vec![
+        run(SourceKind::JsonReport, vec![from_json.clone()], 1.0),
+        run(SourceKind::PytestJunit, vec![from_junit], 1.0),
+    ]);
+    let at = merged.tests[0].location.as_ref().expect("a place");
+    assert_eq!((&*at.file, at.line), (scenario, Some(303)));
+    // The same file spelt two ways keeps the JSON report's.
+    let mut absolute = TestResult::new("tests/test_cart.py::test_undefined", Outcome::Failed);
+    absolute.location = Some(Location::new("/work/tests/test_cart.py", Some(303)));
+    let merged = merge(vec![
+        run(SourceKind::JsonReport, vec![from_json], 1.0),
+        run(SourceKind::PytestJunit, vec![absolute], 1.0),
+    ]);
+    let at = merged.tests[0].location.as_ref().expect("a place");
+    assert_eq!((&*at.file, at.line), ("tests/test_cart.py", Some(303)));
+}

@@ -1,4 +1,4 @@
-use super::*;
+use super::{Running, bound_strings, while_running};
 
 #[test]
 fn an_error_names_the_running_tests_up_to_a_few() {
