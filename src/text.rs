@@ -289,6 +289,20 @@ pub fn dedent<'a>(lines: &[&'a str]) -> impl Iterator<Item = &'a str> {
         .map(move |l| l.get(indent..).unwrap_or_else(|| l.trim_start()))
 }
 
+/// `text` cut to at most `max` characters and a `…` (the one clipper of
+/// every output: messages in a budget's steps, a structured result's).
+/// Text no longer than `max` is borrowed.
+pub fn clip_chars(text: &str, max: usize) -> Cow<'_, str> {
+    // No more bytes than the limit is no more characters: nothing to count.
+    if text.len() <= max {
+        return Cow::Borrowed(text);
+    }
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => Cow::Owned(format!("{}…", &text[..cut])),
+        None => Cow::Borrowed(text),
+    }
+}
+
 /// `5000` as `5,000`.
 pub fn thousands(n: usize) -> String {
     let digits = n.to_string();

@@ -19,7 +19,7 @@ mod markup;
 
 use pytest_mcp::frontend::dispatch;
 use pytest_mcp::frontend::report;
-use pytest_mcp::render::view::Compared;
+use pytest_mcp::render::view::{self, Compared};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -290,7 +290,11 @@ fn a_title_cannot_fill_a_placeholder() {
 #[test]
 fn markdown_page_keeps_failure_detail_literal() {
     let run = fixture_run("one_failure");
-    let page = html::markdown_page(&markdown::render(&run), "one failure");
+    let page = html::markdown_page(
+        &markdown::render(&run),
+        "one failure",
+        Some(view::Tone::Bad),
+    );
     assert_one_document(&page, "one failure");
     assert_safe_markup(&page);
     assert!(!page.contains("<script"), "the Markdown page runs nothing");
@@ -319,7 +323,7 @@ fn markup_in_any_markdown_position_is_escaped() {
               \n\
               > <img src=https://evil.example/n.png>\n\
               > <https://evil.example/auto>\n";
-    let page = html::markdown_page(md, "t");
+    let page = html::markdown_page(md, "t", None);
     assert_one_document(&page, "t");
     assert_safe_markup(&page);
     assert!(page.contains("&lt;img src=x onerror=alert(3)&gt;"));
@@ -334,6 +338,7 @@ fn markdown_page_title_cannot_fill_the_body_placeholder() {
     let page = html::markdown_page(
         "Test SUCCESS (0.0s) — 1 run, 0 failed\n",
         "{{body}} & {{title}}",
+        Some(view::Tone::Ok),
     );
     assert_one_document(&page, "{{body}} & {{title}}");
     assert_eq!(page.matches("Test SUCCESS").count(), 1);
@@ -418,6 +423,7 @@ fn page_renders_in_headless_chromium_and_loads_nothing() {
         &html::markdown_page(
             "Test TIMEOUT (3.0s) — 1 run\n\n### OUTPUT\n  <img src=\"http://img.pytest-mcp.invalid/y.png\">\n",
             "t",
+            Some(view::Tone::Bad),
         ),
     );
     let browsed = browse(chromium, &error_page, work.path(), &["--dump-dom".into()]);

@@ -18,7 +18,7 @@ use crate::model::Run;
 use crate::model::discovery::Discovery;
 use crate::model::exec_error::ExecError;
 use crate::render;
-use crate::render::view::Compared;
+use crate::render::view::{self, Compared, Tone};
 use crate::request::Format;
 
 /// The title of an HTML page of results.
@@ -54,6 +54,9 @@ pub enum Subject<'a> {
         markdown: &'a str,
         object: &'a Value,
         title: &'a str,
+        /// Its status's tone, when its first line is a status (`Report
+        /// ERROR`); none for a refused parameter.
+        tone: Option<Tone>,
     },
 }
 
@@ -154,7 +157,7 @@ fn offer<'a>(subject: Subject<'a>, format: Format, style: &'a Style) -> Offer<'a
         Format::Html => for_people(
             subject,
             style,
-            render::html::markdown_page,
+            |page| render::html::markdown_page(page.markdown, page.title, page.tone),
             |run, compared| {
                 let comparison = compared.map(|c| &c.comparison);
                 uncut(render::html::report(run, comparison, TITLE))
@@ -163,25 +166,25 @@ fn offer<'a>(subject: Subject<'a>, format: Format, style: &'a Style) -> Offer<'a
         Format::Junit => for_people(
             subject,
             style,
-            |markdown, _| markdown.to_string(),
+            |page| page.markdown.to_string(),
             |run, _| uncut(render::junit::render(run)),
         ),
         Format::Ctrf => for_people(
             subject,
             style,
-            |markdown, _| markdown.to_string(),
+            |page| page.markdown.to_string(),
             |run, _| uncut(render::ctrf::render(run)),
         ),
         Format::Github => for_people(
             subject,
             style,
-            |markdown, title| render::github::error(title, markdown),
+            |page| render::github::error(page.title, page.markdown),
             |run, _| uncut(render::github::render(run, &style.annotations)),
         ),
         Format::Gfm => for_people(
             subject,
             style,
-            |markdown, _| render::gfm::text_page(markdown),
+            |page| render::gfm::text_page(page.markdown),
             |run, compared| gfm(run, compared, style),
         ),
     }
@@ -200,24 +203,53 @@ fn uncut<'a>(text: String) -> Offer<'a, Fitted> {
 fn for_people<'a>(
     subject: Subject<'a>,
     style: &'a Style,
-    page: fn(&str, &str) -> String,
+    page: fn(&Page<'_>) -> String,
     run: impl FnOnce(&'a Run, Option<&'a Compared>) -> Offer<'a, Fitted>,
 ) -> Offer<'a, Fitted> {
-    let (markdown, title) = match subject {
+    let (markdown, title, tone) = match subject {
         Subject::Run {
             run: tests,
             compared,
         } => return run(tests, compared),
-        Subject::Discovery(d) => (render::discovery::discovery_markdown(d), DISCOVERY_TITLE),
+        Subject::Discovery(d) => {
+            let tone = view::discovery_status(d).0.tone();
+            (
+                render::discovery::discovery_markdown(d),
+                DISCOVERY_TITLE,
+                Some(tone),
+            )
+        }
         Subject::Ended { error, .. } => {
             let fitted = render::exec_error::markdown_offer(error, style.budget);
-            return fitted.map(move |f| Fitted::whole(page(&f.text, ENDED_TITLE)));
+            let tone = Some(view::error_verdict(error.kind).tone());
+            return fitted.map(move |f| {
+                Fitted::whole(page(&Page {
+                    markdown: &f.text,
+                    title: ENDED_TITLE,
+                    tone,
+                }))
+            });
         }
         Subject::Error {
-            markdown, title, ..
-        } => (markdown.to_string(), title),
+            markdown,
+            title,
+            tone,
+            ..
+        } => (markdown.to_string(), title, tone),
     };
-    uncut(page(&markdown, title))
+    uncut(page(&Page {
+        markdown: &markdown,
+        title,
+        tone,
+    }))
+}
+
+/// What a format for people shows of an answer that is not a run: its
+/// Markdown, a title, and the tone of its status.
+struct Page<'a> {
+    markdown: &'a str,
+    title: &'a str,
+    tone: Option<Tone>,
 }
 
 /// The agent Markdown; a comparison with a baseline opens it.

@@ -20,6 +20,7 @@ use crate::model::discovery::Discovery;
 use crate::model::exec_error::{ErrorKind, ExecError};
 use crate::render;
 use crate::render::structured::Structured;
+use crate::render::view::{self, Tone};
 use crate::request::{Format, ValidationError};
 
 /// Exit status when the answer is a result (`report`; `discover` found tests).
@@ -114,15 +115,16 @@ impl Answer {
     /// An error: the object when the format answers errors with one
     /// (`json`), else `markdown` in the format's clothing
     /// ([`dispatch::render`]: a page, a `::error` titled `title`, ...).
-    fn error(format: Format, error: ErrorObject, markdown: String, title: &str, exit: u8) -> Self {
+    fn error(format: Format, error: ErrorObject, page: ErrorPage<'_>, exit: u8) -> Self {
         if format.errors_as_objects() {
             return Answer::Error { error, exit };
         }
         let object = error.to_value();
         let subject = Subject::Error {
-            markdown: &markdown,
+            markdown: &page.markdown,
             object: &object,
-            title,
+            title: page.title,
+            tone: page.tone,
         };
         Answer::Text {
             text: dispatch::output(subject, format, &Style::default()).text,
@@ -131,6 +133,13 @@ impl Answer {
             truncation: None,
         }
     }
+}
+
+/// An answer that is not a result, as the formats for people show it.
+struct ErrorPage<'a> {
+    markdown: String,
+    title: &'a str,
+    tone: Option<Tone>,
 }
 
 /// A test run's result in `format` and `style` (its budget, its links).
@@ -154,7 +163,7 @@ fn result(fitted: Fitted, exit: u8) -> Answer {
 
 /// A run's exit status: pytest's.
 fn run_exit(run: &Run) -> u8 {
-    run.exit_code().clamp(0, 255) as u8
+    view::status(run).exit_code.clamp(0, 255) as u8
 }
 
 /// What discovery found, in `format` and `style`. Exit status as
@@ -169,13 +178,7 @@ pub fn discovery(d: &Discovery, format: Format, style: &Style) -> Answer {
 /// Discovery's exit status, as pytest's: 2 collection errors, 5 no tests,
 /// else 0.
 fn discovery_exit(d: &Discovery) -> u8 {
-    if !d.collection_errors.is_empty() {
-        2
-    } else if d.items.is_empty() {
-        5
-    } else {
-        EXIT_OK
-    }
+    view::discovery_status(d).1.clamp(0, 255) as u8
 }
 
 /// A run or a discovery that gave no result (ADR-007); its Markdown within
@@ -231,13 +234,12 @@ fn error_status(e: &ExecError) -> u8 {
 /// A refused parameter: its one line (`Invalid params: ...`, docs/errors.md), or the
 /// invalid-params object.
 pub fn invalid(e: &ValidationError, format: Format) -> Answer {
-    Answer::error(
-        format,
-        e.into(),
-        format!("{e}\n"),
-        "pytest-mcp: invalid parameters",
-        EXIT_INVALID_PARAMS,
-    )
+    let page = ErrorPage {
+        markdown: format!("{e}\n"),
+        title: "pytest-mcp: invalid parameters",
+        tone: None,
+    };
+    Answer::error(format, e.into(), page, EXIT_INVALID_PARAMS)
 }
 
 /// `report`'s unreadable inputs (every one of them): a Markdown
@@ -281,7 +283,12 @@ pub fn unreadable(errors: &[InputError], total_inputs: usize, format: Format) ->
         });
         data.insert("errors".into(), listed.collect());
     }
-    Answer::error(format, error, markdown, dispatch::TITLE, EXIT_INPUT_ERROR)
+    let page = ErrorPage {
+        markdown,
+        title: dispatch::TITLE,
+        tone: Some(Tone::Bad),
+    };
+    Answer::error(format, error, page, EXIT_INPUT_ERROR)
 }
 
 /// What a tool call gets back: the answer, its structured result (MCP
@@ -411,11 +418,7 @@ pub fn tool_run(run: &Run, format: Format, budget: &Budget) -> ToolAnswer {
         |b| dispatch::output(Subject::run(run), format, &tool_style(b)),
         |fitted| result(fitted, run_exit(run)),
         || render::json::render(run, false),
-        format!(
-            "Test {} — {}",
-            render::markdown::status_word(run),
-            render::markdown::counts_phrase(run)
-        ),
+        render::view::status(run).headline(None, &render::view::counts_phrase(run)),
     )
 }
 
@@ -454,7 +457,8 @@ pub fn tool_exec_error(
     budget: &Budget,
     discovery: bool,
 ) -> ToolAnswer {
-    let headline = format!("Test {} — {}", e.kind.status_word(), e.message);
+    let verdict = render::view::error_verdict(e.kind);
+    let headline = render::view::headline("Test", verdict, None, &e.message);
     if format.errors_as_objects() {
         // The JSON-RPC error object: no text, no structured result.
         return ToolAnswer::bare(exec_error(e, format, budget), headline);

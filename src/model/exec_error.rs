@@ -45,17 +45,6 @@ impl ErrorKind {
             _ => -32000,
         }
     }
-
-    /// The status word of the Markdown header.
-    pub fn status_word(self) -> &'static str {
-        match self {
-            ErrorKind::Timeout => "TIMEOUT",
-            ErrorKind::Crash => "CRASH",
-            ErrorKind::Interrupted => "INTERRUPTED",
-            ErrorKind::Cancelled => "CANCELLED",
-            _ => "ERROR",
-        }
-    }
 }
 
 /// The signal that killed a process: its number, and its name as the

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::markdown;
+use super::view;
 use crate::budget::{Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::discovery::{Discovery, Function};
 use crate::text::{one_line, thousands};
@@ -181,22 +182,16 @@ fn function_lines(out: &mut String, functions: &[Function<'_>]) {
 
 /// `Discover SUCCESS (0.4s) — 5,012 tests in 3 files, 1 collection error`.
 fn header(d: &Discovery) -> String {
-    let status = if !d.collection_errors.is_empty() {
-        "FAILURE"
-    } else if d.items.is_empty() {
-        "NO TESTS"
-    } else {
-        "SUCCESS"
-    };
+    let (verdict, _) = view::discovery_status(d);
     let (tests, files) = (d.items.len(), d.file_count());
-    let mut out = format!(
-        "Discover {status} ({:.1}s) — {} test{} in {} file{}",
-        d.duration,
+    let found = format!(
+        "{} test{} in {} file{}",
         thousands(tests),
         if tests == 1 { "" } else { "s" },
         thousands(files),
         if files == 1 { "" } else { "s" },
     );
+    let mut out = view::headline("Discover", verdict, Some(d.duration), &found);
     if !d.collection_errors.is_empty() {
         let n = d.collection_errors.len();
         let _ = write!(

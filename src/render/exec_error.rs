@@ -13,6 +13,7 @@ use super::markdown;
 use crate::budget::{Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::exec_error::{ExecError, Running};
 use crate::render::json as adr006;
+use crate::render::view;
 use crate::text::{first_line, one_line};
 
 /// Lines of stdout/stderr shown under an error in Markdown.
@@ -188,13 +189,10 @@ fn command_note(e: &ExecError) -> String {
 /// The status line (`Test TIMEOUT (30.0s) — <message>`), what finished
 /// before the end, and what was running.
 fn error_head(e: &ExecError) -> String {
-    let mut out = format!(
-        "Test {} ({:.1}s) — {}\n",
-        e.kind.status_word(),
-        e.duration,
-        // It may name the test that was running: an id, shown as in headings.
-        one_line(&e.message)
-    );
+    // It may name the test that was running: an id, shown as in headings.
+    let verdict = view::error_verdict(e.kind);
+    let mut out = view::headline("Test", verdict, Some(e.duration), &one_line(&e.message));
+    out.push('\n');
     let c = e.partial.counts();
     if c.total > 0 || e.collected.is_some() {
         let of = e.collected.map(|n| format!(" of {n}")).unwrap_or_default();
@@ -202,7 +200,7 @@ fn error_head(e: &ExecError) -> String {
             out,
             "Finished before the end: {}{of} ({})",
             c.total,
-            markdown::counts_phrase(&e.partial)
+            view::counts_phrase(&e.partial)
         );
     }
     running_lines(&mut out, &e.running);

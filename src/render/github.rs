@@ -38,7 +38,6 @@ use crate::model::crash::is_framework_frame;
 use crate::model::groups::IdItem;
 use crate::model::{CollectionError, Run, TestResult};
 use crate::pytest_text::frame_line;
-use crate::render::markdown::counts_phrase;
 use crate::render::view::{self, Group, New, label};
 use crate::text::{first_line, one_line, plural};
 
@@ -73,12 +72,8 @@ pub struct Options {
 /// The run as workflow commands (see the module's documentation).
 pub fn render(run: &Run, options: &Options) -> String {
     let status = view::status(run);
-    let mut out = format!(
-        "Test {} ({:.1}s) — {}\n",
-        status.verdict.word(),
-        run.duration_secs(),
-        counts_phrase(run)
-    );
+    let mut out = status.headline(Some(run.duration_secs()), &view::counts_phrase(run));
+    out.push('\n');
     // Failed with every test passed: the reason, as an error of the run.
     if let Some(reason) = &status.exit_reason {
         out.push_str(&command(

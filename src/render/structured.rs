@@ -25,7 +25,7 @@ use crate::model::exec_error::{ErrorKind, ExecError};
 use crate::model::groups::IdItem;
 use crate::model::{CollectionError, Counts, Run, TestResult};
 use crate::render::view::{self, New, Standings, Verdict};
-use crate::text::first_line;
+use crate::text::{clip_chars, first_line};
 
 /// Longest message kept in a group or a collection error, in characters.
 const MAX_MESSAGE_CHARS: usize = 300;
@@ -256,13 +256,7 @@ struct Object {}
 /// A test run's structured result, offered to fit `budget`.
 pub fn run(run: &Run, budget: Budget) -> Offer<'static, RunResult> {
     let of = view::status(run);
-    let status = match of.verdict {
-        Verdict::Success => Status::Success,
-        Verdict::Failure => Status::Failure,
-        Verdict::NoTests => Status::NoTests,
-        Verdict::Interrupted => Status::Interrupted,
-        Verdict::Error => Status::Error,
-    };
+    let status = Status::of(of.verdict);
     let mut result = of_run(run, status, Some(of.exit_code), run.duration_secs());
     result.exit_reason = of.exit_reason.map(|r| r.text.into_owned());
     fit_run(result, budget)
@@ -279,13 +273,8 @@ pub fn run_error(e: &ExecError, budget: Budget) -> Offer<'static, RunResult> {
 
 /// What a discovery found, offered to fit `budget`.
 pub fn discovery(d: &Discovery, budget: Budget) -> Offer<'static, DiscoveryResult> {
-    let (status, exit) = if !d.collection_errors.is_empty() {
-        (Status::Failure, 2)
-    } else if d.items.is_empty() {
-        (Status::NoTests, 5)
-    } else {
-        (Status::Success, 0)
-    };
+    let (verdict, exit) = view::discovery_status(d);
+    let status = Status::of(verdict);
     let tests = d
         .functions()
         .iter()
@@ -325,15 +314,22 @@ pub fn discovery_error(e: &ExecError, budget: Budget) -> Offer<'static, Discover
 }
 
 fn error_status(kind: ErrorKind) -> Status {
-    match kind {
-        ErrorKind::Timeout => Status::Timeout,
-        ErrorKind::Crash => Status::Crash,
-        ErrorKind::Cancelled => Status::Cancelled,
-        ErrorKind::Interrupted => Status::Interrupted,
-        ErrorKind::PytestInternal
-        | ErrorKind::UsageError
-        | ErrorKind::Spawn
-        | ErrorKind::Unknown => Status::Error,
+    Status::of(view::error_verdict(kind))
+}
+
+impl Status {
+    /// The view's status, in the structured result's words.
+    fn of(verdict: Verdict) -> Status {
+        match verdict {
+            Verdict::Success => Status::Success,
+            Verdict::Failure => Status::Failure,
+            Verdict::NoTests => Status::NoTests,
+            Verdict::Interrupted => Status::Interrupted,
+            Verdict::Error => Status::Error,
+            Verdict::Timeout => Status::Timeout,
+            Verdict::Crash => Status::Crash,
+            Verdict::Cancelled => Status::Cancelled,
+        }
     }
 }
 
@@ -424,18 +420,10 @@ fn file_errors(errors: &[CollectionError]) -> Vec<FileError> {
 
 /// `text` cut to [`MAX_MESSAGE_CHARS`] characters, with `…` when cut.
 fn short(text: &str) -> String {
-    cut_chars(text, MAX_MESSAGE_CHARS)
+    clip_chars(text, MAX_MESSAGE_CHARS).into_owned()
 }
 
 /// `text` cut to `max` characters, with `…` when cut (nothing at 0).
-fn cut_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some(_) if max == 0 => String::new(),
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
-    }
-}
-
 /// Compact JSON, as the server sends it.
 fn compact(value: &impl Serialize) -> String {
     // Strings, numbers and arrays of them: this cannot fail.

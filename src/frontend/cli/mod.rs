@@ -221,7 +221,8 @@ fn run_pytest(args: &RunArgs) -> u8 {
         Err(RunError::Failed(e)) => {
             if let Some(summary) = project.format.step_summary() {
                 let markdown = crate::render::exec_error::error_markdown(&e);
-                let page = error_page(&markdown, summary);
+                let tone = crate::render::view::error_verdict(e.kind).tone();
+                let page = error_page(&markdown, tone, summary);
                 github::append_summary(|room| github::cut_to(page, room));
             }
             failed(&e, project.format, &budget)
@@ -235,11 +236,12 @@ fn run_pytest(args: &RunArgs) -> u8 {
 }
 
 /// An error's Markdown as `format` shows a page of it (a job summary's).
-fn error_page(markdown: &str, format: Format) -> String {
+fn error_page(markdown: &str, tone: crate::render::view::Tone, format: Format) -> String {
     let subject = Subject::Error {
         markdown,
         object: &serde_json::Value::Null,
         title: "",
+        tone: Some(tone),
     };
     dispatch::output(subject, format, &Style::default()).text
 }

@@ -144,9 +144,8 @@ fn change(now: usize, before: usize) -> String {
 fn head(run: &Run, c: &Counts, baseline: Option<&Baseline<'_>>) -> String {
     let status = view::status_with(run, c);
     let mut out = format!(
-        "## Test {} — {}\n\n",
-        status.verdict.word(),
-        super::markdown::counts_phrase(run)
+        "## {}\n\n",
+        status.headline(None, &view::counts_phrase_of(c))
     );
     if let Some(reason) = &status.exit_reason {
         // What pytest printed is text, never Markdown: a code block.

@@ -335,7 +335,7 @@ pub(super) fn skips(run: &Run) -> String {
 pub(super) fn notes(run: &Run, extra: &[String]) -> String {
     let mut notes: Vec<String> = Vec::new();
     if !run.sources.is_empty() {
-        notes.push(markdown::sources_note(run));
+        notes.push(view::sources_note(run));
     }
     notes.extend(run.notes.iter().cloned());
     notes.extend(run.failure_cache.and_then(|c| c.note()));

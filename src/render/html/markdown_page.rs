@@ -26,15 +26,17 @@
 use std::ops::Range;
 
 use super::escape::escape;
+use crate::render::view::Tone;
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 /// The page; `{{title}}` and `{{body}}` are filled in.
 const TEMPLATE: &str = include_str!("../../../templates/markdown_page.html");
 
 /// Renders a Markdown text (see [`crate::render::markdown`]) as a complete
-/// HTML page titled `title`.
-pub fn markdown_page(markdown: &str, title: &str) -> String {
-    let body = to_html(markdown);
+/// HTML page titled `title`; `tone`, the status of what it shows, colours
+/// its first line (none: a line that is no status, a refused parameter).
+pub fn markdown_page(markdown: &str, title: &str, tone: Option<Tone>) -> String {
+    let body = to_html(markdown, tone);
     let title = escape(title);
     let (head, tail) = TEMPLATE.split_once("{{body}}").unwrap_or((TEMPLATE, ""));
     let mut page = String::with_capacity(TEMPLATE.len() + body.len() + 2 * title.len());
@@ -291,11 +293,11 @@ fn code_block<'a>(events: &mut Vec<Spanned<'a>>, lines: &[&'a str], at: usize) {
 
 /// The report as HTML: its events, with raw HTML, links and images turned
 /// into text.
-fn to_html(markdown: &str) -> String {
+fn to_html(markdown: &str, tone: Option<Tone>) -> String {
     let events = events(markdown);
     let mut page = Page {
         markdown,
-        summary: summary_class(markdown),
+        summary: tone.map(summary_class),
         out: Vec::with_capacity(events.len()),
         in_summary: false,
         items: 0,
@@ -426,18 +428,13 @@ fn after_end(events: &[(Event<'_>, Range<usize>)], start: usize) -> usize {
     events.len()
 }
 
-/// `bad`, `ok` or `neutral` for a report's header line; `None` when the
-/// Markdown does not start with one.
-fn summary_class(markdown: &str) -> Option<&'static str> {
-    let first = markdown.lines().next()?;
-    if first.starts_with("Test SUCCESS") {
-        Some("ok")
-    } else if first.starts_with("Test NO TESTS") {
-        Some("neutral")
-    } else if first.starts_with("Test ") || first.starts_with("Report ERROR") {
-        Some("bad")
-    } else {
-        None
+/// `bad`, `ok` or `neutral`: the class of the page's header line, from
+/// the status of what it shows.
+fn summary_class(tone: Tone) -> &'static str {
+    match tone {
+        Tone::Ok => "ok",
+        Tone::Neutral => "neutral",
+        Tone::Bad => "bad",
     }
 }
 

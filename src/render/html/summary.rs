@@ -9,7 +9,6 @@ use super::escape::{push, push_id};
 use super::secs;
 use crate::model::baseline::Comparison;
 use crate::model::{Counts, Outcome, Phase, Run, TestResult, Xfail};
-use crate::render::markdown;
 use crate::render::view::{self, Verdict};
 use crate::text::thousands;
 
@@ -263,7 +262,7 @@ pub fn outcome_cell(out: &mut String, t: &TestResult, group: Option<usize>) {
 pub fn notes(out: &mut String, run: &Run) {
     // A person reads where the results came from even when all is well
     // (the agent's answer leaves that out).
-    let sources = (!run.sources.is_empty()).then(|| markdown::sources_note(run));
+    let sources = (!run.sources.is_empty()).then(|| view::sources_note(run));
     let lines: Vec<&str> = sources
         .iter()
         .chain(&run.notes)

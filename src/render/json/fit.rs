@@ -29,7 +29,7 @@ use crate::budget::{Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::groups::IdItem;
 use crate::model::{Phase, Run, TestResult};
 use crate::render::view::{self, New};
-use crate::text::first_line;
+use crate::text::{clip_chars, first_line};
 
 /// Ids a group lists in a shortened answer...
 const MANY_IDS: usize = 20;
@@ -351,7 +351,7 @@ impl Serialize for Groups<'_> {
                 outcome: c.group.first.outcome.as_str(),
                 error_phase: view::error_phase(c.group.first).map(Phase::as_str),
                 exception: c.exception,
-                message: cut(&c.message, self.plan.message_chars),
+                message: clip_chars(&c.message, self.plan.message_chars),
                 location: c.location.as_deref(),
                 ids: Ids(&items[..shown]),
                 ids_omitted: items.len() - shown,
@@ -376,12 +376,5 @@ impl Serialize for Ids<'_> {
 }
 
 /// `text` cut to `max` characters, with `…` when cut.
-fn cut(text: &str, max: usize) -> Cow<'_, str> {
-    match text.char_indices().nth(max) {
-        Some((at, _)) => Cow::Owned(format!("{}…", &text[..at])),
-        None => Cow::Borrowed(text),
-    }
-}
-
 #[cfg(test)]
 mod tests;

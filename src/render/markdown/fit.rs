@@ -29,7 +29,7 @@ use crate::model::Run;
 use crate::model::groups::IdItem;
 use crate::pytest_text::parametrized_function;
 use crate::render::view::Group;
-use crate::text::{first_line, one_line, thousands};
+use crate::text::{clip_chars, first_line, one_line, thousands};
 
 /// The fewest characters a failure section takes: `\n### ERROR: \n`.
 const MIN_SECTION_CHARS: usize = 13;
@@ -523,13 +523,5 @@ fn tests_phrase(n: usize) -> String {
     match n {
         1 => "1 test".to_string(),
         n => format!("{} tests", thousands(n)),
-    }
-}
-
-/// `text` cut to at most `max` characters and a `…`.
-fn clip_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
     }
 }

@@ -35,8 +35,8 @@ mod tests;
 use std::fmt::Write as _;
 
 use super::view;
-use crate::model::{Counts, Run};
-use crate::text::{one_line, plural};
+use crate::model::Run;
+use crate::text::one_line;
 
 pub use fit::offer;
 pub(crate) use fit::{Fitting, Plan, plans};
@@ -59,51 +59,6 @@ const MAX_MESSAGE_LINES: usize = 20;
 const MAX_SKIP_REASONS: usize = 10;
 /// Longest line kept anywhere; longer ones are cut with a marker.
 const MAX_LINE_CHARS: usize = 400;
-
-/// The status word of the header line.
-pub fn status_word(run: &Run) -> &'static str {
-    view::status(run).verdict.word()
-}
-
-/// `42 run, 2 failed, 1 error, 3 skipped (1 xfailed), 1 xpassed, ...`
-pub fn counts_phrase(run: &Run) -> String {
-    phrase_of(&run.counts())
-}
-
-/// [`counts_phrase`] with the run's counts already made.
-fn phrase_of(c: &Counts) -> String {
-    let note = subtests::failed_note(c);
-    let mut s = format!("{} run, {} failed{note}", c.total, c.failed);
-    if c.errors > 0 {
-        let _ = write!(s, ", {}", plural(c.errors, "error", "errors"));
-    }
-    if c.flaky_failures > 0 {
-        let _ = write!(s, " ({} flaky)", c.flaky_failures);
-    }
-    if c.skipped > 0 {
-        let _ = write!(s, ", {} skipped", c.skipped);
-        if c.xfailed > 0 {
-            let _ = write!(s, " ({} xfailed)", c.xfailed);
-        }
-    }
-    if c.xpassed > 0 {
-        let _ = write!(s, ", {} xpassed", c.xpassed);
-    }
-    if c.flaky > 0 {
-        let _ = write!(s, ", {} flaky", c.flaky);
-    }
-    if c.collection_errors > 0 {
-        let _ = write!(
-            s,
-            ", {}",
-            plural(c.collection_errors, "collection error", "collection errors")
-        );
-    }
-    if c.warnings > 0 {
-        let _ = write!(s, ", {}", plural(c.warnings, "warning", "warnings"));
-    }
-    s
-}
 
 /// Renders a run as Markdown.
 pub fn render(run: &Run) -> String {
@@ -136,12 +91,8 @@ fn header(run: &Run) -> String {
     // Counting walks every test: once is enough for both.
     let c = run.counts();
     let status = view::status_with(run, &c);
-    let mut out = format!(
-        "Test {} ({:.1}s) — {}\n",
-        status.verdict.word(),
-        run.duration_secs(),
-        phrase_of(&c)
-    );
+    let mut out = status.headline(Some(run.duration_secs()), &view::counts_phrase_of(&c));
+    out.push('\n');
     if let Some(reason) = &status.exit_reason {
         out.push_str(&exit_reason_lines(reason));
     }
@@ -246,8 +197,6 @@ pub fn comparison_block(c: &crate::model::baseline::Comparison) -> String {
 pub fn body(out: &mut String, run: &Run) {
     body_with(out, run, Detail::Full, false);
 }
-
-pub(crate) use sections::sources_note;
 
 /// What the agent Markdown writes under a failure's heading, at `detail`:
 /// the message, earlier attempts, the frames (`at file:line`), the failing

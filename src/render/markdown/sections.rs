@@ -9,7 +9,7 @@ use super::detail::{Section, is_framework_frame, is_pytest_hint, message_of, nam
 use super::grouping::{Shown, new_mark, same_line};
 use super::lines::{LineSet, clip, indent_line, line_breaks};
 use super::{Detail, MAX_MESSAGE_LINES, MAX_SKIP_REASONS, OUTPUT_HEAD, OUTPUT_TAIL};
-use crate::model::{Run, SourceKind, TestResult};
+use crate::model::{Run, TestResult};
 use crate::pytest_text;
 use crate::render::view;
 use crate::text::dedent;
@@ -456,8 +456,8 @@ pub(super) fn skipped(out: &mut String, run: &Run) {
 /// The closing `>` notes: the run's sources and notes, then `extra`.
 pub fn notes(out: &mut String, run: &Run, extra: &[String]) {
     let mut notes: Vec<String> = Vec::new();
-    if !run.sources.is_empty() && !read_as_usual(run) {
-        notes.push(sources_note(run));
+    if !run.sources.is_empty() && !view::read_as_usual(run) {
+        notes.push(view::sources_note(run));
     }
     notes.extend(run.notes.iter().cloned());
     notes.extend(extra.iter().cloned());
@@ -470,38 +470,4 @@ pub fn notes(out: &mut String, run: &Run, extra: &[String]) {
             let _ = writeln!(out, "> {}", clip(line));
         }
     }
-}
-
-/// The run was read from what a run of pytest writes when all is well:
-/// one pytest-json-report file and one pytest JUnit XML file. The agent's
-/// answer names its sources only otherwise (one missing, or another kind),
-/// where they say how much to trust it; sources that disagree add notes
-/// of their own.
-fn read_as_usual(run: &Run) -> bool {
-    let [a, b] = run.sources.as_slice() else {
-        return false;
-    };
-    let pair = (a.kind, b.kind);
-    pair == (SourceKind::JsonReport, SourceKind::PytestJunit)
-        || pair == (SourceKind::PytestJunit, SourceKind::JsonReport)
-}
-
-/// Which kinds of source the run was read from, e.g. `Sources:
-/// pytest-json-report, pytest JUnit XML` or `Sources: 3 JUnit XML files`.
-pub(crate) fn sources_note(run: &Run) -> String {
-    let mut kinds: Vec<(SourceKind, usize)> = Vec::new();
-    for s in &run.sources {
-        match kinds.iter_mut().find(|(k, _)| *k == s.kind) {
-            Some((_, n)) => *n += 1,
-            None => kinds.push((s.kind, 1)),
-        }
-    }
-    let parts: Vec<String> = kinds
-        .iter()
-        .map(|(k, n)| match n {
-            1 => k.describe().to_string(),
-            n => format!("{n} {} files", k.describe()),
-        })
-        .collect();
-    format!("Sources: {}", parts.join(", "))
 }

@@ -21,7 +21,7 @@ use std::fmt::Write as _;
 
 use super::Detail;
 use super::lines::indent_line;
-use crate::model::{Counts, Outcome, Subtest, TestResult};
+use crate::model::{Outcome, Subtest, TestResult};
 use crate::text::first_line;
 
 /// Failed subtests listed per test at each level of detail; the rest are
@@ -30,16 +30,6 @@ fn listed(detail: Detail) -> usize {
     match detail {
         Detail::Full | Detail::NoOutput => 10,
         Detail::CrashLines | Detail::FewerIds => 3,
-    }
-}
-
-/// ` (8 subtests)`: the header's word on how many of the failures are
-/// subtests (pytest counts each failed subtest as a failure), or nothing.
-pub(super) fn failed_note(c: &Counts) -> String {
-    match c.subtests_failed {
-        0 => String::new(),
-        1 => " (1 subtest)".to_string(),
-        n => format!(" ({n} subtests)"),
     }
 }
 

@@ -120,7 +120,7 @@ impl Ladder for RunResult {
             Messages::Whole => {}
             Messages::First(k) if i >= k => (g.message, g.at) = (String::new(), None),
             Messages::Short | Messages::First(_) => {
-                g.message = cut_chars(&g.message, SHORT_MESSAGE_CHARS);
+                g.message = clip_chars(&g.message, SHORT_MESSAGE_CHARS).into_owned();
             }
         }
         g

@@ -7,6 +7,7 @@
 
 mod groups;
 mod lists;
+mod phrases;
 mod status;
 
 pub use groups::{
@@ -14,7 +15,11 @@ pub use groups::{
     standing_mark,
 };
 pub use lists::{SkipReasons, Standings, flaky, skip_reasons, slowest, standings};
-pub use status::{ExitReason, Status, Verdict, status, status_with};
+pub use phrases::{counts_phrase, counts_phrase_of, read_as_usual, sources_note};
+pub use status::{
+    ExitReason, Status, Tone, Verdict, discovery_status, error_verdict, headline, status,
+    status_with,
+};
 
 use crate::model::baseline::{Comparison, compare};
 use crate::model::{Counts, Run};

@@ -6,19 +6,27 @@
 
 use std::borrow::Cow;
 
+use crate::model::discovery::Discovery;
+use crate::model::exec_error::ErrorKind;
 use crate::model::{Counts, Run};
 
-/// The status of a run that gave a result. (A run that gave none is an
-/// execution error, `model::exec_error`, with a status of its own.)
+/// How a run or a discovery ended: the status every output says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
+    // Results.
     Success,
     Failure,
     NoTests,
-    /// pytest's exit status 2 without collection errors.
+    /// pytest's exit status 2 without collection errors, or a session
+    /// pytest.exit() stopped.
     Interrupted,
-    /// pytest's exit status 3 (internal error) or 4 (usage error).
+    /// pytest's exit status 3 (internal error) or 4 (usage error), and the
+    /// other ends that gave no result.
     Error,
+    // Ends that gave no result (execution errors).
+    Timeout,
+    Crash,
+    Cancelled,
 }
 
 impl Verdict {
@@ -30,7 +38,61 @@ impl Verdict {
             Verdict::NoTests => "NO TESTS",
             Verdict::Interrupted => "INTERRUPTED",
             Verdict::Error => "ERROR",
+            Verdict::Timeout => "TIMEOUT",
+            Verdict::Crash => "CRASH",
+            Verdict::Cancelled => "CANCELLED",
         }
+    }
+
+    /// How a page colours it: `ok`, `none` (nothing ran) or `bad`.
+    pub fn tone(self) -> Tone {
+        match self {
+            Verdict::Success => Tone::Ok,
+            Verdict::NoTests => Tone::Neutral,
+            _ => Tone::Bad,
+        }
+    }
+}
+
+/// Whether a status is good news, bad news or neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    Ok,
+    Neutral,
+    Bad,
+}
+
+/// The one headline: `Test FAILURE (0.2s) — 2 run, 1 failed`, `Discover
+/// SUCCESS (0.4s) — 5 tests in 1 file`, without the seconds where an
+/// output gives them elsewhere.
+pub fn headline(what: &str, verdict: Verdict, secs: Option<f64>, tail: &str) -> String {
+    let secs = secs.map(|s| format!(" ({s:.1}s)")).unwrap_or_default();
+    format!("{what} {}{secs} — {tail}", verdict.word())
+}
+
+/// A discovery's status and pytest's exit status for it: collection errors
+/// are a failure (2), nothing collected is no tests (5), else success (0).
+pub fn discovery_status(d: &Discovery) -> (Verdict, i32) {
+    if !d.collection_errors.is_empty() {
+        (Verdict::Failure, 2)
+    } else if d.items.is_empty() {
+        (Verdict::NoTests, 5)
+    } else {
+        (Verdict::Success, 0)
+    }
+}
+
+/// The status of a run that gave no result.
+pub fn error_verdict(kind: ErrorKind) -> Verdict {
+    match kind {
+        ErrorKind::Timeout => Verdict::Timeout,
+        ErrorKind::Crash => Verdict::Crash,
+        ErrorKind::Cancelled => Verdict::Cancelled,
+        ErrorKind::Interrupted => Verdict::Interrupted,
+        ErrorKind::PytestInternal
+        | ErrorKind::UsageError
+        | ErrorKind::Spawn
+        | ErrorKind::Unknown => Verdict::Error,
     }
 }
 
@@ -59,6 +121,13 @@ impl ExitReason<'_> {
     /// rest of the text follows on lines of its own.
     pub fn lead(&self) -> String {
         format!("Exit status {} with no test failed", self.exit_code)
+    }
+}
+
+impl Status<'_> {
+    /// The run's headline: `Test FAILURE (0.2s) — <counts>`.
+    pub fn headline(&self, secs: Option<f64>, counts: &str) -> String {
+        headline("Test", self.verdict, secs, counts)
     }
 }
 

@@ -17,13 +17,15 @@ fn failure_sections_are_literal() {
             literal(&["# not a heading", "  > assert x"], None),
         ]
     );
-    assert!(to_html(md).contains("<pre><code># not a heading\n  &gt; assert x\n</code></pre>"));
+    assert!(
+        to_html(md, None).contains("<pre><code># not a heading\n  &gt; assert x\n</code></pre>")
+    );
 }
 
 #[test]
 fn list_item_detail_stays_in_the_item_and_the_list_goes_on() {
     let md = "### COLLECTION ERROR: t.py\n- L6 — SyntaxError: expected ':'\n  for n in range(5)\n                   ^\n- L9 — E\n  x\n";
-    let html = to_html(md);
+    let html = to_html(md, None);
     assert_eq!(html.matches("<ul>").count(), 1, "{html}");
     assert!(
         html.contains("<li>L6 — SyntaxError: expected ':'\n<pre><code>for n in range(5)\n                 ^\n</code></pre>\n</li>\n<li>L9 — E"),
@@ -33,7 +35,7 @@ fn list_item_detail_stays_in_the_item_and_the_list_goes_on() {
 
 #[test]
 fn backticks_and_markup_in_a_literal_stay_text() {
-    let html = to_html("### FAILED: t\n````\n  ``` <b>x</b> [a](http://x)\n");
+    let html = to_html("### FAILED: t\n````\n  ``` <b>x</b> [a](http://x)\n", None);
     assert!(
         html.contains("<pre><code>````\n  ``` &lt;b&gt;x&lt;/b&gt; [a](http://x)\n</code></pre>"),
         "{html}"

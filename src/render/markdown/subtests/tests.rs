@@ -85,14 +85,3 @@ fn unnamed_subtests_are_numbered() {
         "{one}"
     );
 }
-
-#[test]
-fn the_header_says_how_many_failures_are_subtests() {
-    let counts = |n| Counts {
-        subtests_failed: n,
-        ..Counts::default()
-    };
-    assert_eq!(failed_note(&counts(0)), "");
-    assert_eq!(failed_note(&counts(1)), " (1 subtest)");
-    assert_eq!(failed_note(&counts(4)), " (4 subtests)");
-}
