@@ -31,7 +31,7 @@ use super::sections::{self, Collection, LISTED, tests};
 use super::{Baseline, Options};
 use crate::budget::{Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::Run;
-use crate::render::markdown::Detail;
+use crate::render::view::failure::Detail;
 use crate::render::view::{self, Group, New};
 use crate::text::plural;
 

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use super::Options;
 use super::escape::{code_block, code_span, escape_text, html_code, html_text, url_base, url_path};
 use crate::model::{CollectionError, Outcome, Run, TestResult};
-use crate::render::markdown::{self, Detail};
+use crate::render::view::failure::{self, Detail};
 use crate::render::view::{self, Group};
 use crate::text::{first_line, plural};
 
@@ -130,7 +130,7 @@ pub(super) fn group_full(
     for paragraph in lead {
         let _ = writeln!(out, "{paragraph}\n");
     }
-    let lines = markdown::failure_lines(g.first, detail);
+    let lines = failure::failure_lines(g.first, detail);
     // The agent Markdown keeps a message from starting a heading or a note
     // with a backslash; a code block needs none.
     let lines = match lines.strip_prefix('\\') {
@@ -250,7 +250,7 @@ fn collection_full(
                 let _ = write!(text, "{t}: ");
             }
             let _ = writeln!(text, "{}", first_line(&e.message));
-            for line in markdown::collection_error_lines(e) {
+            for line in failure::collection_error_lines(e) {
                 let _ = writeln!(text, "  {line}");
             }
         }
@@ -275,7 +275,7 @@ pub(super) fn retried(options: &Options, flaky: &[&TestResult]) -> String {
         let attempts = plural(t.reruns().len(), "failed attempt", "failed attempts");
         let _ = write!(out, "- {} passed after {attempts}", code_span(&t.node_id));
         if let Some((m, at)) = t.first_failed_attempt() {
-            let _ = write!(out, ", first: {}", code_span(&markdown::clip(m)));
+            let _ = write!(out, ", first: {}", code_span(&failure::clip(m)));
             if let Some(at) = at {
                 let _ = write!(out, " at {}", place(options, &at.file, at.line));
             }
@@ -321,7 +321,7 @@ pub(super) fn skips(run: &Run) -> String {
         tests(skips.total)
     );
     for (reason, n) in skips.reasons.iter().take(SKIP_REASONS) {
-        let _ = writeln!(out, "- {} × {}", n, code_span(&markdown::clip(reason)));
+        let _ = writeln!(out, "- {} × {}", n, code_span(&failure::clip(reason)));
     }
     if let Some((reasons, rest)) = skips.beyond(SKIP_REASONS) {
         let _ = writeln!(out, "- … {reasons} more reasons ({})", tests(rest));

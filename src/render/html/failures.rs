@@ -7,9 +7,9 @@ use std::fmt::Write as _;
 
 use super::escape::{push, push_id};
 use crate::model::{Run, TestResult};
-use crate::render::markdown::{self, Detail};
+use crate::render::view::failure::{self, Detail};
 use crate::render::view::{self, Group};
-use crate::text::thousands;
+use crate::text::{one_line, thousands};
 
 /// Other ids of a group listed before the rest fold into `<details>`.
 const LISTED_IDS: usize = 20;
@@ -58,7 +58,7 @@ fn plural(n: usize, word: &str) -> String {
 fn group(out: &mut String, run: &Run, n: usize, g: &Group<'_>) {
     let t = g.first;
     let label = g.label();
-    let body = markdown::failure_lines(t, Detail::Full);
+    let body = failure::failure_lines(t, Detail::Full);
     let class = if label.starts_with("ERROR") { "e" } else { "f" };
     let flaky = if g.is_flaky() { " k" } else { "" };
     let _ = write!(
@@ -159,28 +159,26 @@ fn id_list(out: &mut String, ids: &[&str]) {
     }
 }
 
-/// Collection errors by file, as the Markdown shows them.
+/// Collection errors by file, each error's first line and its detail
+/// lines as every output shows them ([`failure::collection_error_lines`]).
 fn collection_errors(out: &mut String, run: &Run) {
-    let mut md = String::new();
-    markdown::collection_errors(&mut md, run);
-    for section in md.split("\n### COLLECTION ERROR: ").skip(1) {
-        let (file, body) = section.split_once('\n').unwrap_or((section, ""));
+    for (file, errors) in failure::collection_errors_by_file(run) {
         out.push_str(
             "<article class=\"grp e\">\n<h3><span class=tag>COLLECTION ERROR</span> <code>",
         );
-        push(out, file);
+        push(out, &failure::clip(&one_line(file)));
         out.push_str("</code></h3>\n<pre class=detail>");
-        for line in body.lines() {
-            match line.strip_prefix("- ") {
-                Some(head) => {
-                    out.push_str("<span class=m>");
-                    push(out, head);
-                    out.push_str("</span>\n");
-                }
-                None => {
-                    push(out, line);
-                    out.push('\n');
-                }
+        for e in errors {
+            // Clipped as a list item's line is, without its bullet.
+            let head = format!("- {}", failure::collection_error_head(e));
+            let head = failure::clip(&head);
+            out.push_str("<span class=m>");
+            push(out, head.strip_prefix("- ").unwrap_or(&head));
+            out.push_str("</span>\n");
+            for line in failure::collection_error_lines(e) {
+                push(out, "  ");
+                push(out, &failure::clip(&line));
+                out.push('\n');
             }
         }
         out.push_str("</pre>\n</article>\n");

@@ -22,13 +22,14 @@ use std::cell::OnceCell;
 use std::fmt::Write as _;
 
 use super::grouping::{self, Shown, failure_groups, new_mark};
-use super::sections::{collection_errors, failure, flaky, lean_message, notes, skipped};
+use super::sections::{collection_errors, failure, flaky, notes, skipped};
 use super::{Detail, closing, header};
 use crate::budget::{BYTES_PER_TOKEN, Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::Run;
 use crate::model::groups::IdItem;
 use crate::pytest_text::parametrized_function;
 use crate::render::view::Group;
+use crate::render::view::failure::lean_message;
 use crate::text::{clip_chars, first_line, one_line, thousands};
 
 /// The fewest characters a failure section takes: `\n### ERROR: \n`.
@@ -184,7 +185,7 @@ impl Levels {
 
     /// What the step drops, as the closing note says it.
     fn dropped(self) -> Vec<&'static str> {
-        let mut dropped = self.detail.dropped().to_vec();
+        let mut dropped = super::dropped(self.detail).to_vec();
         if self.seen > self.detail {
             dropped.push("the detail of the failures that also failed last run (shown then)");
         }
@@ -336,7 +337,7 @@ impl Fitting<'_> {
         }
         flaky(&mut out, self.run);
         skipped(&mut out, self.run);
-        let mut dropped: Vec<&str> = Detail::FewerIds.dropped().to_vec();
+        let mut dropped: Vec<&str> = super::dropped(Detail::FewerIds).to_vec();
         let detail = format!("the detail of {}", groups_phrase(rest.len()));
         dropped.push(&detail);
         (out, self.truncation(&dropped))

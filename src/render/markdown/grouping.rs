@@ -6,9 +6,9 @@
 use std::borrow::Cow;
 use std::cell::OnceCell;
 
-use super::detail::Section;
 use crate::model::{Run, TestResult};
 use crate::pytest_text;
+use crate::render::view::failure::Section;
 use crate::render::view::{self, New};
 use crate::text::one_line;
 

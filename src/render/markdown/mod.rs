@@ -22,13 +22,9 @@
 //! are blockquotes at the end; no emoji, no code fences.
 
 mod changes;
-mod detail;
-mod exception_group;
 mod fit;
 mod grouping;
-mod lines;
 mod sections;
-mod subtests;
 #[cfg(test)]
 mod tests;
 
@@ -40,25 +36,14 @@ use crate::text::one_line;
 
 pub use fit::offer;
 pub(crate) use fit::{Fitting, Plan, plans};
-pub(crate) use lines::clip;
 pub use sections::{collection_errors, indented, notes};
+pub(crate) use view::failure::{Detail, clip};
 
 use grouping::Shown;
 use sections::{failure, flaky, skipped};
 
-/// Lines of captured output kept per stream: the head and the tail.
-const OUTPUT_HEAD: usize = 5;
-const OUTPUT_TAIL: usize = 15;
-/// Lines kept from a non-pytest stack trace.
-const FOREIGN_TRACE_LINES: usize = 8;
-/// Frames listed per failure before the rest are summarised.
-const MAX_FRAMES: usize = 6;
-/// Lines of a message shown before the rest are summarised.
-const MAX_MESSAGE_LINES: usize = 20;
 /// Distinct skip reasons listed.
 const MAX_SKIP_REASONS: usize = 10;
-/// Longest line kept anywhere; longer ones are cut with a marker.
-const MAX_LINE_CHARS: usize = 400;
 
 /// Renders a run as Markdown.
 pub fn render(run: &Run) -> String {
@@ -118,55 +103,25 @@ pub fn exit_reason_lines(reason: &view::ExitReason<'_>) -> String {
     out
 }
 
-/// How much of each failure is shown: the first steps of fitting an answer
-/// to its budget ([`fit`]), each dropping more than the one before. Every
-/// failing group keeps its section at each of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Detail {
-    /// Everything: message, frames, failing line, explanation, output.
-    Full,
-    /// Captured output dropped.
-    NoOutput,
-    /// Also the traceback cut to the crash lines: where the test failed,
-    /// the failing source line and a few explanation lines; messages to
-    /// their first lines.
-    CrashLines,
-    /// Also one id named per group, the others counted.
-    FewerIds,
+/// Ids named in a group's `Same failure in` line at `detail`.
+fn listed_ids(detail: Detail) -> usize {
+    match detail {
+        Detail::FewerIds => 1,
+        _ => grouping::LISTED_IDS,
+    }
 }
 
-impl Detail {
-    fn message_lines(self) -> usize {
-        match self {
-            Detail::Full | Detail::NoOutput => MAX_MESSAGE_LINES,
-            Detail::CrashLines | Detail::FewerIds => 3,
-        }
-    }
-    fn shows_output(self) -> bool {
-        self == Detail::Full
-    }
-    fn crash_only(self) -> bool {
-        self >= Detail::CrashLines
-    }
-    /// Ids named in a group's `Same failure in` line.
-    fn listed_ids(self) -> usize {
-        match self {
-            Detail::FewerIds => 1,
-            _ => grouping::LISTED_IDS,
-        }
-    }
-    /// What this step drops, as the closing note says it.
-    fn dropped(self) -> &'static [&'static str] {
-        match self {
-            Detail::Full => &[],
-            Detail::NoOutput => &["captured output"],
-            Detail::CrashLines => &["captured output", "traceback lines beyond the crash"],
-            Detail::FewerIds => &[
-                "captured output",
-                "traceback lines beyond the crash",
-                "ids beyond the first of each group",
-            ],
-        }
+/// What a step of [`Detail`] drops, as the closing note says it.
+pub(super) fn dropped(detail: Detail) -> &'static [&'static str] {
+    match detail {
+        Detail::Full => &[],
+        Detail::NoOutput => &["captured output"],
+        Detail::CrashLines => &["captured output", "traceback lines beyond the crash"],
+        Detail::FewerIds => &[
+            "captured output",
+            "traceback lines beyond the crash",
+            "ids beyond the first of each group",
+        ],
     }
 }
 
@@ -196,32 +151,6 @@ pub fn comparison_block(c: &crate::model::baseline::Comparison) -> String {
 /// discovery, which have headers of their own.
 pub fn body(out: &mut String, run: &Run) {
     body_with(out, run, Detail::Full, false);
-}
-
-/// What the agent Markdown writes under a failure's heading, at `detail`:
-/// the message, earlier attempts, the frames (`at file:line`), the failing
-/// source line (`> ...`), explanation lines and captured output, as plain
-/// lines. Other renderers show them as they are (`render::gfm`, in a code
-/// block), so that every rendering reads a failure the same way.
-pub(crate) fn failure_lines(t: &crate::model::TestResult, detail: Detail) -> String {
-    let mut out = String::new();
-    sections::failure_body(
-        &mut out,
-        t,
-        None,
-        &detail::Section::new(t),
-        detail,
-        sections::Lean::default(),
-    );
-    out
-}
-
-/// A collection error's detail lines as the agent Markdown writes them
-/// under its `- L12 — ImportError: ...` line (the offending source line,
-/// explanation lines the message does not hold), unindented.
-pub(crate) fn collection_error_lines(e: &crate::model::CollectionError) -> Vec<String> {
-    let tb = e.traceback.as_deref().unwrap_or_default();
-    sections::collection_detail(tb, &e.message, &e.file)
 }
 
 /// [`body`] at a chosen level of detail. Failures that share their shape

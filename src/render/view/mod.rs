@@ -5,6 +5,7 @@
 //! rendering, JSON, the structured result, HTML and the annotations only
 //! format them (ARCHITECTURE.md, "One view, thin outputs").
 
+pub mod failure;
 mod groups;
 mod lists;
 mod phrases;

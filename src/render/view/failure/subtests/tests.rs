@@ -1,6 +1,6 @@
 use super::*;
 use crate::model::{Location, Subtest, SubtestLabel, Subtests};
-use crate::render::markdown::failure_lines;
+use crate::render::view::failure::failure_lines;
 
 fn traceback(i: usize, line: u32) -> String {
     format!(

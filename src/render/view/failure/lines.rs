@@ -5,14 +5,14 @@ use std::cmp::Ordering;
 
 use super::MAX_LINE_CHARS;
 
-pub(super) fn indent_line(out: &mut String, line: &str) {
+pub fn indent_line(out: &mut String, line: &str) {
     out.push_str("  ");
     out.push_str(&clip(line));
     out.push('\n');
 }
 
 /// Cuts a line longer than [`MAX_LINE_CHARS`], saying how much was cut.
-pub(crate) fn clip(line: &str) -> std::borrow::Cow<'_, str> {
+pub fn clip(line: &str) -> std::borrow::Cow<'_, str> {
     // No more bytes than the limit is no more characters: nothing to count.
     if line.len() <= MAX_LINE_CHARS {
         return std::borrow::Cow::Borrowed(line);
@@ -32,7 +32,7 @@ pub(crate) fn clip(line: &str) -> std::borrow::Cow<'_, str> {
 /// still searched in logarithmic time; ordering by length first makes most
 /// comparisons stop there.
 #[derive(Clone)]
-pub(super) struct LineSet<'a>(Vec<Cow<'a, str>>);
+pub struct LineSet<'a>(Vec<Cow<'a, str>>);
 
 impl<'a> LineSet<'a> {
     /// The set of the lines of all `parts`.
@@ -72,7 +72,7 @@ impl<'a> LineSet<'a> {
 /// `\r\n`; a last line without one is kept whole), several times faster on
 /// a traceback: line breaks are found with `memchr`, and the `Vec` is
 /// allocated once.
-pub(super) fn lines_of(text: &str) -> Vec<&str> {
+pub fn lines_of(text: &str) -> Vec<&str> {
     let mut lines = Vec::with_capacity(line_breaks(text) + 1);
     let mut start = 0;
     for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
@@ -87,11 +87,11 @@ pub(super) fn lines_of(text: &str) -> Vec<&str> {
 }
 
 /// How many `\n` a text holds.
-pub(super) fn line_breaks(text: &str) -> usize {
+pub fn line_breaks(text: &str) -> usize {
     memchr::memchr_iter(b'\n', text.as_bytes()).count()
 }
 
 /// Shorter strings first, equally long ones by their bytes.
-pub(super) fn by_length(a: &str, b: &str) -> Ordering {
+pub fn by_length(a: &str, b: &str) -> Ordering {
     a.len().cmp(&b.len()).then_with(|| a.cmp(b))
 }

@@ -10,7 +10,7 @@ use std::ops::Range;
 use super::exception_group;
 use super::lines::{LineSet, lines_of};
 use super::{FOREIGN_TRACE_LINES, MAX_FRAMES, MAX_MESSAGE_LINES};
-pub(super) use crate::model::crash::is_framework_frame;
+pub use crate::model::crash::is_framework_frame;
 use crate::model::{Location, Phase, TestResult};
 use crate::pytest_text::{self, FrameLine, is_project_path};
 use crate::text::one_line;
@@ -19,18 +19,18 @@ use crate::text::{dedent, first_line};
 /// The parts of a failure section that are the same at every level of
 /// detail: reading a traceback is most of the cost of rendering a failure.
 #[derive(Clone)]
-pub(super) struct Section<'r> {
+pub struct Section<'r> {
     /// Frames, the failing source line, explanation: all of them, or from
     /// [`super::Detail::CrashLines`] on the crash lines alone.
-    pub(super) detail: Vec<Cow<'r, str>>,
+    pub detail: Vec<Cow<'r, str>>,
     /// The lines of the message and traceback, when there is captured
     /// output: output that only repeats the failure (nextest copies the
     /// panic to stderr) is not shown twice.
-    pub(super) said: Option<LineSet<'r>>,
+    pub said: Option<LineSet<'r>>,
 }
 
 impl<'r> Section<'r> {
-    pub(super) fn new(t: &'r TestResult) -> Self {
+    pub fn new(t: &'r TestResult) -> Self {
         let message = message_of(t);
         // The traceback is split into lines and searched for frames once.
         let (tb_lines, parts) = traceback_lines(t);
@@ -99,7 +99,7 @@ impl<'r> Section<'r> {
 }
 
 /// pytest's advice to rerun with more verbosity: no information in itself.
-pub(super) fn is_pytest_hint(line: &str) -> bool {
+pub fn is_pytest_hint(line: &str) -> bool {
     line.starts_with("Use -v to get")
         || line.starts_with("Use -vv to get")
         || (line.starts_with("Omitting ") && line.ends_with("use -vv to show"))
@@ -107,12 +107,12 @@ pub(super) fn is_pytest_hint(line: &str) -> bool {
 
 /// The range of each part of [`traceback_lines`], with its phase (none for
 /// the deciding phase's own traceback).
-pub(super) type Parts = Vec<(Option<Phase>, Range<usize>)>;
+pub type Parts = Vec<(Option<Phase>, Range<usize>)>;
 
 /// The lines of a test's traceback and then of each other failing phase's
 /// (see [`TestResult::phase_failures`]), each after a blank line and its
 /// `[teardown]` line, as one list, and where each part is in it.
-pub(super) fn traceback_lines(t: &TestResult) -> (Vec<&str>, Parts) {
+pub fn traceback_lines(t: &TestResult) -> (Vec<&str>, Parts) {
     let mut lines = t.traceback().map_or_else(Vec::new, lines_of);
     let mut parts = vec![(None, 0..lines.len())];
     for p in t.phase_failures() {
@@ -251,7 +251,7 @@ fn cause_line(
 
 /// pytest's frame lines (`path:line: ...`) among a traceback's lines, with
 /// their index. None means a trace from another framework.
-pub(super) fn frame_lines<'a>(lines: &[&'a str]) -> Vec<(usize, FrameLine<'a>)> {
+pub fn frame_lines<'a>(lines: &[&'a str]) -> Vec<(usize, FrameLine<'a>)> {
     lines
         .iter()
         .enumerate()
@@ -265,7 +265,7 @@ pub(super) fn frame_lines<'a>(lines: &[&'a str]) -> Vec<(usize, FrameLine<'a>)> 
 /// Frames in the project, the failing source line, and the `E` lines the
 /// message does not already say, for the `section` of a traceback's `lines`
 /// that holds `frames`. `message_lines` are the message's.
-pub(super) fn pytest_detail<'a>(
+pub fn pytest_detail<'a>(
     detail: &mut Vec<Cow<'a, str>>,
     lines: &[&'a str],
     section: Range<usize>,
@@ -346,7 +346,7 @@ pub(super) fn pytest_detail<'a>(
 /// datetime.date(2024, 3, 6) = <class 'datetime.date'>(2024, 3, 6)`, `+
 /// where <class 'datetime.date'> = dt.date`), or of a value as itself:
 /// the values compared are in the message, the names in the source line.
-pub(super) fn names_a_class(text: &str) -> bool {
+pub fn names_a_class(text: &str) -> bool {
     let Some(rest) = text.strip_prefix('+') else {
         return false;
     };
@@ -366,7 +366,7 @@ pub(super) fn names_a_class(text: &str) -> bool {
 
 /// `at path:line`, as `format!` would write it, at a fraction of the cost
 /// (there is one per frame listed).
-pub(super) fn at_line(path: &str, line: u32) -> String {
+pub fn at_line(path: &str, line: u32) -> String {
     let mut s = String::with_capacity(path.len() + 14);
     s.push_str("at ");
     s.push_str(&one_line(path));
@@ -377,7 +377,7 @@ pub(super) fn at_line(path: &str, line: u32) -> String {
 
 /// `at file:line` for a test's location (a path from its id, control
 /// characters made visible as in the id).
-pub(super) fn at_location(l: &Location) -> String {
+pub fn at_location(l: &Location) -> String {
     match l.line {
         Some(line) => at_line(&l.file, line),
         None => ["at ", &one_line(&l.file)].concat(),
@@ -386,7 +386,7 @@ pub(super) fn at_location(l: &Location) -> String {
 
 /// A stack trace from another framework: its first lines, minus the lines
 /// the message already holds and frames inside test frameworks and runtimes.
-pub(super) fn foreign_detail<'a>(
+pub fn foreign_detail<'a>(
     detail: &mut Vec<Cow<'a, str>>,
     tb: &str,
     lines: &[&'a str],
@@ -449,7 +449,7 @@ pub(super) fn foreign_detail<'a>(
 }
 
 /// The first `file:N` in a trace for the given file.
-pub(super) fn line_in_trace(tb: &str, file: &str) -> Option<u32> {
+pub fn line_in_trace(tb: &str, file: &str) -> Option<u32> {
     tb.match_indices(file).find_map(|(i, _)| {
         let rest = tb[i + file.len()..].strip_prefix(':')?;
         let digits: &str = &rest[..rest.bytes().take_while(u8::is_ascii_digit).count()];
@@ -458,7 +458,7 @@ pub(super) fn line_in_trace(tb: &str, file: &str) -> Option<u32> {
 }
 
 /// The message the section of `t` opens with.
-pub(super) fn message_of(t: &TestResult) -> Cow<'_, str> {
+pub fn message_of(t: &TestResult) -> Cow<'_, str> {
     t.joined_message()
         .or_else(|| t.traceback().map(|tb| Cow::Borrowed(first_line(tb))))
         .unwrap_or(Cow::Borrowed("(no message)"))
