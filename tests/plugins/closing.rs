@@ -97,6 +97,12 @@ pub fn closing(output: &str) -> Option<Closing> {
     pytest_closing(last).or_else(|| sugar_closing(output))
 }
 
+/// The last line of `output` that reads as pytest's closing line, wherever
+/// it is (pytest-mcp's `text_output` has pytest's standard error after it).
+pub fn last_closing(output: &str) -> Option<Closing> {
+    output.lines().rev().find_map(pytest_closing)
+}
+
 #[test]
 fn closing_lines_are_read() {
     let c = pytest_closing("==== 1 failed, 2 passed, 3 rerun, 1 warning in 61.20s (0:01:01) ====")
