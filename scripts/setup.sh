@@ -21,13 +21,13 @@
 #
 # The plugin matrix (tests/plugins.rs, tests/plugins/<project>/): one
 # virtualenv per `venv:` group of requirements-plugins.txt, under
-# .venv-plugins/<group>/ (`quiet`: the plugins that do nothing until a
-# project turns them on, shared; `randomly`, `sugar`, `hypothesis`: a plugin that changes
-# every run it is installed into, alone), each with the `all` lines (pytest,
-# pytest-json-report) and its group's. A group is installed afresh when its
-# lines change (the lines it was installed from are kept in
-# .venv-plugins/<group>/.installed); the groups install side by side. From
-# nothing, with pip's cache empty, the four take about 45 s together.
+# .venv-plugins/<group>/: `quiet`, shared by the plugins that do nothing
+# until a project turns them on; `randomly`, `sugar` and `hypothesis`, each
+# a plugin that changes every run it is installed into, alone. Each gets
+# the `all` lines (pytest, pytest-json-report) and its group's. A group is
+# made afresh when its lines change (the lines it was installed from are
+# kept in .venv-plugins/<group>/.installed); the groups install side by
+# side. From nothing, with pip's cache empty, the four take under a minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -139,14 +139,14 @@ plugin_venv() { # GROUP
     cp "$dir/requirements.txt" "$dir/.installed"
 }
 pids=()
-for group in $(sed -n 's/.*# venv: \([a-z_]*\).*/\1/p' requirements-plugins.txt | grep -vx all | sort -u); do
+while IFS= read -r group; do
     if [ -x ".venv-plugins/$group/bin/python" ] && cmp -s <(plugin_lines "$group") ".venv-plugins/$group/.installed"; then
         continue
     fi
     echo "setup: installing the '$group' plugins of requirements-plugins.txt into .venv-plugins/$group" >&2
     plugin_venv "$group" &
     pids+=("$!")
-done
+done < <(sed -n 's/.*# venv: \([a-z_]*\).*/\1/p' requirements-plugins.txt | grep -vx all | sort -u)
 for pid in "${pids[@]}"; do
     wait "$pid" || { echo "setup: a plugin venv failed to install (requirements-plugins.txt)" >&2; exit 1; }
 done
