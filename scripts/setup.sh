@@ -136,6 +136,15 @@ plugin_venv() { # GROUP
     "$python" -m venv "$dir"
     plugin_lines "$1" >"$dir/requirements.txt"
     "$dir/bin/python" -m pip install --quiet --disable-pip-version-check -r "$dir/requirements.txt"
+    # pytest rewrites the asserts of every plugin it loads and caches the
+    # result beside it, unless PYTHONDONTWRITEBYTECODE is set (the MCP
+    # suite sets it): one pytest start here writes that cache, which halves
+    # every later run's start in the quiet venv. It collects nothing (5).
+    local empty python
+    empty=$(mktemp -d)
+    python=$(cd "$dir" && pwd)/bin/python
+    (cd "$empty" && env -u PYTHONDONTWRITEBYTECODE "$python" -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1) || true
+    rm -rf "$empty"
     cp "$dir/requirements.txt" "$dir/.installed"
 }
 pids=()

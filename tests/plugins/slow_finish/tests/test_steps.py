@@ -7,11 +7,11 @@ def step(seconds):
 
 
 def test_first_step():
-    assert step(0.1) == 0.1
+    assert step(0.05) == 0.05
 
 
 def test_second_step():
-    assert step(0.1) == 0.1
+    assert step(0.05) == 0.05
 
 
 def test_third_step():
