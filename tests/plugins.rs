@@ -394,9 +394,31 @@ fn every_project_has_a_test() {
 
 /// The same projects through the MCP Python SDK (`tests/mcp/test_plugins.py`):
 /// `execute_tests` on each, its structured result's status, counts and
-/// failures.
+/// failures. The projects it skips (their virtualenv is missing) are said
+/// in one line.
 #[test]
 fn through_the_mcp_python_sdk() {
+    let missing: Vec<&str> = PROJECTS
+        .iter()
+        .copied()
+        .filter(|name| {
+            let venv = expectations(name).venv;
+            !repo()
+                .join(".venv-plugins")
+                .join(venv)
+                .join("bin/python")
+                .is_file()
+        })
+        .collect();
+    if !missing.is_empty() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "plugin matrix through MCP: {} skipped ({}): their virtualenvs are missing; run `bash \
+             scripts/setup.sh`",
+            missing.len(),
+            missing.join(", ")
+        );
+    }
     mcp_suite::run_python_suite(
         "the plugin matrix through MCP (tests/mcp/test_plugins.py)",
         "mcp_plugins",
