@@ -13,10 +13,21 @@
 #                                  (tests/real_suites.rs, the bench's
 #                                  `suites` section); with npm, the CTRF
 #                                  reference validator in tests/ctrf
-#                                  (tests/ctrf_out.rs)
+#                                  (tests/ctrf_out.rs); and the plugin
+#                                  matrix's virtualenvs (below)
 #   bash scripts/setup.sh --demo   the demo (scripts/demo.sh): ./.venv with
 #                                  requirements-demo.txt (pytest and
 #                                  pytest-json-report) and nothing else
+#
+# The plugin matrix (tests/plugins.rs, tests/plugins/<project>/): one
+# virtualenv per `venv:` group of requirements-plugins.txt, under
+# .venv-plugins/<group>/: `quiet`, shared by the plugins that do nothing
+# until a project turns them on; `randomly`, `sugar` and `hypothesis`, each
+# a plugin that changes every run it is installed into, alone. Each gets
+# the `all` lines (pytest, pytest-json-report) and its group's. A group is
+# made afresh when its lines change (the lines it was installed from are
+# kept in .venv-plugins/<group>/.installed); the groups install side by
+# side. From nothing, with pip's cache empty, the four take under a minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,6 +49,13 @@ while IFS= read -r line; do
         exit 1
     fi
 done <requirements-demo.txt
+# The plugin matrix runs the pytest and pytest-json-report the suite pins.
+while IFS= read -r pin; do
+    if ! grep -qxF "$pin" requirements-dev.txt; then
+        echo "setup: requirements-plugins.txt pins '$pin' for every venv, which requirements-dev.txt does not" >&2
+        exit 1
+    fi
+done < <(sed -n 's/^\([^ #]*\) *# venv: all\b.*/\1/p' requirements-plugins.txt)
 
 python=${PYTHON:-python3}
 stamp=.venv/.requirements-installed      # a copy of requirements-dev.txt once installed
@@ -106,3 +124,38 @@ if command -v npm >/dev/null 2>&1 && ! cmp -s tests/ctrf/package-lock.json "$ctr
         echo "setup: npm ci failed in tests/ctrf; tests/ctrf_out.rs will skip the validateStrict check" >&2
     fi
 fi
+
+# The plugin matrix's virtualenvs (see the header): each group that is
+# missing or whose lines changed is made afresh, side by side.
+plugin_lines() { # GROUP: the requirements of .venv-plugins/GROUP, comments cut
+    sed -n "s/^\([^ #][^ ]*\) *# venv: \(all\|$1\)\b.*/\1/p" requirements-plugins.txt
+}
+plugin_venv() { # GROUP
+    local dir=.venv-plugins/$1
+    rm -rf "$dir"
+    "$python" -m venv "$dir"
+    plugin_lines "$1" >"$dir/requirements.txt"
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check -r "$dir/requirements.txt"
+    # pytest rewrites the asserts of every plugin it loads and caches the
+    # result beside it, unless PYTHONDONTWRITEBYTECODE is set (the MCP
+    # suite sets it): one pytest start here writes that cache, which halves
+    # every later run's start in the quiet venv. It collects nothing (5).
+    local empty python
+    empty=$(mktemp -d)
+    python=$(cd "$dir" && pwd)/bin/python
+    (cd "$empty" && env -u PYTHONDONTWRITEBYTECODE "$python" -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1) || true
+    rm -rf "$empty"
+    cp "$dir/requirements.txt" "$dir/.installed"
+}
+pids=()
+while IFS= read -r group; do
+    if [ -x ".venv-plugins/$group/bin/python" ] && cmp -s <(plugin_lines "$group") ".venv-plugins/$group/.installed"; then
+        continue
+    fi
+    echo "setup: installing the '$group' plugins of requirements-plugins.txt into .venv-plugins/$group" >&2
+    plugin_venv "$group" &
+    pids+=("$!")
+done < <(sed -n 's/.*# venv: \([a-z_]*\).*/\1/p' requirements-plugins.txt | grep -vx all | sort -u)
+for pid in "${pids[@]}"; do
+    wait "$pid" || { echo "setup: a plugin venv failed to install (requirements-plugins.txt)" >&2; exit 1; }
+done

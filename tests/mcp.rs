@@ -2,7 +2,8 @@
 //! `tests/mcp/` (the MCP Python SDK over stdio against the binary cargo just
 //! built), on two pytest-xdist workers (every test has its own project copy
 //! and its own server). The load tests (`tests/mcp/test_load.py`) are left
-//! to `tests/mcp_load.rs`, so that everyday `cargo test` stays fast.
+//! to `tests/mcp_load.rs`, so that everyday `cargo test` stays fast, and the
+//! plugin matrix (`tests/mcp/test_plugins.py`) to `tests/plugins.rs`.
 //!
 //! Interpreter: `PYTEST_MCP_TEST_PYTHON`, else `.venv/bin/python`; see
 //! `tests/common/mcp_suite.rs` (`mod common;`).
@@ -15,6 +16,12 @@ fn the_server_works_with_the_mcp_python_sdk() {
     mcp_suite::run_python_suite(
         "the MCP tests (tests/mcp)",
         "mcp",
-        &["tests/mcp", "--ignore=tests/mcp/test_load.py", "-n", "2"],
+        &[
+            "tests/mcp",
+            "--ignore=tests/mcp/test_load.py",
+            "--ignore=tests/mcp/test_plugins.py",
+            "-n",
+            "2",
+        ],
     );
 }

@@ -119,13 +119,13 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 
 @pytest.fixture
 def project(tmp_path: Path):
-    """copy(name, as_=None) copies tests/projects/<name> into tmp_path and
-    returns the copy's resolved path."""
+    """copy(name, as_=None, under=PROJECTS) copies tests/projects/<name> (or
+    <under>/<name>) into tmp_path and returns the copy's resolved path."""
 
-    def copy(name: str, as_: str | None = None) -> Path:
+    def copy(name: str, as_: str | None = None, under: Path = PROJECTS) -> Path:
         dest = tmp_path / (as_ or name)
         shutil.copytree(
-            PROJECTS / name,
+            under / name,
             dest,
             ignore=shutil.ignore_patterns(".pytest_cache", "__pycache__", "*.pyc"),
         )

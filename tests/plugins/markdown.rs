@@ -1,0 +1,233 @@
+//! Our Markdown and GitHub annotations against a project's expectations:
+//! the status word and counts of the first line, each failure's message,
+//! place and details, the reason, the crash; every heading's `(line N)`
+//! and annotation's line is a line of the file it names.
+
+use std::path::Path;
+
+use crate::closing::Closing;
+use crate::{Crash, Expect, Failure, Ran};
+
+/// The phrases of our status line the closing line's counts make:
+/// `9 run, 2 failed`, `, 1 error`, `, 1 skipped`, `, 1 xpassed`,
+/// `, 1 warning` (xfailed tests are counted as skipped).
+fn count_phrases(c: &Closing) -> Vec<String> {
+    let mut phrases = vec![format!("{} run, {} failed", c.total(), c.get("failed"))];
+    let skipped = c.get("skipped") + c.get("xfailed");
+    for (n, word) in [
+        (c.get("error"), "error"),
+        (skipped, "skipped"),
+        (c.get("xpassed"), "xpassed"),
+        (c.get("warning"), "warning"),
+    ] {
+        if n > 0 {
+            phrases.push(format!(", {n} {word}"));
+        }
+    }
+    phrases
+}
+
+/// The Markdown: exit status, status word and counts, each failure
+/// (message, place, details), the reason, the crash.
+pub fn check_markdown(
+    expect: &Expect,
+    closing: Option<&Closing>,
+    run: &Ran,
+    dir: &Path,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    let md = &run.stdout;
+    let first = md.lines().next().unwrap_or_default();
+    if run.status != Some(expect.exit) {
+        problems.push(format!(
+            "Markdown: pytest-mcp exited {:?} where pytest exited {}",
+            run.status, expect.exit
+        ));
+    }
+    let word = format!("Test {} ", expect.status.to_uppercase());
+    if !first.starts_with(&word) {
+        problems.push(format!(
+            "Markdown: the first line is not `{word}...`: {first}"
+        ));
+    }
+    if let Some(c) = closing {
+        for phrase in count_phrases(c) {
+            if !first.contains(&phrase) {
+                problems.push(format!(
+                    "Markdown: the first line lacks `{phrase}` ({}): {first}",
+                    c.line
+                ));
+            }
+        }
+    }
+    for failure in &expect.failures {
+        problems.extend(check_failure_section(md, failure));
+    }
+    problems.extend(check_heading_lines(md, dir));
+    if let Some(reason) = expect.reason.as_deref().filter(|r| !r.is_empty()) {
+        if !md.contains(reason) {
+            problems.push(format!("Markdown: the reason `{reason}` is not said"));
+        }
+    }
+    if let Some(crash) = &expect.crash {
+        problems.extend(check_crash_markdown(md, first, crash));
+    }
+    problems
+}
+
+/// The section of the failure `id`: from its heading (`### FAILED: <id>`,
+/// `### ERROR: <id>`, then the end of the line or ` (...)`) to the next.
+fn failure_section<'a>(md: &'a str, id: &str) -> Option<&'a str> {
+    let start = md.match_indices(&format!(": {id}")).find_map(|(i, _)| {
+        let line_start = md[..i].rfind('\n').map_or(0, |n| n + 1);
+        let after = &md[i + id.len() + 2..];
+        let heading = md[line_start..].starts_with("### ");
+        (heading && (after.starts_with('\n') || after.starts_with(" (") || after.is_empty()))
+            .then_some(line_start)
+    })?;
+    let rest = &md[start..];
+    let end = rest[1..].find("\n### ").map_or(rest.len(), |i| i + 1);
+    Some(&rest[..end])
+}
+
+fn check_failure_section(md: &str, failure: &Failure) -> Vec<String> {
+    let id = &failure.id;
+    let Some(section) = failure_section(md, id) else {
+        return vec![format!("Markdown: no section for the failure {id}")];
+    };
+    let mut problems = Vec::new();
+    if !section.contains(&failure.message) {
+        problems.push(format!(
+            "Markdown: {id} lacks its message `{}`",
+            failure.message
+        ));
+    }
+    let (path, line) = failure
+        .place
+        .rsplit_once(':')
+        .unwrap_or_else(|| panic!("{id}: the place {} is not path:line", failure.place));
+    let own_file = id.split("::").next() == Some(path);
+    let heading = section.lines().next().unwrap_or_default();
+    let in_heading = own_file && heading.contains(&format!(" (line {line})"));
+    let in_at_line = section.lines().any(|l| {
+        mentions(l, &failure.place) && (l.trim_start().starts_with("at ") || l.contains("(at "))
+    });
+    if !in_heading && !in_at_line {
+        problems.push(format!(
+            "Markdown: {id} is not placed at {} (its heading's line, or an `at` line)",
+            failure.place
+        ));
+    }
+    for detail in &failure.details {
+        if !section.contains(detail.as_str()) {
+            problems.push(format!("Markdown: {id} lacks `{detail}`"));
+        }
+    }
+    problems
+}
+
+/// True when `line` names `place` (`path:12`, not `path:123`).
+fn mentions(line: &str, place: &str) -> bool {
+    line.match_indices(place)
+        .any(|(i, _)| !line[i + place.len()..].starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// Every heading's `(line N)` is a line of the file its id names.
+fn check_heading_lines(md: &str, dir: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    for heading in md.lines().filter(|l| l.starts_with("### ")) {
+        let Some((before, after)) = heading.rsplit_once(" (line ") else {
+            continue;
+        };
+        let Some(n) = after
+            .strip_suffix(')')
+            .and_then(|n| n.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        let Some(file) = before
+            .split(": ")
+            .nth(1)
+            .and_then(|id| id.split("::").next())
+        else {
+            continue;
+        };
+        if let Some(lines) = line_count(dir, file) {
+            if n > lines {
+                problems.push(format!(
+                    "Markdown: `{heading}` names line {n} of {file}, which has {lines} lines"
+                ));
+            }
+        }
+    }
+    problems
+}
+
+fn line_count(dir: &Path, file: &str) -> Option<usize> {
+    std::fs::read_to_string(dir.join(file))
+        .ok()
+        .map(|t| t.lines().count())
+}
+
+/// A crash names the running test on the first line and the tests that
+/// never ran: how many, and each id.
+fn check_crash_markdown(md: &str, first: &str, crash: &Crash) -> Vec<String> {
+    let mut problems = Vec::new();
+    if !first.contains(&format!("while running {}", crash.running)) {
+        problems.push(format!(
+            "Markdown: the first line does not say `while running {}`: {first}",
+            crash.running
+        ));
+    }
+    let count = crash.not_run.len().to_string();
+    let said = md.lines().any(|l| {
+        l.to_lowercase().contains("never ran")
+            && l.split(|c: char| !c.is_ascii_digit()).any(|n| n == count)
+    });
+    if !said {
+        problems.push(format!(
+            "Markdown: no line says the {count} tests that never ran (`never ran` and the count)"
+        ));
+    }
+    for id in &crash.not_run {
+        if !md.contains(id.as_str()) {
+            problems.push(format!(
+                "Markdown: the test that never ran {id} is not named"
+            ));
+        }
+    }
+    problems
+}
+
+/// `--format github`: every annotation's line is a line of its file.
+pub fn check_github(run: &Ran, dir: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    for annotation in run.stdout.lines().filter(|l| l.starts_with("::")) {
+        let Some(props) = annotation
+            .split_once(' ')
+            .and_then(|(_, rest)| rest.split_once("::"))
+            .map(|(props, _)| props)
+        else {
+            continue;
+        };
+        let prop = |key: &str| {
+            props
+                .split(',')
+                .find_map(|p| p.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
+        };
+        let (Some(file), Some(n)) = (
+            prop("file"),
+            prop("line").and_then(|n| n.parse::<usize>().ok()),
+        ) else {
+            continue;
+        };
+        if let Some(lines) = line_count(dir, file) {
+            if n > lines {
+                problems.push(format!(
+                    "GitHub: an annotation at {file} line {n}, which has {lines} lines"
+                ));
+            }
+        }
+    }
+    problems
+}
