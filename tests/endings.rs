@@ -2,7 +2,8 @@
 //! `tests/projects/ending_*`, run by `pytest-mcp run`): exit status 1 with
 //! every test passed is a FAILURE saying why, a process that ended before
 //! its session did is a CRASH naming the running test and the tests that
-//! never ran, pytest.exit() is INTERRUPTED; pytest-mcp exits with pytest's
+//! never ran (or, failing as pytest starts, the error), pytest.exit() is
+//! INTERRUPTED; pytest-mcp exits with pytest's
 //! status. The same projects' captured files pin every format
 //! (tests/endings_golden.rs); the plugins' projects (tests/plugins.rs) meet
 //! the same endings through real plugins.
@@ -22,7 +23,9 @@ fn exit_status_1_with_every_test_passed_is_a_failure_that_says_why() {
     assert!(head.ends_with("2 run, 0 failed"), "{md}");
     let why = lines.collect::<Vec<_>>().join("\n");
     assert!(
-        why.starts_with("Exit status 1 with no test failed: TOTAL 12 3 75%\n  FAIL Required test coverage of 90% not reached."),
+        why.starts_with(
+            "Exit status 1 with no test failed: FAIL Required test coverage of 90% not reached."
+        ),
         "{md}"
     );
     let (_, json) = run_pytest_mcp(&root, &["--no-history", "--format", "json"]);
@@ -69,6 +72,21 @@ fn pytest_exit_stops_the_run_as_an_interruption() {
     );
     assert!(
         md.contains("\nNever ran (1): tests/test_db.py::test_never_reached\n"),
+        "{md}"
+    );
+}
+
+#[test]
+fn an_error_as_pytest_starts_is_a_crash_that_says_which() {
+    let (_dir, root) = project_copy("ending_startup_error");
+    let (status, md) = run_pytest_mcp(&root, &["--no-history"]);
+    assert_eq!(status, Some(1), "{md}");
+    let head = md.lines().next().unwrap_or_default();
+    assert!(
+        head.starts_with("Test CRASH (")
+            && head.ends_with(
+                "(an error before any test ran: KeyError: 'PYTEST_MCP_TEST_NO_SUCH_VARIABLE')"
+            ),
         "{md}"
     );
 }

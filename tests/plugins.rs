@@ -15,7 +15,8 @@
 //!   dies before it;
 //! - `failures`: each failing test's id, a piece of its message and its
 //!   place (`path:line`: the test's own line, or another file's line in an
-//!   `at` line), and `details` the Markdown must keep;
+//!   `at` line), `details` the Markdown must keep and `absent` it must not
+//!   show (a library's source line under the test's own place);
 //! - `reason`: what pytest or a plugin printed at the session's end when
 //!   it failed with no failing test (a coverage gate, unused snapshots;
 //!   empty when nothing was printed: any reason will do);
@@ -106,6 +107,10 @@ struct Failure {
     place: String,
     #[serde(default)]
     details: Vec<String>,
+    /// Text the section must not hold: a library's source line under the
+    /// test's own place.
+    #[serde(default)]
+    absent: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -392,6 +397,32 @@ fn every_project_has_a_test() {
         folders, PROJECTS,
         "tests/plugins/* and the matrix! list differ"
     );
+}
+
+/// `discover` on pytest-bdd's project: its scenarios are functions of
+/// pytest_bdd/scenario.py, whose line is no line of the test file (the
+/// heading names the file; no `L303` under it).
+#[test]
+fn bdd_discovery_pairs_no_library_line_with_the_test_file() {
+    let expect = expectations("bdd");
+    let Some(python) = interpreter("bdd", &expect) else {
+        return;
+    };
+    let mut command = clean_command(Path::new(BIN));
+    command
+        .arg("discover")
+        .arg("--python")
+        .arg(&python)
+        .arg("--root");
+    let ran = run_in_copy("bdd", command);
+    assert_eq!(ran.status, Some(0), "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .contains("### tests/test_cart.py\n- test_adding_an_item\n"),
+        "{}",
+        ran.stdout
+    );
+    assert!(!ran.stdout.contains("- L3"), "{}", ran.stdout);
 }
 
 /// The same projects through the MCP Python SDK (`tests/mcp/test_plugins.py`):

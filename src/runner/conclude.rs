@@ -233,11 +233,7 @@ fn ended_early(finished: &Finished, events: &EventLog, running: &[Running]) -> O
     };
     let while_running = while_running(running);
     if events.ended_early() {
-        let cause = if finished.stderr.text().contains(" Timeout +") {
-            "pytest-timeout ended it when a test ran past its time limit"
-        } else {
-            "os._exit, or a plugin ended the process"
-        };
+        let cause = early_cause(&finished.stdout.text(), &finished.stderr.text(), events);
         return Some(Failure {
             kind: ErrorKind::Crash,
             message: format!(
@@ -262,6 +258,29 @@ fn ended_early(finished: &Finished, events: &EventLog, running: &[Running]) -> O
         exit_code: Some(code),
         signal: None,
     })
+}
+
+/// What ended a process before its session did, as far as its output and
+/// the event log tell: pytest-timeout's thread method (its banner, on
+/// stdout), an exception before any test was collected (a plugin's or a
+/// conftest.py's, at start-up), or else `os._exit` or a plugin.
+fn early_cause(stdout: &str, stderr: &str, events: &EventLog) -> String {
+    if stdout.contains(" Timeout +") || stderr.contains(" Timeout +") {
+        return "pytest-timeout ended it when a test ran past its time limit".into();
+    }
+    let raised = stderr
+        .contains("Traceback (most recent call last):")
+        .then(|| crate::text::last_line(stderr))
+        .flatten();
+    match raised {
+        Some(error) if events.collected.is_none() => {
+            format!(
+                "an error before any test ran: {}",
+                crate::text::one_line(error)
+            )
+        }
+        _ => "os._exit, or a plugin ended the process".into(),
+    }
 }
 
 /// Why a run gave no result.

@@ -132,28 +132,40 @@ fn is_boundary(line: &str) -> bool {
 
 /// The closing words of a section's body (see [`closing_lines`]).
 fn closing_of(body: &[&str]) -> Option<String> {
-    let words: Vec<&str> = body
-        .iter()
-        .copied()
-        .filter(|l| !l.trim().is_empty() && !is_rule(l))
-        .collect();
-    let kept = if words.len() <= CLOSING_LINES {
+    let said = |l: &&str| !l.trim().is_empty() && !is_rule(l);
+    // A table's rows (`TOTAL 12 3 75%`) are its figures, not the words
+    // below it that say what they mean: left out when there are such words.
+    let words_only = body.iter().any(|l| said(l) && !is_table_row(l));
+    let kept = |l: &&str| said(l) && !(words_only && is_table_row(l));
+    let words: Vec<&str> = body.iter().copied().filter(kept).collect();
+    let words = if words.len() <= CLOSING_LINES {
         words
     } else {
         let last_block = body
             .iter()
             .rposition(|l| l.trim().is_empty() || is_rule(l))
             .map_or(0, |i| i + 1);
-        let block = &body[last_block..];
+        let block: Vec<&str> = body[last_block..].iter().copied().filter(kept).collect();
         block[block.len().saturating_sub(CLOSING_LINES)..].to_vec()
     };
     // A table's columns are spaces apart: one is enough to read them.
-    let text = kept
+    let text = words
         .iter()
         .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
         .collect::<Vec<_>>()
         .join("\n");
     (!text.is_empty()).then_some(text)
+}
+
+/// A row of a table of figures: a name, then figures (`TOTAL 12 3 75%`,
+/// `pkg/cart.py 6 1 83% 7, 12`), or a table's header (`Name Stmts Miss
+/// Cover`).
+fn is_table_row(line: &str) -> bool {
+    let cells: Vec<&str> = line.split_whitespace().skip(1).collect();
+    let figure = |c: &&str| c.trim_end_matches('%').parse::<f64>().is_ok();
+    let header =
+        line.starts_with("Name ") && cells.iter().all(|c| c.chars().all(char::is_alphabetic));
+    cells.len() >= 2 && (cells[..2].iter().all(figure) || header)
 }
 
 /// The title of a separator line pytest writes (`==== FAILURES ====`,

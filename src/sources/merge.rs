@@ -183,7 +183,13 @@ fn fill_test(kept: &mut TestResult, mut extra: TestResult) {
         }
         kept.set_details(Some(k));
     }
-    match (&mut kept.location, extra.location) {
+    fill_location(kept, extra.location);
+}
+
+/// Fills what `kept` lacks of its place from `extra`'s, the same test's
+/// in a source that ranks lower.
+fn fill_location(kept: &mut TestResult, extra: Option<crate::model::Location>) {
+    match (&mut kept.location, extra) {
         (None, loc) => kept.location = loc,
         (Some(k), Some(e)) if k.file == e.file && k.line.is_none() => k.line = e.line,
         // pytest-json-report's `lineno` is the line of the test's place as

@@ -123,6 +123,11 @@ fn check_failure_section(md: &str, failure: &Failure) -> Vec<String> {
             problems.push(format!("Markdown: {id} lacks `{detail}`"));
         }
     }
+    for absent in &failure.absent {
+        if section.contains(absent.as_str()) {
+            problems.push(format!("Markdown: {id} shows `{absent}`"));
+        }
+    }
     problems
 }
 

@@ -477,6 +477,12 @@ def pytest_collection_finish(session):
     lines = []
     for item in session.items:
         path, lineno, _ = item.location
+        own = item.nodeid.split("::", 1)[0]
+        if os.path.normpath(path) != os.path.normpath(own):
+            # A test a plugin made in a file of its own (pytest-bdd's
+            # scenarios live in pytest_bdd/scenario.py): that file's line
+            # is no line of the test's file.
+            path, lineno = own, None
         module = getattr(item, "module", None)
         cls = getattr(item, "cls", None)
         lines.append(_line({

@@ -25,7 +25,7 @@ _______________ coverage: platform linux, python 3.11.7-final-0 ________________
 
 Name              Stmts   Miss  Cover
 -------------------------------------
-pkg/__init__.py       6      1    83%
+pkg/__init__.py       6      1    83%   7, 12
 pkg/other.py          6      0   100%
 -------------------------------------
 TOTAL                12      1    92%
@@ -37,9 +37,7 @@ FAIL Required test coverage of 95% not reached. Total coverage: 91.67%
 fn a_coverage_gate_is_its_verdict_below_the_table() {
     assert_eq!(
         closing_lines(COVERAGE_GATE).as_deref(),
-        Some(
-            "TOTAL 12 1 92%\nFAIL Required test coverage of 95% not reached. Total coverage: 91.67%"
-        )
+        Some("FAIL Required test coverage of 95% not reached. Total coverage: 91.67%")
     );
     // -q: no header, no borders on the closing line.
     let quiet = COVERAGE_GATE.replace(
@@ -47,6 +45,13 @@ fn a_coverage_gate_is_its_verdict_below_the_table() {
         "2 passed in 0.16s",
     );
     assert!(closing_lines(&quiet).is_some_and(|l| l.ends_with("Total coverage: 91.67%")));
+    // A table alone is what there is to say.
+    let table =
+        "tests/a.py .  [100%]\nName Stmts Miss Cover\nTOTAL 12 1 92%\n=== 1 passed in 0.1s ===\n";
+    assert_eq!(
+        closing_lines(table).as_deref(),
+        Some("Name Stmts Miss Cover\nTOTAL 12 1 92%")
+    );
 }
 
 #[test]

@@ -273,53 +273,34 @@ pub fn pytest_detail<'a>(
     message: &str,
     message_lines: &LineSet<'_>,
 ) {
-    let in_project: Vec<&FrameLine<'_>> = frames
+    at_lines(detail, frames);
+    // The last frame listed: its failing line is the one shown, right
+    // under its place (a library's line never goes under the test's).
+    let shown = frames
         .iter()
-        .map(|(_, f)| f)
-        .filter(|f| is_project_path(f.path))
-        .collect();
-    let listed: Vec<&FrameLine<'_>> = if in_project.is_empty() {
-        frames.last().map(|(_, f)| f).into_iter().collect()
-    } else {
-        in_project
-    };
-    // A frame repeated in a row (a recursion) is listed once, counted.
-    let mut runs: Vec<(&FrameLine<'_>, usize)> = Vec::new();
-    for f in listed {
-        match runs.last_mut() {
-            Some((last, n)) if last.path == f.path && last.line == f.line => *n += 1,
-            _ => runs.push((f, 1)),
-        }
-    }
-    let skipped = runs.len().saturating_sub(MAX_FRAMES);
-    if skipped > 0 {
-        detail.push(Cow::Owned(format!("… {skipped} earlier frames")));
-    }
-    for (f, n) in runs.iter().skip(skipped) {
-        let mut at = at_line(f.path, f.line);
-        if *n > 1 {
-            let _ = write!(at, " (×{n})");
-        }
-        detail.push(Cow::Owned(at));
-    }
-    // The last frame's block: from the previous frame line to the last one.
-    let Some(&(last, _)) = frames.last() else {
+        .rposition(|(_, f)| is_project_path(f.path))
+        .unwrap_or(frames.len().saturating_sub(1));
+    if frames.is_empty() {
         return;
+    }
+    // A frame's block: from the frame line before it to its own.
+    let block = |k: usize| {
+        let start = k
+            .checked_sub(1)
+            .map_or(section.start, |before| frames[before].0 + 1);
+        start..frames[k].0
     };
-    let start = frames
-        .iter()
-        .rev()
-        .nth(1)
-        .map_or(section.start, |(i, _)| i + 1);
+    for code in failing_lines(lines, block(shown), frames, shown) {
+        // `assert x < 3` failing says `assert x < 3`: once is enough.
+        if !message_lines.contains(code.trim()) {
+            detail.push(Cow::Owned(["> ", code.trim()].concat()));
+        }
+    }
+    // The explanation is the last frame's, where the error was raised.
     let mut explanation: Vec<&str> = Vec::new();
     let mut more = 0usize;
-    for l in &lines[start..last] {
-        if let Some(code) = l.strip_prefix('>') {
-            // `assert x < 3` failing says `assert x < 3`: once is enough.
-            if !message_lines.contains(code.trim()) {
-                detail.push(Cow::Owned(["> ", code.trim()].concat()));
-            }
-        } else if let Some(rest) = l.strip_prefix('E') {
+    for l in &lines[block(frames.len() - 1)] {
+        if let Some(rest) = l.strip_prefix('E') {
             let text = rest.trim();
             if text.is_empty() || !rest.starts_with(' ') || is_pytest_hint(text) {
                 continue;
@@ -340,6 +321,64 @@ pub fn pytest_detail<'a>(
     if more > 0 {
         detail.push(Cow::Owned(format!("… {more} more lines")));
     }
+}
+
+/// An `at file:line` line per frame in the project (the last frame when
+/// none is), the last [`MAX_FRAMES`]; a frame repeated in a row (a
+/// recursion) once, counted.
+fn at_lines(detail: &mut Vec<Cow<'_, str>>, frames: &[(usize, FrameLine<'_>)]) {
+    let in_project: Vec<&FrameLine<'_>> = frames
+        .iter()
+        .map(|(_, f)| f)
+        .filter(|f| is_project_path(f.path))
+        .collect();
+    let listed: Vec<&FrameLine<'_>> = if in_project.is_empty() {
+        frames.last().map(|(_, f)| f).into_iter().collect()
+    } else {
+        in_project
+    };
+    let mut runs: Vec<(&FrameLine<'_>, usize)> = Vec::new();
+    for f in listed {
+        match runs.last_mut() {
+            Some((last, n)) if last.path == f.path && last.line == f.line => *n += 1,
+            _ => runs.push((f, 1)),
+        }
+    }
+    let skipped = runs.len().saturating_sub(MAX_FRAMES);
+    if skipped > 0 {
+        detail.push(Cow::Owned(format!("… {skipped} earlier frames")));
+    }
+    for (f, n) in runs.iter().skip(skipped) {
+        let mut at = at_line(f.path, f.line);
+        if *n > 1 {
+            let _ = write!(at, " (×{n})");
+        }
+        detail.push(Cow::Owned(at));
+    }
+}
+
+/// The failing source lines of `frames[k]`, whose block of `lines` is
+/// `block`: its lines marked `>`, or, for a frame pytest shows short
+/// (`path:8: in f`, a frame the error passed through), the line after it.
+fn failing_lines<'a>(
+    lines: &[&'a str],
+    block: Range<usize>,
+    frames: &[(usize, FrameLine<'_>)],
+    k: usize,
+) -> Vec<&'a str> {
+    let marked: Vec<&str> = lines[block]
+        .iter()
+        .filter_map(|l| l.strip_prefix('>'))
+        .collect();
+    let (at, frame) = &frames[k];
+    if !marked.is_empty() || k + 1 == frames.len() || !frame.rest.starts_with("in ") {
+        return marked;
+    }
+    lines
+        .get(at + 1)
+        .filter(|l| l.starts_with("    ") && !l.trim().is_empty())
+        .map(|l| vec![*l])
+        .unwrap_or_default()
 }
 
 /// pytest's explanation of a name that is a class (`+  where
