@@ -213,14 +213,10 @@ fn for_people<'a>(
         } => return run(tests, compared),
         Subject::Discovery(d) => {
             let tone = view::discovery_status(d).0.tone();
-            (
-                render::discovery::discovery_markdown(d),
-                DISCOVERY_TITLE,
-                Some(tone),
-            )
+            (render::markdown::discovery(d), DISCOVERY_TITLE, Some(tone))
         }
         Subject::Ended { error, .. } => {
-            let fitted = render::exec_error::markdown_offer(error, style.budget);
+            let fitted = render::markdown::error_offer(error, style.budget);
             let tone = Some(view::error_verdict(error.kind).tone());
             return fitted.map(move |f| {
                 Fitted::whole(page(&Page {
@@ -262,8 +258,8 @@ fn markdown<'a>(subject: Subject<'a>, style: &'a Style) -> Offer<'a, Fitted> {
                 .unwrap_or_default();
             render::markdown::offer(run, budget, &preface, style.collapse)
         }
-        Subject::Discovery(d) => render::discovery::markdown_offer(d, budget),
-        Subject::Ended { error, .. } => render::exec_error::markdown_offer(error, budget),
+        Subject::Discovery(d) => render::markdown::discovery_offer(d, budget),
+        Subject::Ended { error, .. } => render::markdown::error_offer(error, budget),
         Subject::Error { markdown, .. } => uncut(markdown.to_string()),
     }
 }
@@ -283,7 +279,7 @@ fn json<'a>(subject: Subject<'a>, style: &'a Style) -> Offer<'a, Fitted> {
         Subject::Run { run, compared } => {
             render::json::offer(run, compared_value(compared, &budget), budget, pretty)
         }
-        Subject::Discovery(d) => render::discovery::json_offer(d, budget, pretty),
+        Subject::Discovery(d) => render::json::discovery_offer(d, budget, pretty),
         Subject::Ended { object, .. } | Subject::Error { object, .. } => {
             uncut(render::json::text(object, pretty))
         }

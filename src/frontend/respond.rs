@@ -207,7 +207,7 @@ fn error_object(e: &ExecError) -> ErrorObject {
     ErrorObject {
         code: e.kind.code(),
         message: e.message.clone(),
-        data: render::exec_error::error_data(e),
+        data: render::json::error_data(e),
     }
 }
 
@@ -430,7 +430,7 @@ pub fn tool_discovery(d: &Discovery, format: Format, budget: &Budget) -> ToolAns
         |b| render::structured::discovery(d, b),
         |b| dispatch::output(Subject::Discovery(d), format, &tool_style(b)),
         |fitted| result(fitted, discovery_exit(d)),
-        || render::json::text(&render::discovery::discovery_value(d), false),
+        || render::json::text(&render::json::discovery(d), false),
         format!(
             "Discover — {} tests, {} collection errors",
             d.items.len(),

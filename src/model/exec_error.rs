@@ -1,7 +1,7 @@
 //! A run that produced no result (ADR-007, docs/errors.md): what kind of
 //! end it met, and what is known of it — the tests that finished, the test
 //! that was running, pytest's output and command line. The runner fills it
-//! in; `render::exec_error` renders it.
+//! in; `render::markdown::error` and `render::json::error_data` render it.
 
 use super::Run;
 

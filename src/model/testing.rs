@@ -1,5 +1,6 @@
 //! Runs the unit tests of several renderers share.
 
+use super::discovery::{Discovery, Item};
 use super::history::{History, Since, TestHistory};
 use super::{Location, Outcome, Run, TestResult};
 
@@ -53,5 +54,25 @@ pub(crate) fn history(runs: u32, old: &[&str], since: &str, flaky: &[&str]) -> H
         run: i64::from(runs),
         commit: Some("bbbbbbb22222".into()),
         tests,
+    }
+}
+
+/// A discovered test `nodeid` of the function `function` at `line`.
+pub(crate) fn item(nodeid: &str, function: Option<&str>, line: u32) -> Item {
+    Item {
+        nodeid: nodeid.into(),
+        file: nodeid.split("::").next().map(str::to_string),
+        line: Some(line),
+        module: None,
+        class: None,
+        function: function.map(str::to_string),
+    }
+}
+
+/// What a discovery of `items` found.
+pub(crate) fn discovery(items: Vec<Item>) -> Discovery {
+    Discovery {
+        items,
+        ..Discovery::default()
     }
 }

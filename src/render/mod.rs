@@ -19,15 +19,15 @@
 //!   MCP tools' structured results, [`gfm`] GitHub Flavored Markdown for
 //!   people (job summaries, PR comments), [`html`] a self-contained page,
 //!   [`junit`] standard JUnit XML, [`ctrf`] a CTRF document, [`github`] workflow commands
-//!   (annotations), [`discovery`] what discovery found, [`exec_error`] a run
-//!   that gave no result (docs/errors.md).
+//!   (annotations). Each renders every subject it has a form for: a run;
+//!   what discovery found and a run that gave no result (docs/errors.md)
+//!   in [`markdown`] and [`json`] (and [`structured`]); the formats for
+//!   people show those two as their Markdown.
 //!
 //! Which output a request gets is decided in one place,
 //! `frontend::dispatch` (ARCHITECTURE.md, "One view, thin outputs").
 
 pub mod ctrf;
-pub mod discovery;
-pub mod exec_error;
 pub mod gfm;
 pub mod github;
 pub mod html;

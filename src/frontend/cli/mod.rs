@@ -220,7 +220,7 @@ fn run_pytest(args: &RunArgs) -> u8 {
         }
         Err(RunError::Failed(e)) => {
             if let Some(summary) = project.format.step_summary() {
-                let markdown = crate::render::exec_error::error_markdown(&e);
+                let markdown = crate::render::markdown::error(&e);
                 let tone = crate::render::view::error_verdict(e.kind).tone();
                 let page = error_page(&markdown, tone, summary);
                 github::append_summary(|room| github::cut_to(page, room));

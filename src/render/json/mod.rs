@@ -21,9 +21,13 @@ use crate::model::raw_report::RawReports;
 use crate::model::{CollectionError, Counts, Run, TestResult, Xfail};
 use crate::render::view::{self, Standings};
 
+mod discovery;
+mod error;
 mod fit;
 mod subtests;
 
+pub use discovery::{discovery, discovery_offer};
+pub use error::error_data;
 pub use fit::offer;
 
 /// The ADR-006 object, borrowing from the run: serialized straight to text,

@@ -22,6 +22,8 @@
 //! are blockquotes at the end; no emoji, no code fences.
 
 mod changes;
+mod discovery;
+mod error;
 mod fit;
 mod grouping;
 mod sections;
@@ -34,6 +36,8 @@ use super::view;
 use crate::model::Run;
 use crate::text::one_line;
 
+pub use discovery::{discovery, discovery_offer};
+pub use error::{error, error_offer};
 pub use fit::offer;
 pub(crate) use fit::{Fitting, Plan, plans};
 pub use sections::{collection_errors, indented, notes};

@@ -6,27 +6,22 @@
 //! then fewer groups (a discovery: fewer test functions), then fewer
 //! collection errors.
 
-use super::*;
+use super::{
+    DiscoveryResult, FailureGroup, FileError, IDS_NAMED, RunResult, Structured, TestFunction,
+    compact,
+};
+use crate::budget::{Budget, Truncation};
 use crate::budget::{Offer, Plans, Rung};
+use crate::text::clip_chars;
+use serde::Serialize;
 
 /// Characters of a group's message kept when the whole message does not
 /// fit the budget: the exception and the start of what it says.
 const SHORT_MESSAGE_CHARS: usize = 80;
 
-/// Bytes no o200k token exceeds (its longest, runs of spaces, hold 128):
-/// a text longer than this many bytes per token of the budget cannot fit,
-/// which is known without counting.
-const MAX_TOKEN_BYTES: usize = 256;
-
 /// Whether `value`'s compact JSON fits `budget`.
 pub(super) fn fits(budget: &Budget, value: &impl Serialize) -> bool {
-    let text = compact(value);
-    if let Some(max) = budget.tokens
-        && text.len() > max.saturating_mul(MAX_TOKEN_BYTES)
-    {
-        return false;
-    }
-    budget.fits(&text)
+    budget.fits(&compact(value))
 }
 
 /// One step of the ladder: what a structured result keeps.

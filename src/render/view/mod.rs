@@ -25,6 +25,11 @@ pub use status::{
 use crate::model::baseline::{Comparison, compare};
 use crate::model::{Counts, Run};
 
+/// Ids of a parametrized function's first cases discovery's JSON keeps
+/// (`case_ids`), so an agent sees their shape and can run one case; its
+/// Markdown says so.
+pub const CASE_IDS_SHOWN: usize = 3;
+
 /// A run compared with a baseline run: made once per answer, whatever the
 /// format.
 #[derive(Debug, Clone)]

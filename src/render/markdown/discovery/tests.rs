@@ -1,23 +1,6 @@
-use super::*;
+use super::discovery as discovery_md;
 use crate::model::discovery::Item;
-
-fn item(nodeid: &str, function: Option<&str>, line: u32) -> Item {
-    Item {
-        nodeid: nodeid.into(),
-        file: nodeid.split("::").next().map(str::to_string),
-        line: Some(line),
-        module: None,
-        class: None,
-        function: function.map(str::to_string),
-    }
-}
-
-fn discovery(items: Vec<Item>) -> Discovery {
-    Discovery {
-        items,
-        ..Discovery::default()
-    }
-}
+use crate::model::testing::{discovery, item};
 
 /// Parameters may hold `::` and `[`; the function's id ends before the
 /// first `[` after the file.
@@ -45,7 +28,7 @@ fn cases_are_grouped_under_their_function() {
             ("t/test_b.py::test_b", 1, false),
         ]
     );
-    let md = discovery_markdown(&d);
+    let md = discovery_md(&d);
     assert!(
         md.contains(
             "\n### t/test_a.py\n- L3 test_p — 2 cases\n- L7 test_plain\n- L12 C::test_m — 2 cases\n"
@@ -80,29 +63,20 @@ fn ids_of_other_shapes_are_not_grouped() {
 }
 
 #[test]
-fn json_keeps_the_first_case_ids_and_says_how_many_it_left_out() {
-    let mut items: Vec<Item> = (0..10)
-        .map(|n| item(&format!("t/test_a.py::test_p[{n}]"), Some("test_p"), 3))
-        .collect();
-    items.push(item("t/test_a.py::test_one[only]", Some("test_one"), 9));
-    items.push(item("t/test_a.py::test_plain", Some("test_plain"), 12));
-    let v = discovery_value(&discovery(items));
-    assert_eq!(v["count"], 12);
-    let tests = v["tests"].as_array().expect("tests");
-    assert_eq!(tests.len(), 3);
-    assert_eq!(tests[0]["node_id"], "t/test_a.py::test_p");
-    assert_eq!(tests[0]["cases"], 10);
-    assert_eq!(
-        tests[0]["case_ids"],
-        json!([
-            "t/test_a.py::test_p[0]",
-            "t/test_a.py::test_p[1]",
-            "t/test_a.py::test_p[2]"
-        ])
-    );
-    assert_eq!(tests[1]["cases"], 1);
-    assert!(tests[2].get("cases").is_none() && tests[2].get("case_ids").is_none());
-    assert_eq!(v["truncated"]["case_ids_omitted"], 7);
-    let plain = discovery_value(&discovery(vec![item("t/test_a.py::test_plain", None, 1)]));
-    assert!(plain.get("truncated").is_none(), "{plain}");
+fn ids_in_discovery_are_escaped() {
+    use crate::model::discovery::Discovery;
+    let id = "tests/t.py::test_\u{1b}[31mred";
+    let d = Discovery {
+        items: vec![Item {
+            nodeid: id.into(),
+            file: None,
+            line: Some(3),
+            module: None,
+            class: None,
+            function: None,
+        }],
+        ..Discovery::default()
+    };
+    let md = discovery_md(&d);
+    assert!(md.contains(r"- L3 test_\u{1b}[31mred"), "{md}");
 }

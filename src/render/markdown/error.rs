@@ -1,18 +1,12 @@
-//! Renderings of what `run` and `discover` produce besides a test result:
-//! execution errors (ADR-007, docs/errors.md: errors follow the request's
-//! format) and, re-exported from [`super::discovery`], discovery
-//! (docs/run-and-discover.md).
+//! An execution error (ADR-007, docs/errors.md) as Markdown: how the run
+//! ended, what finished before the end, what was running and what never
+//! ran, the tail of pytest's output. Its JSON is `render::json::error_data`.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use serde_json::{Value, json};
-
-pub use super::discovery::{discovery_markdown, discovery_value};
-use super::markdown;
 use crate::budget::{Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::exec_error::{ExecError, Running};
-use crate::render::json as adr006;
 use crate::render::view;
 use crate::text::{first_line, one_line};
 
@@ -24,16 +18,16 @@ const NOT_RUN_NAMED: usize = 10;
 /// An execution error as Markdown: `Test TIMEOUT (30.0s) — <message>`, then
 /// what finished before the end, the failures among it, and the tail of
 /// pytest's output.
-pub fn error_markdown(e: &ExecError) -> String {
+pub fn error(e: &ExecError) -> String {
     let mut out = error_head(e);
-    markdown::body(&mut out, &e.partial);
+    super::body(&mut out, &e.partial);
     let tail = output_tail(e);
     if !tail.is_empty() {
         let _ = write!(out, "\n### OUTPUT (last lines)\n");
         let lines: Vec<&str> = tail.iter().map(String::as_str).collect();
-        markdown::indented(&mut out, &lines);
+        super::indented(&mut out, &lines);
     }
-    markdown::notes(&mut out, &e.partial, &[command_note(e)]);
+    super::notes(&mut out, &e.partial, &[command_note(e)]);
     out
 }
 
@@ -42,22 +36,22 @@ pub fn error_markdown(e: &ExecError) -> String {
 enum Kept {
     /// Its own lines, and what finished before the end: whole within the
     /// room they leave (`None`), or as one of the plans of a run's answer.
-    Partial(Option<markdown::Plan>),
+    Partial(Option<super::Plan>),
     /// The status line and the command, clipped (the last resort: the
     /// status line alone).
     StatusAndCommand,
 }
 
-/// [`error_markdown`] offered to fit `budget`. When the whole does not
+/// [`error`] offered to fit `budget`. When the whole does not
 /// fit, the output's last lines go and what finished before the end
-/// shrinks in the steps of a run's answer (`markdown::fit`, its plans
+/// shrinks in the steps of a run's answer (`super::fit`, its plans
 /// among these), within the room the error's own lines leave; its notes
 /// say what was left out, the command last. When the error's own lines
 /// alone are too long (a command naming hundreds of ids, a worker's line
 /// each): the status line and the command, clipped, or the status line
 /// alone.
-pub fn markdown_offer(e: &ExecError, budget: Budget) -> Offer<'_, Fitted> {
-    let whole = error_markdown(e);
+pub fn error_offer(e: &ExecError, budget: Budget) -> Offer<'_, Fitted> {
+    let whole = error(e);
     if budget.fits(&whole) {
         return Offer::Whole(Fitted::whole(whole));
     }
@@ -73,17 +67,17 @@ pub fn markdown_offer(e: &ExecError, budget: Budget) -> Offer<'_, Fitted> {
     closing.push(command_note(e));
     let closing: String = closing
         .iter()
-        .map(|note| format!("> {}\n", markdown::clip(note)))
+        .map(|note| format!("> {}\n", super::clip(note)))
         .collect();
     let room = budget.beside(&format!("{head}\n{closing}"), 0);
     Offer::plans(Shortened {
         e,
         budget,
-        status: markdown::clip(first_line(&head)).into_owned(),
+        status: super::clip(first_line(&head)).into_owned(),
         head,
         closing,
         tail_dropped,
-        partial: markdown::plans(&e.partial, room, "", false),
+        partial: super::plans(&e.partial, room, "", false),
     })
 }
 
@@ -98,7 +92,7 @@ struct Shortened<'e> {
     tail_dropped: bool,
     /// What finished before the end: whole within the room, or the plans
     /// to shorten it.
-    partial: Result<Fitted, Box<markdown::Fitting<'e>>>,
+    partial: Result<Fitted, Box<super::Fitting<'e>>>,
 }
 
 impl Shortened<'_> {
@@ -130,7 +124,7 @@ impl Shortened<'_> {
             .push("what finished before the end".into());
         let text = if command {
             let command = command_note(self.e);
-            format!("{}\n\n> {}\n", self.status, markdown::clip(&command))
+            format!("{}\n\n> {}\n", self.status, super::clip(&command))
         } else {
             format!("{}\n", self.status)
         };
@@ -275,32 +269,6 @@ fn output_tail(e: &ExecError) -> Vec<String> {
         lines.extend(kept[skip..].iter().map(|l| l.to_string()));
     }
     lines
-}
-
-/// The `data` of an execution error's ADR-007 JSON-RPC error object: how
-/// pytest ended, with what finished before the end.
-pub fn error_data(e: &ExecError) -> Value {
-    let partial = adr006::to_value(&e.partial);
-    json!({
-        "error_type": e.kind.as_str(),
-        "exit_code": e.exit_code,
-        "signal": e.signal.as_ref().map(|s| s.name()),
-        "stdout": e.stdout,
-        "stderr": e.stderr,
-        "command": e.command,
-        "duration": (e.duration * 1000.0).round() / 1000.0,
-        // The test started last, as before workers; all of them below.
-        "running_test": e.running.last().map(|r| &r.node_id),
-        "running_tests": e.running.iter().map(|r| json!({
-            "node_id": r.node_id,
-            "worker": r.worker,
-        })).collect::<Vec<_>>(),
-        "collected": e.collected,
-        "not_run": e.not_run,
-        "summary": partial["summary"],
-        "tests": partial["tests"],
-        "collection_errors": partial["collection_errors"],
-    })
 }
 
 #[cfg(test)]

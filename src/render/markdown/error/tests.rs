@@ -1,6 +1,6 @@
-use super::*;
-use crate::model::discovery::{Discovery, Item};
-use crate::model::exec_error::ErrorKind;
+use super::{error as error_md, error_offer};
+use crate::budget::{Budget, Fitted};
+use crate::model::exec_error::{ErrorKind, ExecError, Running};
 
 /// A timeout after hundreds of failures, with long output: within the
 /// budget, its own lines first, what finished shrunk as a run's answer,
@@ -26,7 +26,7 @@ fn an_error_with_many_partial_results_fits_its_budget() {
             .collect(),
         ..Run::default()
     };
-    let whole = error_markdown(&e);
+    let whole = error_md(&e);
     assert!(count_tokens(&whole) > 8_000, "{}", count_tokens(&whole));
     for max in [300, 1_000, 8_000] {
         let fitted = error_markdown_fitted(&e, &Budget::tokens(max));
@@ -66,26 +66,13 @@ fn an_error_with_many_partial_results_fits_its_budget() {
     e.partial.tests.truncate(1);
     e.stdout.clear();
     let small = error_markdown_fitted(&e, &Budget::tokens(8_000));
-    assert_eq!(small, Fitted::whole(error_markdown(&e)));
+    assert_eq!(small, Fitted::whole(error_md(&e)));
 }
 
 /// Ids are shown with their control characters escaped, as in reports.
 #[test]
-fn ids_in_errors_and_discovery_are_escaped() {
+fn ids_in_errors_are_escaped() {
     let id = "tests/t.py::test_\u{1b}[31mred";
-    let d = Discovery {
-        items: vec![Item {
-            nodeid: id.into(),
-            file: None,
-            line: Some(3),
-            module: None,
-            class: None,
-            function: None,
-        }],
-        ..Discovery::default()
-    };
-    let md = discovery_markdown(&d);
-    assert!(md.contains(r"- L3 test_\u{1b}[31mred"), "{md}");
     let e = ExecError {
         kind: ErrorKind::Timeout,
         message: format!("pytest execution exceeded timeout of 1 seconds while running {id}"),
@@ -103,7 +90,7 @@ fn ids_in_errors_and_discovery_are_escaped() {
         collected: None,
         not_run: Vec::new(),
     };
-    let md = error_markdown(&e);
+    let md = error_md(&e);
     assert!(!md.contains('\u{1b}'), "{md:?}");
     assert_eq!(md.matches(r"test_\u{1b}[31mred").count(), 3, "{md}");
 }
@@ -122,27 +109,19 @@ fn tests_running_on_several_workers_are_all_named() {
         "pytest execution exceeded timeout of 5 seconds while running 2 tests: t.py::a, t.py::b"
             .into();
     e.running = vec![running("t.py::a", "gw1"), running("t.py::b", "gw0")];
-    let md = error_markdown(&e);
+    let md = error_md(&e);
     assert!(
         md.contains("\nRunning at the end (2):\n- t.py::a (gw1)\n- t.py::b (gw0)\n"),
         "{md}"
     );
-    let data = error_data(&e);
-    assert_eq!(data["running_test"], "t.py::b");
-    assert_eq!(
-        data["running_tests"],
-        json!([{"node_id": "t.py::a", "worker": "gw1"}, {"node_id": "t.py::b", "worker": "gw0"}])
-    );
     e.running.truncate(1);
-    let md = error_markdown(&e);
+    let md = error_md(&e);
     assert!(md.contains("\nRunning at the end: t.py::a (gw1)\n"), "{md}");
     e.running.clear();
-    assert!(!error_markdown(&e).contains("Running at the end"));
-    assert_eq!(error_data(&e)["running_tests"], json!([]));
-    assert_eq!(error_data(&e)["running_test"], Value::Null);
+    assert!(!error_md(&e).contains("Running at the end"));
 }
 
 /// The error's Markdown fitted as the dispatch fits it.
 fn error_markdown_fitted(e: &ExecError, budget: &Budget) -> Fitted {
-    crate::budget::fit(markdown_offer(e, *budget))
+    crate::budget::fit(error_offer(e, *budget))
 }

@@ -1,28 +1,23 @@
-//! Discovery (`discover`, `discover_tests`) as Markdown and as the style
-//! guide's JSON, compressed by construction: tests are grouped by file and
-//! test function, and a parametrized function is one entry with its count
-//! and the function's id (which pytest accepts and which runs every case),
-//! not one entry per case. 5,000 parametrizations cost one line.
+//! Discovery (`discover`, `discover_tests`) as Markdown, compressed by
+//! construction: tests are grouped by file and test function, and a
+//! parametrized function is one line with its count and the function's id
+//! (which pytest accepts and which runs every case), not one line per
+//! case. 5,000 parametrizations cost one line. Its JSON is
+//! `render::json::discovery`'s.
 
 use std::fmt::Write as _;
 
-use serde_json::{Value, json};
-
-use super::markdown;
-use super::view;
+use super::collection_errors;
 use crate::budget::{Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::discovery::{Discovery, Function};
+use crate::render::view;
 use crate::text::{one_line, thousands};
-
-/// Ids of a parametrized function's first cases kept in the JSON
-/// (`case_ids`), so an agent sees their shape and can run one case.
-pub const CASE_IDS_SHOWN: usize = 3;
 
 /// Discovery as Markdown: a header, then one `### <file>` section per file
 /// with one line per test function, `- L<line> <id after the file>`, and
 /// for a parametrized function ` — <n> cases`; collection errors as in test
 /// reports; a closing note when cases were counted instead of listed.
-pub fn discovery_markdown(d: &Discovery) -> String {
+pub fn discovery(d: &Discovery) -> String {
     let mut out = head(d);
     let functions = d.functions();
     function_lines(&mut out, &functions);
@@ -34,12 +29,12 @@ pub fn discovery_markdown(d: &Discovery) -> String {
     out
 }
 
-/// [`discovery_markdown`] offered to fit `budget`: when the functions do
+/// [`discovery`] offered to fit `budget`: when the functions do
 /// not fit, one line per file (`- tests/test_x.py — 40 tests`), then as
 /// many files as fit, saying how many tests were left out; `path` lists
 /// one file's.
-pub fn markdown_offer(d: &Discovery, budget: Budget) -> Offer<'_, Fitted> {
-    let full = discovery_markdown(d);
+pub fn discovery_offer(d: &Discovery, budget: Budget) -> Offer<'_, Fitted> {
+    let full = discovery(d);
     if budget.fits(&full) {
         return Offer::Whole(Fitted::whole(full));
     }
@@ -141,7 +136,7 @@ fn head(d: &Discovery) -> String {
         collection_errors: d.collection_errors.clone(),
         ..crate::model::Run::default()
     };
-    markdown::collection_errors(&mut out, &run);
+    collection_errors(&mut out, &run);
     out
 }
 
@@ -221,162 +216,12 @@ fn counted_note(functions: &[Function<'_>]) -> Option<String> {
     let functions = parametrized.len();
     Some(format!(
         "{} cases of {} parametrized function{} counted, not listed: a function's id runs all \
-         its cases; the JSON format lists the first {CASE_IDS_SHOWN} case ids of each.",
+         its cases; the JSON format lists the first {} case ids of each.",
         thousands(cases),
         thousands(functions),
         if functions == 1 { "" } else { "s" },
+        view::CASE_IDS_SHOWN,
     ))
-}
-
-/// Discovery's JSON (docs/json-report.md, "Discovery's JSON": `tests`, `count`,
-/// `collection_errors`), one `tests` entry per test function: a
-/// parametrized function's entry has the function's id as `node_id`, its
-/// number of cases as `cases` and the ids of the first few as `case_ids`.
-/// `count` stays the number of tests collected. When case ids were left
-/// out, a top-level `truncated` says how many and how to reach them.
-pub fn discovery_value(d: &Discovery) -> Value {
-    let functions = d.functions();
-    let mut omitted = 0;
-    let tests: Vec<Value> = functions
-        .iter()
-        .map(|f| {
-            let first = f.items[0];
-            let mut entry = json!({
-                "node_id": f.id,
-                // A dotted path from the root (`tests.test_x`);
-                // the imported name only when pytest gave no file.
-                "module": first.file.as_deref().map(crate::pytest_text::path_to_module).or_else(|| first.module.clone()),
-                "class": first.class,
-                "function": first.function,
-                "file": first.file,
-                "line": first.line,
-            });
-            if f.parametrized {
-                let shown: Vec<&str> = f
-                    .items
-                    .iter()
-                    .take(CASE_IDS_SHOWN)
-                    .map(|i| i.nodeid.as_str())
-                    .collect();
-                omitted += f.items.len() - shown.len();
-                entry["cases"] = json!(f.items.len());
-                entry["case_ids"] = json!(shown);
-            }
-            entry
-        })
-        .collect();
-    let mut value = json!({
-        "tests": tests,
-        "count": d.items.len(),
-        "collection_errors": d.collection_errors.iter().map(|e| json!({
-            "file": e.file,
-            "error_type": e.error_type,
-            "message": e.message,
-            "line": e.line,
-            "traceback": e.traceback,
-        })).collect::<Vec<_>>(),
-    });
-    if omitted > 0 {
-        value["truncated"] = json!({
-            "case_ids_omitted": omitted,
-            "note": format!(
-                "A parametrized function is one entry: its node_id runs every case, cases counts \
-                 them, case_ids lists the first {CASE_IDS_SHOWN}. Pick cases by their parameters \
-                 with keywords (pytest -k)."
-            ),
-        });
-    }
-    value
-}
-
-/// [`discovery_value`] as text (indented when `pretty`) offered to fit
-/// `budget`: `case_ids` go first, then entries beyond the first that fit.
-/// `count` stays exact; `truncated` says what was left out.
-pub fn json_offer(d: &Discovery, budget: Budget, pretty: bool) -> Offer<'static, Fitted> {
-    let mut value = discovery_value(d);
-    let full = super::json::text(&value, pretty);
-    if budget.fits(&full) {
-        return Offer::Whole(Fitted::whole(full));
-    }
-    let Some(Value::Array(mut entries)) = value.get_mut("tests").map(std::mem::take) else {
-        return Offer::Whole(Fitted::whole(full));
-    };
-    let mut cases_dropped = false;
-    for e in &mut entries {
-        if let Some(map) = e.as_object_mut() {
-            cases_dropped |= map.remove("case_ids").is_some();
-        }
-    }
-    Offer::plans(Entries {
-        value,
-        entries,
-        cases_dropped,
-        budget,
-        pretty,
-    })
-}
-
-/// A discovery's JSON without its `tests`, and the entries to put back.
-struct Entries {
-    value: Value,
-    entries: Vec<Value>,
-    /// Whether entries had `case_ids` (taken out of every one).
-    cases_dropped: bool,
-    budget: Budget,
-    pretty: bool,
-}
-
-impl Plans for Entries {
-    /// The first `shown` entries; `cut` when that is fewer than fit.
-    type Plan = (usize, bool);
-    type Answer = Fitted;
-
-    fn ladder(&self) -> Vec<Rung<'_, (usize, bool)>> {
-        let total = self.entries.len();
-        vec![
-            Rung::One((total, false)),
-            Rung::most(1, total, |shown| (shown, true)),
-        ]
-    }
-
-    fn attempt(&self, plan: (usize, bool)) -> Option<Fitted> {
-        let fitted = self.render(plan);
-        self.budget.fits(&fitted.text).then_some(fitted)
-    }
-
-    fn last_resort(&self) -> Fitted {
-        self.render((0, true))
-    }
-}
-
-impl Entries {
-    fn render(&self, (shown, cut): (usize, bool)) -> Fitted {
-        let mut t = Truncation::new(&self.budget);
-        if self.cases_dropped {
-            t.dropped.push("case_ids".to_string());
-        }
-        if cut {
-            t.dropped.push("entries beyond those that fit".to_string());
-        }
-        t.tests_omitted = self.entries[shown..]
-            .iter()
-            .map(|e| e.get("cases").and_then(Value::as_u64).unwrap_or(1) as usize)
-            .sum();
-        let mut v = self.value.clone();
-        v["tests"] = Value::Array(self.entries[..shown].to_vec());
-        v["truncated"] = json!({
-            "max_tokens": t.max_tokens,
-            "max_chars": t.max_chars,
-            "dropped": t.dropped,
-            "tests_omitted": t.tests_omitted,
-            "entries_omitted": self.entries.len() - shown,
-            "note": "count is exact. Discover one file or directory (path) to list its tests.",
-        });
-        Fitted {
-            text: super::json::text(&v, self.pretty),
-            truncation: Some(t),
-        }
-    }
 }
 
 #[cfg(test)]
