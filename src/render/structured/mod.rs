@@ -152,7 +152,7 @@ impl std::ops::Deref for Summary {
 
 impl Serialize for Summary {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        super::json::summary(serializer, &self.0, None)
+        view::summary(serializer, &self.0, None)
     }
 }
 

@@ -10,6 +10,7 @@ mod groups;
 mod lists;
 mod phrases;
 mod status;
+mod summary;
 
 pub use groups::{
     Group, New, error_phase, failure_groups, history_mark, label, new_words, rate, short_commit,
@@ -21,6 +22,7 @@ pub use status::{
     ExitReason, Status, Tone, Verdict, discovery_status, error_verdict, headline, status,
     status_with,
 };
+pub use summary::summary;
 
 use crate::model::baseline::{Comparison, compare};
 use crate::model::{Counts, Run};
