@@ -6,10 +6,10 @@
 //! other either.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use super::source::{without_comments_and_strings, without_test_items};
-use super::{module_path, names_after};
+use super::source::{test_modules, without_comments_and_strings, without_test_items};
+use super::{files, module_path, names_after, read_tree};
 
 /// The outputs: each a folder of `render/`.
 pub const OUTPUTS: [&str; 8] = [
@@ -52,4 +52,82 @@ pub fn crossings(tree: &[(PathBuf, String)], test_files: &BTreeSet<Vec<String>>)
         }
     }
     found
+}
+
+/// No output imports another (`render/markdown/`, `render/gfm/`, ...):
+/// what several show is the view's, computed once.
+#[test]
+fn no_output_imports_another_output() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let tree = read_tree(&src);
+    // Not vacuous: every output's folder was read.
+    for output in OUTPUTS {
+        assert!(
+            tree.iter()
+                .any(|(f, _)| f.starts_with(Path::new("render").join(output))),
+            "render/{output}/ not read"
+        );
+    }
+    assert_eq!(crossings(&tree, &test_files(&tree)), Vec::<String>::new());
+}
+
+/// The check catches an output importing another, however it is written;
+/// the view, comments, strings and unit tests do not count.
+#[test]
+fn an_output_importing_another_is_caught() {
+    let clean = [
+        (
+            "render/mod.rs",
+            "pub mod gfm;\npub mod markdown;\npub mod view;\n",
+        ),
+        (
+            "render/gfm/mod.rs",
+            "use crate::render::view::status; // crate::render::markdown\n\
+             const S: &str = \"super::markdown\";\n#[cfg(test)]\nmod tests;\n",
+        ),
+        (
+            "render/gfm/tests.rs",
+            "use crate::render::markdown::render;\n",
+        ),
+        ("render/markdown/mod.rs", "use super::view;\n"),
+    ];
+    let tree = files(&clean);
+    assert_eq!(crossings(&tree, &test_files(&tree)), Vec::<String>::new());
+    for (file, bad) in [
+        (
+            "render/gfm/sections.rs",
+            "use crate::render::markdown::clip;",
+        ),
+        (
+            "render/gfm/sections.rs",
+            "use crate::render::{markdown::clip, view};",
+        ),
+        (
+            "render/gfm/sections.rs",
+            "fn f() { super::super::json::text(); }",
+        ),
+        ("render/gfm/mod.rs", "use super::html;"),
+        (
+            "render/markdown/error/x.rs",
+            "use super::super::super::structured::Status;",
+        ),
+    ] {
+        let mut tree = files(&clean);
+        tree.push((PathBuf::from(file), bad.to_string()));
+        let found = crossings(&tree, &test_files(&tree));
+        assert!(!found.is_empty(), "{file}: {bad} went unnoticed");
+    }
+}
+
+/// The module paths of the files `#[cfg(test)] mod x;` declares.
+fn test_files(tree: &[(PathBuf, String)]) -> BTreeSet<Vec<String>> {
+    let mut out = BTreeSet::new();
+    for (file, text) in tree {
+        for name in test_modules(&without_comments_and_strings(text)) {
+            let mut path = module_path(file);
+            path.push(name);
+            out.insert(path);
+        }
+    }
+    out
 }
