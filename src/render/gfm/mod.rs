@@ -48,6 +48,7 @@
 //! is read as Markdown or HTML ([`escape`]). Shortened to a budget by
 //! [`fit`]: the table and every new failure stay.
 
+mod document;
 mod escape;
 mod fit;
 mod sections;

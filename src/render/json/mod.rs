@@ -24,6 +24,7 @@ use crate::render::view::{self, Standings};
 mod discovery;
 mod error;
 mod fit;
+mod groups;
 mod subtests;
 
 pub use discovery::{discovery, discovery_offer};
@@ -56,7 +57,7 @@ struct Answer<'a> {
     truncated: Option<&'a Truncation>,
     /// Only in an answer shortened to fit a budget: every failure group.
     #[serde(skip_serializing_if = "Option::is_none")]
-    failure_groups: Option<fit::Groups<'a>>,
+    failure_groups: Option<groups::Groups<'a>>,
     tests: Tests<'a>,
     json_report: Option<&'a RawReports>,
     text_output: Option<&'a str>,

@@ -37,6 +37,9 @@ enum Kept {
     /// Its own lines, and what finished before the end: whole within the
     /// room they leave (`None`), or as one of the plans of a run's answer.
     Partial(Option<super::Plan>),
+    /// What finished before the end, cut to fit (its answer's last
+    /// resort), within the error's own lines.
+    PartialClipped,
     /// The status line and the command, clipped (the last resort: the
     /// status line alone).
     StatusAndCommand,
@@ -150,11 +153,15 @@ impl Plans for Shortened<'_> {
     fn ladder(&self) -> Vec<Rung<'_, Kept>> {
         let mut rungs = match &self.partial {
             Ok(_) => vec![Rung::One(Kept::Partial(None))],
-            Err(plans) => plans
-                .ladder()
-                .into_iter()
-                .map(|rung| rung.map(|plan| Kept::Partial(Some(plan))))
-                .collect(),
+            Err(plans) => {
+                let mut rungs: Vec<Rung<'_, Kept>> = plans
+                    .ladder()
+                    .into_iter()
+                    .map(|rung| rung.map(|plan| Kept::Partial(Some(plan))))
+                    .collect();
+                rungs.push(Rung::One(Kept::PartialClipped));
+                rungs
+            }
         };
         rungs.push(Rung::One(Kept::StatusAndCommand));
         rungs
@@ -164,7 +171,8 @@ impl Plans for Shortened<'_> {
         let fitted = match (kept, &self.partial) {
             (Kept::Partial(None), Ok(whole)) => self.around(whole.clone()),
             (Kept::Partial(Some(plan)), Err(plans)) => self.around(plans.attempt(plan)?),
-            (Kept::Partial(_), _) => return None,
+            (Kept::PartialClipped, Err(plans)) => self.around(plans.last_resort()),
+            (Kept::Partial(_) | Kept::PartialClipped, _) => return None,
             (Kept::StatusAndCommand, _) => self.status(true),
         };
         self.budget.fits(&fitted.text).then_some(fitted)

@@ -206,10 +206,6 @@ pub(crate) enum Plan {
     /// them (largest first), the first `with_message` with their message
     /// and crash location.
     Counts { with_message: usize, shown: usize },
-    /// The last resort, for a budget smaller than the header and the notes
-    /// themselves (a long comparison with a baseline under a few hundred
-    /// characters): step 6 without a group's line, cut to fit.
-    Clipped,
 }
 
 /// What every shortened answer needs.
@@ -232,7 +228,8 @@ impl Plans for Fitting<'_> {
 
     /// The plans, richest first: steps 2 to 4, then as many groups in
     /// full as fit, then every group's line with its message, as many
-    /// messages as fit, as many lines as fit, and the clipped answer.
+    /// messages as fit, as many lines as fit; the clipped answer is the
+    /// last resort.
     fn ladder(&self) -> Vec<Rung<'_, Plan>> {
         let all = self.groups.len();
         let mut rungs: Vec<Rung<'_, Plan>> = Levels::steps(self.run, &self.groups)
@@ -257,7 +254,6 @@ impl Plans for Fitting<'_> {
                 shown,
             }));
         }
-        rungs.push(Rung::One(Plan::Clipped));
         rungs
     }
 
@@ -270,27 +266,31 @@ impl Plans for Fitting<'_> {
                 with_message,
                 shown,
             } => self.counts(with_message, shown),
-            Plan::Clipped => self.counts(0, 0),
         };
         notes(
             &mut text,
             self.run,
             &closing(self.run, vec![self.note(&truncation)]),
         );
-        if let Plan::Clipped = plan {
-            text = self.clipped(text);
-        }
         self.budget.fits(&text).then_some(Fitted {
             text,
             truncation: Some(truncation),
         })
     }
 
+    /// For a budget smaller than the header and the notes themselves (a
+    /// long comparison with a baseline under a few hundred characters):
+    /// step 6 without a group's line, cut to fit (at worst empty).
     fn last_resort(&self) -> Fitted {
-        // Not reached: the clipped answer fits any budget (at worst empty).
+        let (mut text, truncation) = self.counts(0, 0);
+        notes(
+            &mut text,
+            self.run,
+            &closing(self.run, vec![self.note(&truncation)]),
+        );
         Fitted {
-            text: String::new(),
-            truncation: Some(Truncation::new(&self.budget)),
+            text: self.clipped(text),
+            truncation: Some(truncation),
         }
     }
 }
