@@ -15,7 +15,7 @@
 //! `report` starts at the sources with files the user gives. Readers and
 //! renderers are pure functions, pinned by the golden files under `golden/`.
 //! A module uses only the stages before it: `request` (what a request says:
-//! its fields, its [`Format`](request::Format), a refused parameter) and the
+//! its fields, its [`OutputFormat`](request::OutputFormat), a refused parameter) and the
 //! `model` (runs, execution errors, discoveries) use no other stage, and
 //! renderers see only the model and the text helpers (`tests/architecture.rs`
 //! checks it). `frontend::respond` is the one place that turns a result or an

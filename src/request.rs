@@ -30,7 +30,7 @@ pub const MAX_RETRIES: u64 = 5;
 /// An output format a request can ask for. The tools take `markdown` and
 /// `json` (`AnswerFormat` is their schema); the command line takes them all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Format {
+pub enum OutputFormat {
     /// Token-lean Markdown for agents, PR comments and job summaries.
     #[default]
     Markdown,
@@ -41,7 +41,7 @@ pub enum Format {
     Html,
     /// Standard JUnit XML (results only; errors and discovery print Markdown).
     Junit,
-    /// A CTRF JSON document (Common Test Report Format, ctrf.io), strictly
+    /// A CTRF JSON document (Common Test Report OutputFormat, ctrf.io), strictly
     /// valid against its schema, for CTRF dashboards and reporters (results
     /// only; errors and discovery print Markdown). Command line only.
     Ctrf,
@@ -56,13 +56,13 @@ pub enum Format {
     Gfm,
 }
 
-impl Format {
+impl OutputFormat {
     /// The format a tool's `format` value names (`markdown` when absent);
     /// `None` for a value the tools do not take.
-    pub fn of_tool(value: Option<&str>) -> Option<Format> {
+    pub fn of_tool(value: Option<&str>) -> Option<OutputFormat> {
         match value {
-            None | Some("markdown") => Some(Format::Markdown),
-            Some("json") => Some(Format::Json),
+            None | Some("markdown") => Some(OutputFormat::Markdown),
+            Some("json") => Some(OutputFormat::Json),
             Some(_) => None,
         }
     }
@@ -70,50 +70,50 @@ impl Format {
     /// Whether the answer carries pytest-json-report's whole document
     /// (`json_report`): the runner and the readers keep it only then.
     pub fn carries_json_report(self) -> bool {
-        self == Format::Json
+        self == OutputFormat::Json
     }
 
     /// Whether a rendering of one file may count plain passes instead of
     /// listing them: only the agent Markdown names no passing test.
     pub fn counts_passes(self) -> bool {
-        self == Format::Markdown
+        self == OutputFormat::Markdown
     }
 
     /// Whether the answer is the agent Markdown, which a tool's structured
     /// result then carries too.
     pub fn is_markdown(self) -> bool {
-        self == Format::Markdown
+        self == OutputFormat::Markdown
     }
 
     /// Whether an error is answered as a JSON-RPC error object rather
     /// than a rendering.
     pub fn errors_as_objects(self) -> bool {
-        self == Format::Json
+        self == OutputFormat::Json
     }
 
     /// Whether `--max-chars` (a GitHub comment's size by default) holds
     /// the command line's answer: JSON and CTRF are read whole by scripts.
     pub fn has_char_budget(self) -> bool {
-        !matches!(self, Format::Json | Format::Ctrf)
+        !matches!(self, OutputFormat::Json | OutputFormat::Ctrf)
     }
 
     /// Whether the whole answer, when no budget applies, is written as it
     /// is serialized rather than held (the JSON or CTRF of a large run).
     pub fn streams_whole(self) -> bool {
-        matches!(self, Format::Json | Format::Ctrf)
+        matches!(self, OutputFormat::Json | OutputFormat::Ctrf)
     }
 
     /// The format of the job summary the command line also appends to
     /// `$GITHUB_STEP_SUMMARY`: the GitHub rendering, for the annotations.
-    pub fn step_summary(self) -> Option<Format> {
-        (self == Format::Github).then_some(Format::Gfm)
+    pub fn step_summary(self) -> Option<OutputFormat> {
+        (self == OutputFormat::Github).then_some(OutputFormat::Gfm)
     }
 
     /// The name a tool's `format` takes for this format, for the formats
     /// the tools take (`markdown` for the others).
     pub fn tool_name(self) -> &'static str {
         match self {
-            Format::Json => "json",
+            OutputFormat::Json => "json",
             _ => "markdown",
         }
     }

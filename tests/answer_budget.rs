@@ -16,7 +16,7 @@ use pytest_mcp::budget::{Budget, DEFAULT_MCP_TOKENS};
 use pytest_mcp::frontend::respond;
 use pytest_mcp::model::Run;
 use pytest_mcp::model::rerun::RerunHint;
-use pytest_mcp::request::{ExecuteTestsRequest, Format};
+use pytest_mcp::request::{ExecuteTestsRequest, OutputFormat};
 use pytest_mcp::runner::execute::{self, Settings};
 use pytest_mcp::runner::params::Root;
 use serde_json::Value;
@@ -94,7 +94,7 @@ fn run() -> &'static Run {
 }
 
 /// The tool's answer text within `budget` (compact JSON, as the server).
-fn answer(format: Format, budget: &Budget) -> (String, bool) {
+fn answer(format: OutputFormat, budget: &Budget) -> (String, bool) {
     match respond::run(
         run(),
         format,
@@ -112,7 +112,7 @@ fn answer(format: Format, budget: &Budget) -> (String, bool) {
 
 #[test]
 fn markdown_at_the_default_budget_has_every_group_and_the_unique_failure() {
-    let (md, truncated) = answer(Format::Markdown, &Budget::tokens(DEFAULT_MCP_TOKENS));
+    let (md, truncated) = answer(OutputFormat::Markdown, &Budget::tokens(DEFAULT_MCP_TOKENS));
     let n = tokens(&md);
     println!("execute_tests Markdown: {n} tokens\n{md}");
     assert!(n < 2_000, "{n} tokens");
@@ -147,7 +147,7 @@ fn markdown_at_the_default_budget_has_every_group_and_the_unique_failure() {
 
 #[test]
 fn json_at_the_default_budget_keeps_exact_counts_and_every_group() {
-    let (text, truncated) = answer(Format::Json, &Budget::tokens(DEFAULT_MCP_TOKENS));
+    let (text, truncated) = answer(OutputFormat::Json, &Budget::tokens(DEFAULT_MCP_TOKENS));
     let n = tokens(&text);
     let full = pytest_mcp::render::json::render(run(), false);
     println!(
@@ -193,7 +193,7 @@ fn json_at_the_default_budget_keeps_exact_counts_and_every_group() {
 /// and the largest group, in both formats.
 #[test]
 fn four_hundred_tokens_keep_the_summary_and_the_largest_group() {
-    for format in [Format::Markdown, Format::Json] {
+    for format in [OutputFormat::Markdown, OutputFormat::Json] {
         let (text, truncated) = answer(format, &Budget::tokens(400));
         let n = tokens(&text);
         println!("max_tokens 400, {format:?}: {n} tokens\n{text}");
@@ -213,12 +213,12 @@ fn four_hundred_tokens_keep_the_summary_and_the_largest_group() {
 /// one line at least for the largest group.
 #[test]
 fn every_budget_is_kept() {
-    let (full, _) = answer(Format::Markdown, &Budget::NONE);
+    let (full, _) = answer(OutputFormat::Markdown, &Budget::NONE);
     let whole = tokens(&full);
     let mut steps = std::collections::BTreeSet::new();
     let mut budget = whole;
     while budget >= 200 {
-        let (md, _) = answer(Format::Markdown, &Budget::tokens(budget));
+        let (md, _) = answer(OutputFormat::Markdown, &Budget::tokens(budget));
         let n = tokens(&md);
         assert!(n <= budget, "{n} > {budget}:\n{md}");
         assert!(md.starts_with("Test FAILURE ("));
@@ -251,7 +251,7 @@ fn every_budget_is_kept() {
 fn every_json_budget_is_kept() {
     let mut budget = DEFAULT_MCP_TOKENS;
     while budget >= 200 {
-        let (text, truncated) = answer(Format::Json, &Budget::tokens(budget));
+        let (text, truncated) = answer(OutputFormat::Json, &Budget::tokens(budget));
         let n = tokens(&text);
         assert!(n <= budget, "{n} > {budget}:\n{text}");
         assert!(truncated);
@@ -339,13 +339,13 @@ fn last_failed_reruns_exactly_the_failures_and_errors() {
 /// headings (`### FAILED: <id>`) and the one-line list under
 /// `### FAILURES (...)`; JSON's `failure_groups`, or, in a whole answer,
 /// every failing test (all groups).
-fn text_groups(format: Format, text: &str) -> Vec<String> {
+fn text_groups(format: OutputFormat, text: &str) -> Vec<String> {
     let first_id = |line: &str| {
         line.split_whitespace()
             .find(|w| w.contains("::"))
             .map(str::to_string)
     };
-    if format == Format::Json {
+    if format == OutputFormat::Json {
         let v: Value = serde_json::from_str(text).expect("JSON");
         return match v["failure_groups"].as_array() {
             Some(groups) => groups
@@ -402,7 +402,7 @@ fn names(structured: &Value, id: &str) -> bool {
 #[test]
 fn the_structured_result_names_every_group_the_text_names() {
     for max in [200, 400, 1_000, 8_000] {
-        for format in [Format::Markdown, Format::Json] {
+        for format in [OutputFormat::Markdown, OutputFormat::Json] {
             let t = respond::tool_run(run(), format, &Budget::tokens(max));
             let respond::Answer::Text { text, .. } = &t.answer else {
                 panic!("not a result: {:?}", t.answer);
@@ -427,7 +427,7 @@ fn the_structured_result_names_every_group_the_text_names() {
                 "{format:?} at {max}: every group\n{text}"
             );
             assert!(
-                max > 200 || format == Format::Json || groups.len() >= 3,
+                max > 200 || format == OutputFormat::Json || groups.len() >= 3,
                 "the text at 200 tokens names 3 groups\n{text}"
             );
             // At the smallest budgets the Markdown, leaner per group than
@@ -443,7 +443,7 @@ fn the_structured_result_names_every_group_the_text_names() {
                 "{format:?} at {max}: the text names {unnamed:?}, the structured result neither names nor counts them\n{text}\n{structured:#}"
             );
             assert!(tokens(&compact) <= max, "{format:?} at {max}: {compact}");
-            if format == Format::Markdown && structured.get("markdown").is_none() {
+            if format == OutputFormat::Markdown && structured.get("markdown").is_none() {
                 let dropped = &structured["truncated"]["dropped"];
                 assert!(
                     dropped

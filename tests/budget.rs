@@ -133,7 +133,7 @@ fn long_failures_fold_into_details_in_reports_only() {
     let run = junit::parse(xml.as_bytes(), "long.xml").expect("readable");
     let report = dispatch::output(
         dispatch::Subject::run(&run),
-        pytest_mcp::request::Format::Markdown,
+        pytest_mcp::request::OutputFormat::Markdown,
         &dispatch::Style::report(Budget::chars(65_536)),
     )
     .text;

@@ -25,7 +25,7 @@ use pytest_mcp::model::affected::{Affected, AllRan};
 use pytest_mcp::model::changes::{self, LastRun};
 use pytest_mcp::model::rerun::RerunHint;
 use pytest_mcp::render::structured;
-use pytest_mcp::request::Format;
+use pytest_mcp::request::OutputFormat;
 
 mod common;
 use common::golden::check;
@@ -57,7 +57,7 @@ fn run_of(scenario: &Path) -> Run {
             contents: std::fs::read(root().join(rel)).map_err(|e| e.to_string()),
         })
         .collect();
-    let mut run = report::read_run(&inputs, report::Reading::for_format(Format::Json))
+    let mut run = report::read_run(&inputs, report::Reading::for_format(OutputFormat::Json))
         .expect("readable inputs");
     let last: LastRun = serde_json::from_str(
         &std::fs::read_to_string(scenario.join("last_run.json")).expect("last_run.json"),
@@ -105,7 +105,7 @@ fn changes_golden_files() {
         let budget = budget_of(scenario);
         let md = respond::run(
             &run,
-            Format::Markdown,
+            OutputFormat::Markdown,
             &dispatch::Style {
                 pretty: false,
                 ..dispatch::Style::within(budget)
@@ -114,7 +114,7 @@ fn changes_golden_files() {
         .into_text();
         let json = respond::run(
             &run,
-            Format::Json,
+            OutputFormat::Json,
             &dispatch::Style {
                 pretty: true,
                 ..dispatch::Style::within(budget)

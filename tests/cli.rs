@@ -303,7 +303,7 @@ fn large_pytest_junit(cases: usize) -> Vec<u8> {
 #[test]
 fn a_large_file_reports_the_same_on_every_core_as_on_one() {
     use pytest_mcp::frontend::report::{self, DEFAULT_MAX_CHARS, Input, RenderOnly};
-    use pytest_mcp::request::Format;
+    use pytest_mcp::request::OutputFormat;
     let dir = tempfile::tempdir().expect("tempdir");
     let xml = large_pytest_junit(30_000);
     assert!(xml.len() > 3 << 20, "{} bytes", xml.len());
@@ -323,8 +323,8 @@ fn a_large_file_reports_the_same_on_every_core_as_on_one() {
         name: file.to_string(),
         contents: Ok(xml.clone()),
     };
-    let budget = report::cli_budget(Format::Markdown, None, DEFAULT_MAX_CHARS);
-    let library = RenderOnly::read(&[input], Format::Markdown)
+    let budget = report::cli_budget(OutputFormat::Markdown, None, DEFAULT_MAX_CHARS);
+    let library = RenderOnly::read(&[input], OutputFormat::Markdown)
         .expect("read")
         .render(&dispatch::Style::report(budget))
         .text;
@@ -335,7 +335,7 @@ fn a_large_file_reports_the_same_on_every_core_as_on_one() {
         name: file.to_string(),
         contents: Ok(xml[..xml.len() * 2 / 3].to_vec()),
     };
-    let e = &report::read_run(&[cut], report::Reading::for_format(Format::Markdown))
+    let e = &report::read_run(&[cut], report::Reading::for_format(OutputFormat::Markdown))
         .expect_err("truncated")[0];
     let out = report(&[file]);
     assert_eq!(out.status.code(), Some(2));

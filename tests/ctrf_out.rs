@@ -20,7 +20,7 @@ use pytest_mcp::budget::Budget;
 use pytest_mcp::frontend::dispatch::{self, Style, Subject};
 use pytest_mcp::frontend::report::{self, Input, Reading};
 use pytest_mcp::model::Run;
-use pytest_mcp::request::Format;
+use pytest_mcp::request::OutputFormat;
 use serde_json::Value;
 
 mod common;
@@ -56,7 +56,7 @@ fn inputs(scenario: &Path) -> Vec<Input> {
 fn markdown(run: &Run) -> String {
     let text = dispatch::output(
         Subject::run(run),
-        Format::Markdown,
+        OutputFormat::Markdown,
         &Style::report(Budget::NONE),
     )
     .text;
@@ -74,7 +74,7 @@ fn read_back(ctrf: &str) -> Run {
         name: "converted.ctrf.json".into(),
         contents: Ok(ctrf.as_bytes().to_vec()),
     }];
-    match report::read_run(&input, Reading::for_format(Format::Markdown)) {
+    match report::read_run(&input, Reading::for_format(OutputFormat::Markdown)) {
         Ok(run) => run,
         Err(e) => panic!("our CTRF does not read back: {e:?}\n{ctrf}"),
     }
@@ -107,8 +107,8 @@ const NOT_ROUND_TRIPPED: &[(&str, &str)] = &[
 /// The Markdown of `inputs` read directly and through CTRF, when they
 /// read: `None` when they do not, else the difference, if any.
 fn round_trip(inputs: &[Input]) -> Option<Option<String>> {
-    let run = report::read_run(inputs, Reading::for_format(Format::Ctrf)).ok()?;
-    let ctrf = dispatch::whole(&run, Format::Ctrf);
+    let run = report::read_run(inputs, Reading::for_format(OutputFormat::Ctrf)).ok()?;
+    let ctrf = dispatch::whole(&run, OutputFormat::Ctrf);
     let back = read_back(&ctrf);
     let (want, got) = (markdown(&run), markdown(&back));
     Some((want != got).then(|| {
@@ -441,7 +441,7 @@ fn odd_ids_come_back_as_they_were() {
             .collect(),
         ..Run::default()
     };
-    let back = read_back(&dispatch::whole(&run, Format::Ctrf));
+    let back = read_back(&dispatch::whole(&run, OutputFormat::Ctrf));
     let got: Vec<&str> = back.tests.iter().map(|t| t.node_id.as_str()).collect();
     assert_eq!(got, ids);
 }

@@ -30,7 +30,7 @@ use common::golden::check;
 use pytest_mcp::budget::{Budget, DEFAULT_MCP_TOKENS};
 use pytest_mcp::frontend::dispatch::Style;
 use pytest_mcp::frontend::respond;
-use pytest_mcp::request::Format;
+use pytest_mcp::request::OutputFormat;
 use pytest_mcp::runner::conclude::{JsonReport, LeftBehind, conclude};
 use pytest_mcp::runner::process::{Captured, Ending, Finished, signal_name};
 
@@ -79,13 +79,13 @@ fn captured(bytes: Option<Vec<u8>>) -> Captured {
 /// `execute_tests` gives it with a Markdown answer.
 fn answers(scenario: &Path) -> Vec<(&'static str, String)> {
     let formats = [
-        (Format::Markdown, "expected.md"),
-        (Format::Json, "expected.json"),
-        (Format::Gfm, "expected.gfm"),
-        (Format::Html, "expected.html"),
-        (Format::Github, "expected.github"),
-        (Format::Junit, "expected.xml"),
-        (Format::Ctrf, "expected.ctrf.json"),
+        (OutputFormat::Markdown, "expected.md"),
+        (OutputFormat::Json, "expected.json"),
+        (OutputFormat::Gfm, "expected.gfm"),
+        (OutputFormat::Html, "expected.html"),
+        (OutputFormat::Github, "expected.github"),
+        (OutputFormat::Junit, "expected.xml"),
+        (OutputFormat::Ctrf, "expected.ctrf.json"),
     ];
     let concluded = || {
         let left = LeftBehind {
@@ -114,8 +114,8 @@ fn answers(scenario: &Path) -> Vec<(&'static str, String)> {
         out.push((file, text));
     }
     let tool = match concluded() {
-        Ok(done) => respond::tool_run(&done.run, Format::Markdown, &tools),
-        Err(e) => respond::tool_exec_error(&e, Format::Markdown, &tools, false),
+        Ok(done) => respond::tool_run(&done.run, OutputFormat::Markdown, &tools),
+        Err(e) => respond::tool_exec_error(&e, OutputFormat::Markdown, &tools, false),
     };
     let structured = serde_json::to_string_pretty(&tool.structured).expect("JSON") + "\n";
     out.push(("expected.structured.json", structured));

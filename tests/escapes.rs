@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use pytest_mcp::frontend::report::{self, Input};
 use pytest_mcp::model::Run;
-use pytest_mcp::request::Format;
+use pytest_mcp::request::OutputFormat;
 use serde_json::{Value, json};
 
 mod common;
@@ -39,12 +39,12 @@ const LINK: &str = "\u{1b}]8;;https://example.org\u{1b}\\docs\u{1b}]8;;\u{1b}\\"
 /// The words of the coloured assertion message, which must survive.
 const MESSAGE: &str = "AssertionError: expected 3";
 
-const ALL_FORMATS: [Format; 5] = [
-    Format::Markdown,
-    Format::Html,
-    Format::Junit,
-    Format::Json,
-    Format::Ctrf,
+const ALL_FORMATS: [OutputFormat; 5] = [
+    OutputFormat::Markdown,
+    OutputFormat::Html,
+    OutputFormat::Junit,
+    OutputFormat::Json,
+    OutputFormat::Ctrf,
 ];
 
 /// The characters no output may hold outside `json_report`: every control
@@ -167,7 +167,7 @@ fn assert_run_clean(what: &str, run: &Run) {
 
 /// Reads `files` as `pytest-mcp report` does for `format`: the run and the
 /// text it prints.
-fn report_of(files: &[(&str, String)], format: Format) -> (Run, String) {
+fn report_of(files: &[(&str, String)], format: OutputFormat) -> (Run, String) {
     let inputs: Vec<Input> = files
         .iter()
         .map(|(name, contents)| Input {
@@ -377,8 +377,8 @@ fn every_format_is_clean(files: &[(&str, String)]) -> (String, Value) {
             "{what}: the message's words are lost:\n{text}"
         );
         match format {
-            Format::Json => answer = check_json(&what, &text, &[]),
-            Format::Ctrf => {
+            OutputFormat::Json => answer = check_json(&what, &text, &[]),
+            OutputFormat::Ctrf => {
                 check_json(&what, &text, &[]);
             }
             _ => {
@@ -386,7 +386,7 @@ fn every_format_is_clean(files: &[(&str, String)]) -> (String, Value) {
                 assert_no_remnants(&what, &text);
             }
         }
-        if format == Format::Markdown {
+        if format == OutputFormat::Markdown {
             markdown = text;
         }
         // Nor in what no renderer shows (warnings, for one).
@@ -451,7 +451,8 @@ fn a_json_report_with_colours_comes_out_clean_in_every_format() {
         name: "report.json".into(),
         contents: Ok(json_report().into_bytes()),
     }];
-    let run = report::read_run(&inputs, report::Reading::for_format(Format::Json)).expect("read");
+    let run =
+        report::read_run(&inputs, report::Reading::for_format(OutputFormat::Json)).expect("read");
     let raw = run.json_report.as_ref().expect("kept for JSON").to_value();
     assert_eq!(
         raw["tests"][0]["call"]["crash"]["message"],
@@ -463,7 +464,7 @@ fn a_json_report_with_colours_comes_out_clean_in_every_format() {
     );
     let json_text = dispatch::output(
         dispatch::Subject::run(&run),
-        Format::Json,
+        OutputFormat::Json,
         &dispatch::Style::report(pytest_mcp::budget::Budget::NONE),
     )
     .text;
@@ -554,7 +555,7 @@ fn ids_with_control_characters_are_kept_in_json_and_shown_escaped_elsewhere() {
         let what = format!("ids as {format:?}");
         assert!(text.contains(MESSAGE), "{what}:\n{text}");
         match format {
-            Format::Json => {
+            OutputFormat::Json => {
                 let answer = check_json(&what, &text, &["node_id", ".file"]);
                 assert_eq!(answer["tests"][0]["node_id"], id);
                 assert_eq!(
@@ -562,11 +563,11 @@ fn ids_with_control_characters_are_kept_in_json_and_shown_escaped_elsewhere() {
                     "tests/b\u{1b}[0mroken.py"
                 );
             }
-            Format::Junit => {
+            OutputFormat::Junit => {
                 assert_no_controls(&what, &text);
                 assert!(text.contains("t#x1B[31mx"), "{what}:\n{text}");
             }
-            Format::Ctrf => {
+            OutputFormat::Ctrf => {
                 // Ids are names as they are (JSON escapes the ESC).
                 let answer = check_json(&what, &text, &[".name", ".filePath", ".suite[0]"]);
                 let names: Vec<&Value> = answer["results"]["tests"]

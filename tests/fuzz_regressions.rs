@@ -86,7 +86,7 @@ fn every_saved_params_input_goes_through() {
 fn a_duplicate_key_reads_the_same_for_every_format() {
     use pytest_mcp::frontend::report::Input;
     use pytest_mcp::model::Outcome;
-    use pytest_mcp::request::Format;
+    use pytest_mcp::request::OutputFormat;
 
     for name in ["duplicate-key.json", "duplicate-key-fuzzed.json"] {
         let bytes = fixture("json_report_reader", name);
@@ -95,9 +95,10 @@ fn a_duplicate_key_reads_the_same_for_every_format() {
             name: name.to_string(),
             contents: Ok(bytes),
         }];
-        let markdown = report::read_run(&inputs, report::Reading::for_format(Format::Markdown))
-            .expect("read for Markdown");
-        let json = report::read_run(&inputs, report::Reading::for_format(Format::Json))
+        let markdown =
+            report::read_run(&inputs, report::Reading::for_format(OutputFormat::Markdown))
+                .expect("read for Markdown");
+        let json = report::read_run(&inputs, report::Reading::for_format(OutputFormat::Json))
             .expect("read for JSON");
         assert_eq!(markdown.tests, json.tests, "{name}");
         assert_eq!(run.tests, markdown.tests, "{name}");
@@ -190,7 +191,7 @@ fn a_doctype_with_entities_expands_nothing() {
         "{:?}",
         run.tests
     );
-    let markdown = dispatch::whole(&run, pytest_mcp::request::Format::Markdown);
+    let markdown = dispatch::whole(&run, pytest_mcp::request::OutputFormat::Markdown);
     assert!(!markdown.contains("root:"), "{markdown}");
 }
 

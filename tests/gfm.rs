@@ -16,7 +16,7 @@ use std::process::Command;
 
 use pytest_mcp::frontend::report::Input;
 use pytest_mcp::render;
-use pytest_mcp::request::Format;
+use pytest_mcp::request::OutputFormat;
 
 mod common;
 use common::support;
@@ -71,7 +71,7 @@ fn read_list(path: &Path) -> Vec<Input> {
 /// The agent Markdown of `inputs`, whole and uncollapsed: its failure
 /// sections say what every failure's lines are.
 fn agent_markdown(inputs: &[Input], name: &str) -> PathBuf {
-    let run = report::read_run(inputs, report::Reading::for_format(Format::Markdown))
+    let run = report::read_run(inputs, report::Reading::for_format(OutputFormat::Markdown))
         .expect("readable inputs");
     let path = out_dir().join(format!("{name}.md"));
     std::fs::write(&path, render::markdown::render(&run)).expect("write the agent Markdown");

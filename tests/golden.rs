@@ -27,7 +27,7 @@ use pytest_mcp::frontend::dispatch::{self, Style, Subject};
 use pytest_mcp::frontend::report::{self, Input, InputError, Reading, RenderOnly};
 use pytest_mcp::frontend::respond;
 use pytest_mcp::render::gfm;
-use pytest_mcp::request::Format;
+use pytest_mcp::request::OutputFormat;
 
 mod common;
 use common::golden::check;
@@ -82,7 +82,7 @@ fn read_list(path: &Path) -> Vec<Input> {
 /// compared with `baseline` when the scenario has one. Read as the command
 /// reads them: without a baseline, a Markdown report of one file counts its
 /// plain passing tests instead of listing them.
-fn render(inputs: &[Input], baseline: &[Input], format: Format, budget: &Budget) -> String {
+fn render(inputs: &[Input], baseline: &[Input], format: OutputFormat, budget: &Budget) -> String {
     let unreadable = |errors: Vec<InputError>, total: usize| {
         respond::unreadable(&errors, total, format).into_text()
     };
@@ -96,7 +96,7 @@ fn render(inputs: &[Input], baseline: &[Input], format: Format, budget: &Budget)
         Ok(run) => run,
         Err(errors) => return unreadable(errors, inputs.len()),
     };
-    match report::read_run(baseline, Reading::for_format(Format::Markdown)) {
+    match report::read_run(baseline, Reading::for_format(OutputFormat::Markdown)) {
         Ok(base) => {
             dispatch::output(
                 Subject::Run {
@@ -136,10 +136,10 @@ fn render_gfm(
         ..*budget
     };
     let unreadable = |errors: Vec<InputError>, total: usize| {
-        respond::unreadable(&errors, total, Format::Gfm).into_text()
+        respond::unreadable(&errors, total, OutputFormat::Gfm).into_text()
     };
     if baseline.is_empty() {
-        return match RenderOnly::read(inputs, Format::Gfm) {
+        return match RenderOnly::read(inputs, OutputFormat::Gfm) {
             Ok(alone) => {
                 let style = Style {
                     links: options.clone(),
@@ -150,18 +150,18 @@ fn render_gfm(
             Err(errors) => unreadable(errors, inputs.len()),
         };
     }
-    let run = match report::read_run(inputs, Reading::for_format(Format::Gfm)) {
+    let run = match report::read_run(inputs, Reading::for_format(OutputFormat::Gfm)) {
         Ok(run) => run,
         Err(errors) => return unreadable(errors, inputs.len()),
     };
-    match report::read_run(baseline, Reading::for_format(Format::Markdown)) {
+    match report::read_run(baseline, Reading::for_format(OutputFormat::Markdown)) {
         Ok(base) => {
             dispatch::output(
                 Subject::Run {
                     run: &run,
                     compared: Some(&base).map(|b| Compared::of(&run, b)).as_ref(),
                 },
-                pytest_mcp::request::Format::Gfm,
+                pytest_mcp::request::OutputFormat::Gfm,
                 &dispatch::Style {
                     links: (options).clone(),
                     ..Style::report(budget)
@@ -225,16 +225,16 @@ fn golden_files() {
         let budget = budget_of(scenario);
         let baseline = baseline(scenario);
         let mut formats = vec![
-            (Format::Markdown, "expected.md"),
-            (Format::Json, "expected.json"),
-            (Format::Junit, "expected.xml"),
-            (Format::Github, "expected.github"),
+            (OutputFormat::Markdown, "expected.md"),
+            (OutputFormat::Json, "expected.json"),
+            (OutputFormat::Junit, "expected.xml"),
+            (OutputFormat::Github, "expected.github"),
         ];
         if scenario.join("expected.html").exists() {
-            formats.push((Format::Html, "expected.html"));
+            formats.push((OutputFormat::Html, "expected.html"));
         }
         if scenario.join("expected.ctrf.json").exists() {
-            formats.push((Format::Ctrf, "expected.ctrf.json"));
+            formats.push((OutputFormat::Ctrf, "expected.ctrf.json"));
         }
         for (format, file) in formats {
             let actual = render(&inputs, &baseline, format, &budget);
@@ -316,16 +316,16 @@ fn same_markdown_counted(files: &[Vec<Input>]) -> (usize, usize) {
     let mut counted = 0;
     for inputs in files.iter().filter(|i| i.len() == 1) {
         let (Ok(full), Ok(lean)) = (
-            report::read_run(inputs, Reading::for_format(Format::Markdown)),
-            RenderOnly::read(inputs, Format::Markdown),
+            report::read_run(inputs, Reading::for_format(OutputFormat::Markdown)),
+            RenderOnly::read(inputs, OutputFormat::Markdown),
         ) else {
             continue;
         };
         assert_eq!(full.counts(), lean.counts(), "{}", inputs[0].name);
         assert_eq!(full.exit_code(), lean.exit_code(), "{}", inputs[0].name);
         assert_eq!(
-            dispatch::whole(&full, Format::Github),
-            RenderOnly::read(inputs, Format::Github)
+            dispatch::whole(&full, OutputFormat::Github),
+            RenderOnly::read(inputs, OutputFormat::Github)
                 .map(|github| github.render(&Style::report(Budget::NONE)).text)
                 .unwrap_or_default(),
             "{}: GitHub annotations",
@@ -342,7 +342,7 @@ fn same_markdown_counted(files: &[Vec<Input>]) -> (usize, usize) {
             assert_eq!(
                 dispatch::output(
                     Subject::run(&full),
-                    Format::Markdown,
+                    OutputFormat::Markdown,
                     &Style::report(budget)
                 ),
                 lean.render(&Style::report(budget)),
@@ -434,8 +434,8 @@ fn discovery_golden_files() {
     let dir = root().join("golden/discovery_many_cases");
     let mut failures = Vec::new();
     for (format, file) in [
-        (Format::Markdown, "expected.md"),
-        (Format::Json, "expected.json"),
+        (OutputFormat::Markdown, "expected.md"),
+        (OutputFormat::Json, "expected.json"),
     ] {
         let actual = respond::discovery(
             &discovery,
@@ -486,7 +486,7 @@ fn structured_golden_files() {
     let dir = root().join("golden/structured");
     let run_of = |scenario: &str| {
         let inputs = inputs(&root().join("golden").join(scenario));
-        report::read_run(&inputs, Reading::for_format(Format::Json)).expect("readable inputs")
+        report::read_run(&inputs, Reading::for_format(OutputFormat::Json)).expect("readable inputs")
     };
     let mut pinned: Vec<(String, String)> = Vec::new();
     for scenario in [
@@ -535,7 +535,7 @@ fn structured_golden_files() {
         ))),
     ));
     // As `execute_tests` gives it for a Markdown answer: carrying the text.
-    let tool = pytest_mcp::frontend::respond::tool_run(&grouped, Format::Markdown, &default);
+    let tool = pytest_mcp::frontend::respond::tool_run(&grouped, OutputFormat::Markdown, &default);
     pinned.push((
         "pytest_grouped_failures_markdown_answer".into(),
         pretty(&tool.structured),

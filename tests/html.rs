@@ -31,7 +31,7 @@ use pytest_mcp::budget::Budget;
 use pytest_mcp::frontend::report::Input;
 use pytest_mcp::model::Run;
 use pytest_mcp::render::{html, markdown};
-use pytest_mcp::request::Format;
+use pytest_mcp::request::OutputFormat;
 use pytest_mcp::sources::junit;
 use pytest_mcp_testkit::inputs;
 
@@ -47,7 +47,7 @@ fn read_run(files: &[PathBuf]) -> Run {
             contents: std::fs::read(file).map_err(|e| e.to_string()),
         })
         .collect();
-    report::read_run(&inputs, report::Reading::for_format(Format::Html))
+    report::read_run(&inputs, report::Reading::for_format(OutputFormat::Html))
         .unwrap_or_else(|e| panic!("{files:?} do not read: {e:?}"))
 }
 
@@ -198,7 +198,7 @@ fn baseline_report_shows_new_fixed_and_still_failing() {
             run: &run,
             compared: Some(&Compared::of(&run, &base)),
         },
-        Format::Html,
+        OutputFormat::Html,
         &dispatch::Style::report(Budget::NONE),
     )
     .text;

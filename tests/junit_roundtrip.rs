@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use pytest_mcp::frontend::report::Input;
 use pytest_mcp::model::{CollectionError, Location, Outcome, Phase, Run, TestResult, Xfail};
 use pytest_mcp::render::junit::render;
-use pytest_mcp::request::Format;
+use pytest_mcp::request::OutputFormat;
 use pytest_mcp::sources::junit;
 
 mod common;
@@ -39,7 +39,7 @@ fn input(path: &Path) -> Input {
 
 fn run_of(paths: &[PathBuf]) -> Run {
     let inputs: Vec<Input> = paths.iter().map(|p| input(p)).collect();
-    report::read_run(&inputs, report::Reading::for_format(Format::Markdown))
+    report::read_run(&inputs, report::Reading::for_format(OutputFormat::Markdown))
         .unwrap_or_else(|e| panic!("cannot read {paths:?}: {e:?}"))
 }
 

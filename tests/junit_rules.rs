@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use pytest_mcp::frontend::report::Input;
 use pytest_mcp::model::{Outcome, Run};
-use pytest_mcp::request::Format;
+use pytest_mcp::request::OutputFormat;
 use pytest_mcp::sources::junit;
 
 fn fixture(name: &str) -> PathBuf {
@@ -224,7 +224,7 @@ fn repeats_xml() -> String {
 fn renderers_show_both_results_of_a_shared_id() {
     let run = report::read_run(
         &[input("repeats.xml", &repeats_xml())],
-        report::Reading::for_format(Format::Markdown),
+        report::Reading::for_format(OutputFormat::Markdown),
     )
     .unwrap();
     let md = pytest_mcp::render::markdown::render(&run);
@@ -273,7 +273,7 @@ fn a_merge_keeps_both_results_of_a_shared_id() {
                 "shard.xml",
                 r#"<testsuite name="shard"><testcase classname="pkg" name="TestAfterPass"/></testsuite>"#,
             ),
-        ], report::Reading::for_format(Format::Markdown))
+        ], report::Reading::for_format(OutputFormat::Markdown))
     .unwrap();
     assert_eq!(run.tests.len(), 7);
     assert_eq!(run.counts().failed, 2);

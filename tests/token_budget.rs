@@ -121,7 +121,7 @@ fn coverage_check_notices_what_is_missing() {
             name: "junit-xunit1.xml".into(),
             contents: std::fs::read(&case.files[0]).map_err(|e| e.to_string()),
         }],
-        report::Reading::for_format(pytest_mcp::request::Format::Json),
+        report::Reading::for_format(pytest_mcp::request::OutputFormat::Json),
     )
     .expect("readable");
 

@@ -8,7 +8,7 @@
 use std::ffi::OsString;
 use std::process::{Command, Stdio};
 
-use pytest_mcp::request::Format;
+use pytest_mcp::request::OutputFormat;
 use pytest_mcp::runner::command::{self, Mode, Python, Workspace};
 use pytest_mcp::runner::params::{Root, RunParams, Stop};
 use pytest_mcp_testkit::inputs;
@@ -87,7 +87,7 @@ pub fn run(env: &Env) {
         workers: None,
         retries: None,
         timeout: std::time::Duration::from_secs(600),
-        format: Format::Markdown,
+        format: OutputFormat::Markdown,
         max_tokens: None,
     };
 

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::Command;
 
 use pytest_mcp::frontend::report::Input;
-use pytest_mcp::request::Format;
+use pytest_mcp::request::OutputFormat;
 use pytest_mcp_testkit::{inputs, tokens};
 
 use crate::Env;
@@ -109,7 +109,7 @@ fn coverage_of(t: &Texts, value: &serde_json::Value) -> tokens::Coverage {
             name: "report.json".into(),
             contents: Ok(report),
         }],
-        report::Reading::for_format(Format::Json),
+        report::Reading::for_format(OutputFormat::Json),
     )
     .expect("the embedded JSON report reads back");
     tokens::check_coverage(&t.json, &run, &t.whole)

@@ -1,9 +1,9 @@
 //! The one dispatch: what is rendered (a run, compared with a baseline or
 //! not; a discovery; an error) × the requested format × its budget → the
 //! answer's text. `report`, `run`, `discover` and the MCP tools all come
-//! here; nothing else matches on a [`Format`].
+//! here; nothing else matches on a [`OutputFormat`].
 //!
-//! Adding a format means a variant of [`Format`], an arm in [`output`] and
+//! Adding a format means a variant of [`OutputFormat`], an arm in [`output`] and
 //! the output itself (a module of `render`), nothing else. Each output
 //! reads the run's view (`render::view`) and offers its plans to fit the
 //! budget ([`budget::Offer`]); [`output`] hands the offer to the one
@@ -19,7 +19,7 @@ use crate::model::discovery::Discovery;
 use crate::model::exec_error::ExecError;
 use crate::render;
 use crate::render::view::{self, Compared, Tone};
-use crate::request::Format;
+use crate::request::OutputFormat;
 
 /// The title of an HTML page of results.
 pub const TITLE: &str = "pytest-mcp report";
@@ -108,7 +108,7 @@ impl Style {
 }
 
 /// A run's whole rendering in `format`, with no budget, as `run` prints it.
-pub fn whole(run: &Run, format: Format) -> String {
+pub fn whole(run: &Run, format: OutputFormat) -> String {
     output(Subject::run(run), format, &Style::within(Budget::NONE)).text
 }
 
@@ -116,7 +116,7 @@ pub fn whole(run: &Run, format: Format) -> String {
 /// one to keep (HTML, JUnit, CTRF and the annotations are documents for people
 /// and tools: never cut), with what was left out to fit it. Each output
 /// offers its plans; the one fitting loop ([`budget::fit`]) chooses.
-pub fn output(subject: Subject<'_>, format: Format, style: &Style) -> Fitted {
+pub fn output(subject: Subject<'_>, format: OutputFormat, style: &Style) -> Fitted {
     budget::fit(offer(subject, format, style))
 }
 
@@ -126,7 +126,7 @@ pub fn output(subject: Subject<'_>, format: Format, style: &Style) -> Fitted {
 /// run).
 pub fn write(
     subject: Subject<'_>,
-    format: Format,
+    format: OutputFormat,
     style: &Style,
     out: &mut dyn Write,
 ) -> std::io::Result<Option<Truncation>> {
@@ -139,7 +139,7 @@ pub fn write(
         && style.budget.tokens.is_none()
     {
         match format {
-            Format::Ctrf => render::ctrf::write(run, out)?,
+            OutputFormat::Ctrf => render::ctrf::write(run, out)?,
             _ => render::json::write_pretty(run, out)?,
         }
         return Ok(None);
@@ -150,11 +150,11 @@ pub fn write(
 }
 
 /// What the output of `format` offers for `subject`.
-fn offer<'a>(subject: Subject<'a>, format: Format, style: &'a Style) -> Offer<'a, Fitted> {
+fn offer<'a>(subject: Subject<'a>, format: OutputFormat, style: &'a Style) -> Offer<'a, Fitted> {
     match format {
-        Format::Markdown => markdown(subject, style),
-        Format::Json => json(subject, style),
-        Format::Html => for_people(
+        OutputFormat::Markdown => markdown(subject, style),
+        OutputFormat::Json => json(subject, style),
+        OutputFormat::Html => for_people(
             subject,
             style,
             |page| render::html::markdown_page(page.markdown, page.title, page.tone),
@@ -163,25 +163,25 @@ fn offer<'a>(subject: Subject<'a>, format: Format, style: &'a Style) -> Offer<'a
                 uncut(render::html::report(run, comparison, TITLE))
             },
         ),
-        Format::Junit => for_people(
+        OutputFormat::Junit => for_people(
             subject,
             style,
             |page| page.markdown.to_string(),
             |run, _| uncut(render::junit::render(run)),
         ),
-        Format::Ctrf => for_people(
+        OutputFormat::Ctrf => for_people(
             subject,
             style,
             |page| page.markdown.to_string(),
             |run, _| uncut(render::ctrf::render(run)),
         ),
-        Format::Github => for_people(
+        OutputFormat::Github => for_people(
             subject,
             style,
             |page| render::github::error(page.title, page.markdown),
             |run, _| uncut(render::github::render(run, &style.annotations)),
         ),
-        Format::Gfm => for_people(
+        OutputFormat::Gfm => for_people(
             subject,
             style,
             |page| render::gfm::text_page(page.markdown),

@@ -6,9 +6,9 @@
 
 pub mod cli;
 pub mod dispatch;
+pub mod kept;
 pub mod remember;
 pub mod report;
 pub mod respond;
-pub mod runs;
 pub mod server;
 pub mod tools;

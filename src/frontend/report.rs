@@ -10,7 +10,7 @@ use std::io::Write;
 use crate::budget::{Budget, Fitted, Truncation};
 use crate::frontend::dispatch::{self, Style, Subject};
 use crate::model::{Counts, Run, Unlisted};
-use crate::request::Format;
+use crate::request::OutputFormat;
 use crate::sources::merge::merge;
 use crate::sources::{self, ReadOptions};
 
@@ -98,7 +98,7 @@ pub struct Reading {
 
 impl Reading {
     /// For an answer in `format`, on every core.
-    pub fn for_format(format: Format) -> Reading {
+    pub fn for_format(format: OutputFormat) -> Reading {
         Reading {
             keep_json_report: format.carries_json_report(),
             threads: all_cores(),
@@ -146,19 +146,19 @@ pub fn all_cores() -> usize {
 #[derive(Debug)]
 pub struct RenderOnly {
     run: Run,
-    format: Format,
+    format: OutputFormat,
 }
 
 impl RenderOnly {
     /// Reads and merges `inputs` for a rendering in `format`.
-    pub fn read(inputs: &[impl Load], format: Format) -> Result<RenderOnly, Vec<InputError>> {
+    pub fn read(inputs: &[impl Load], format: OutputFormat) -> Result<RenderOnly, Vec<InputError>> {
         Self::read_on(inputs, format, all_cores())
     }
 
     /// [`read`](Self::read), up to `threads` files at once.
     pub fn read_on(
         inputs: &[impl Load],
-        format: Format,
+        format: OutputFormat,
         threads: usize,
     ) -> Result<RenderOnly, Vec<InputError>> {
         let options = ReadOptions {
@@ -220,7 +220,7 @@ impl RenderOnly {
 /// and `max_bytes` bytes ([`fit_bytes`]).
 pub fn step_summary(
     subject: Subject<'_>,
-    format: Format,
+    format: OutputFormat,
     style: &Style,
     max_chars: usize,
     max_bytes: usize,
@@ -266,7 +266,7 @@ pub const DEFAULT_MAX_CHARS: usize = 65_536;
 /// The budget of a command-line answer: `max_tokens` when given, and for
 /// the formats read by people also `max_chars` (a GitHub comment by
 /// default). JSON has no default limit: scripts read it whole.
-pub fn cli_budget(format: Format, max_tokens: Option<usize>, max_chars: usize) -> Budget {
+pub fn cli_budget(format: OutputFormat, max_tokens: Option<usize>, max_chars: usize) -> Budget {
     Budget {
         tokens: max_tokens,
         chars: format.has_char_budget().then_some(max_chars),

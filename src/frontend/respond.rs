@@ -21,7 +21,7 @@ use crate::model::exec_error::{ErrorKind, ExecError};
 use crate::render;
 use crate::render::structured::Structured;
 use crate::render::view::{self, Tone};
-use crate::request::{Format, ValidationError};
+use crate::request::{OutputFormat, ValidationError};
 
 /// Exit status when the answer is a result (`report`; `discover` found tests).
 pub const EXIT_OK: u8 = 0;
@@ -115,7 +115,7 @@ impl Answer {
     /// An error: the object when the format answers errors with one
     /// (`json`), else `markdown` in the format's clothing
     /// ([`dispatch::render`]: a page, a `::error` titled `title`, ...).
-    fn error(format: Format, error: ErrorObject, page: ErrorPage<'_>, exit: u8) -> Self {
+    fn error(format: OutputFormat, error: ErrorObject, page: ErrorPage<'_>, exit: u8) -> Self {
         if format.errors_as_objects() {
             return Answer::Error { error, exit };
         }
@@ -144,7 +144,7 @@ struct ErrorPage<'a> {
 
 /// A test run's result in `format` and `style` (its budget, its links).
 /// Exit status: pytest's.
-pub fn run(run: &Run, format: Format, style: &Style) -> Answer {
+pub fn run(run: &Run, format: OutputFormat, style: &Style) -> Answer {
     result(
         dispatch::output(Subject::run(run), format, style),
         run_exit(run),
@@ -168,7 +168,7 @@ fn run_exit(run: &Run) -> u8 {
 
 /// What discovery found, in `format` and `style`. Exit status as
 /// pytest's: 2 collection errors, 5 no tests, else 0.
-pub fn discovery(d: &Discovery, format: Format, style: &Style) -> Answer {
+pub fn discovery(d: &Discovery, format: OutputFormat, style: &Style) -> Answer {
     result(
         dispatch::output(Subject::Discovery(d), format, style),
         discovery_exit(d),
@@ -183,7 +183,7 @@ fn discovery_exit(d: &Discovery) -> u8 {
 
 /// A run or a discovery that gave no result (ADR-007); its Markdown within
 /// `budget`.
-pub fn exec_error(e: &ExecError, format: Format, budget: &Budget) -> Answer {
+pub fn exec_error(e: &ExecError, format: OutputFormat, budget: &Budget) -> Answer {
     let error = error_object(e);
     let exit = error_status(e);
     if format.errors_as_objects() {
@@ -233,7 +233,7 @@ fn error_status(e: &ExecError) -> u8 {
 
 /// A refused parameter: its one line (`Invalid params: ...`, docs/errors.md), or the
 /// invalid-params object.
-pub fn invalid(e: &ValidationError, format: Format) -> Answer {
+pub fn invalid(e: &ValidationError, format: OutputFormat) -> Answer {
     let page = ErrorPage {
         markdown: format!("{e}\n"),
         title: "pytest-mcp: invalid parameters",
@@ -245,7 +245,7 @@ pub fn invalid(e: &ValidationError, format: Format) -> Answer {
 /// `report`'s unreadable inputs (every one of them): a Markdown
 /// `Report ERROR` block, or the invalid-params object naming the first and
 /// listing all under `errors`.
-pub fn unreadable(errors: &[InputError], total_inputs: usize, format: Format) -> Answer {
+pub fn unreadable(errors: &[InputError], total_inputs: usize, format: OutputFormat) -> Answer {
     let headline = if errors.len() == 1 && total_inputs == 1 {
         "the input file could not be read as test results".to_string()
     } else {
@@ -294,7 +294,7 @@ pub fn unreadable(errors: &[InputError], total_inputs: usize, format: Format) ->
 /// What a tool call gets back: the answer, its structured result (MCP
 /// `structuredContent`, bounded by the answer's budget), and, when the
 /// answer left something out to fit that budget, the complete JSON result
-/// for the server to keep and link to (`frontend::runs`).
+/// for the server to keep and link to (`frontend::kept`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolAnswer {
     pub answer: Answer,
@@ -343,7 +343,7 @@ const FULL_RESULT_TOKENS: usize = 16;
 /// carries then name every failure group the text names (a small budget),
 /// its fields take the whole budget and it carries no Markdown.
 fn tool_answer<R: Structured>(
-    format: Format,
+    format: OutputFormat,
     budget: &Budget,
     structured: impl Fn(Budget) -> Offer<'static, R>,
     text: impl Fn(&Budget) -> Fitted,
@@ -410,7 +410,7 @@ fn tool_answer<R: Structured>(
 }
 
 /// A test run's answer to a tool call (see [`run`]).
-pub fn tool_run(run: &Run, format: Format, budget: &Budget) -> ToolAnswer {
+pub fn tool_run(run: &Run, format: OutputFormat, budget: &Budget) -> ToolAnswer {
     tool_answer(
         format,
         budget,
@@ -423,7 +423,7 @@ pub fn tool_run(run: &Run, format: Format, budget: &Budget) -> ToolAnswer {
 }
 
 /// A discovery's answer to a tool call (see [`discovery`]).
-pub fn tool_discovery(d: &Discovery, format: Format, budget: &Budget) -> ToolAnswer {
+pub fn tool_discovery(d: &Discovery, format: OutputFormat, budget: &Budget) -> ToolAnswer {
     tool_answer(
         format,
         budget,
@@ -453,7 +453,7 @@ fn tool_style(budget: &Budget) -> Style {
 /// kind, with what finished before the end.
 pub fn tool_exec_error(
     e: &ExecError,
-    format: Format,
+    format: OutputFormat,
     budget: &Budget,
     discovery: bool,
 ) -> ToolAnswer {
@@ -488,7 +488,7 @@ pub fn tool_exec_error(
 }
 
 /// A refused request's answer to a tool call (see [`invalid`]).
-pub fn tool_invalid(e: &ValidationError, format: Format) -> ToolAnswer {
+pub fn tool_invalid(e: &ValidationError, format: OutputFormat) -> ToolAnswer {
     ToolAnswer::bare(invalid(e, format), e.to_string())
 }
 

@@ -34,11 +34,13 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::budget::{Budget, DEFAULT_MCP_TOKENS};
+use crate::frontend::kept::{self, Kept, Runs};
 use crate::frontend::remember;
 use crate::frontend::respond::{self, Answer, ErrorObject, ToolAnswer};
-use crate::frontend::runs::{self, Kept, Runs};
 use crate::model::rerun::RerunHint;
-use crate::request::{DiscoverTestsRequest, ExecuteTestsRequest, Format, ToolRequest, invalid};
+use crate::request::{
+    DiscoverTestsRequest, ExecuteTestsRequest, OutputFormat, ToolRequest, invalid,
+};
 use crate::runner::execute::{self, RunError, Settings};
 
 /// The server: settings fixed at start, and the complete results of the
@@ -72,10 +74,10 @@ pub use super::tools::tools;
 /// The request's format, read before validation so that even a refused
 /// request gets its error in the format it asked for (`markdown` when the
 /// value is missing or not a known format).
-fn requested_format(args: &JsonObject) -> Format {
+fn requested_format(args: &JsonObject) -> OutputFormat {
     let named = args.get("format").and_then(Value::as_str);
     named
-        .and_then(|s| Format::of_tool(Some(s)))
+        .and_then(|s| OutputFormat::of_tool(Some(s)))
         .unwrap_or_default()
 }
 
@@ -287,8 +289,8 @@ impl ServerHandler for Server {
                  pytest-testmon (whose first run runs every test and records).",
                 self.settings.root.path().display(),
                 crate::text::thousands(DEFAULT_MCP_TOKENS),
-                runs::URI_PREFIX,
-                runs::KEPT_RESULTS,
+                kept::URI_PREFIX,
+                kept::KEPT_RESULTS,
             ))
     }
 

@@ -16,8 +16,8 @@ use serde_json::Value;
 use crate::budget::{MAX_TOKENS, MIN_TOKENS};
 
 use crate::request::{
-    DiscoverTestsRequest, ExecuteTestsRequest, Format, MAX_RETRIES, MAX_TIMEOUT_SECS, MAX_WORKERS,
-    ValidationError, invalid,
+    DiscoverTestsRequest, ExecuteTestsRequest, MAX_RETRIES, MAX_TIMEOUT_SECS, MAX_WORKERS,
+    OutputFormat, ValidationError, invalid,
 };
 
 /// Default time limit of one pytest run.
@@ -138,7 +138,7 @@ pub struct RunParams {
     /// `None`: as the project's configuration says.
     pub retries: Option<u32>,
     pub timeout: Duration,
-    pub format: Format,
+    pub format: OutputFormat,
     /// The answer's token budget, when the request set one.
     pub max_tokens: Option<usize>,
 }
@@ -151,7 +151,7 @@ pub struct DiscoverParams {
     /// A file name glob replacing `python_files`.
     pub pattern: Option<String>,
     pub timeout: Duration,
-    pub format: Format,
+    pub format: OutputFormat,
     /// The answer's token budget, when the request set one.
     pub max_tokens: Option<usize>,
 }
@@ -378,9 +378,9 @@ fn retries(value: Option<i64>) -> Result<Option<u32>, ValidationError> {
     }
 }
 
-fn format(value: Option<String>) -> Result<Format, ValidationError> {
+fn format(value: Option<String>) -> Result<OutputFormat, ValidationError> {
     let value = value.as_deref();
-    Format::of_tool(value).ok_or_else(|| {
+    OutputFormat::of_tool(value).ok_or_else(|| {
         invalid(
             "format",
             "must be \"markdown\" or \"json\"",

@@ -107,18 +107,18 @@ impl ParseError {
 
 /// What kind of results file some bytes are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub enum InputFormat {
     JunitXml,
     JsonReport,
     Ctrf,
 }
 
-impl fmt::Display for Format {
+impl fmt::Display for InputFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Format::JunitXml => "JUnit XML",
-            Format::JsonReport => "pytest-json-report JSON",
-            Format::Ctrf => "CTRF JSON",
+            InputFormat::JunitXml => "JUnit XML",
+            InputFormat::JsonReport => "pytest-json-report JSON",
+            InputFormat::Ctrf => "CTRF JSON",
         })
     }
 }
@@ -200,12 +200,12 @@ fn key_before(text: &str, line: usize, column: usize) -> Option<&str> {
 /// Tells JUnit XML from JSON by the first meaningful byte, and a CTRF
 /// document from a pytest-json-report one by its top-level keys
 /// ([`ctrf::is_ctrf`]).
-pub fn sniff(input: &[u8]) -> Result<Format, ParseError> {
+pub fn sniff(input: &[u8]) -> Result<InputFormat, ParseError> {
     let body = without_bom(input);
     match body.iter().find(|b| !b.is_ascii_whitespace()) {
-        Some(b'<') => Ok(Format::JunitXml),
-        Some(b'{') if ctrf::is_ctrf(body) => Ok(Format::Ctrf),
-        Some(b'{') | Some(b'[') => Ok(Format::JsonReport),
+        Some(b'<') => Ok(InputFormat::JunitXml),
+        Some(b'{') if ctrf::is_ctrf(body) => Ok(InputFormat::Ctrf),
+        Some(b'{') | Some(b'[') => Ok(InputFormat::JsonReport),
         Some(_) => Err(ParseError::whole(
             "neither JUnit XML nor JSON (pytest-json-report, CTRF): the file starts with neither '<' nor '{'",
         )),
@@ -302,9 +302,9 @@ impl Settle {
 /// Reads a results file of either format. `name` labels it in notes.
 pub fn read(input: &[u8], name: &str, options: ReadOptions) -> Result<Run, ParseError> {
     match sniff(input)? {
-        Format::JunitXml => junit::parse_with(input, name, options),
-        Format::JsonReport => json_report::parse_with(input, name, options),
-        Format::Ctrf => ctrf::parse_with(input, name, options),
+        InputFormat::JunitXml => junit::parse_with(input, name, options),
+        InputFormat::JsonReport => json_report::parse_with(input, name, options),
+        InputFormat::Ctrf => ctrf::parse_with(input, name, options),
     }
 }
 

@@ -22,21 +22,21 @@ use pytest_mcp::frontend::report::{self, Input, RenderOnly};
 use pytest_mcp::frontend::respond;
 use pytest_mcp::model::Run;
 use pytest_mcp::request::{
-    DiscoverTestsRequest, ExecuteTestsRequest, Format, ToolRequest, ValidationError,
+    DiscoverTestsRequest, ExecuteTestsRequest, OutputFormat, ToolRequest, ValidationError,
 };
 use pytest_mcp::runner::params::Root;
 use pytest_mcp::sources::merge::merge;
 use pytest_mcp::sources::{self, ParseError, ReadOptions};
 use serde_json::Value;
 
-const FORMATS: [Format; 7] = [
-    Format::Markdown,
-    Format::Json,
-    Format::Html,
-    Format::Junit,
-    Format::Ctrf,
-    Format::Github,
-    Format::Gfm,
+const FORMATS: [OutputFormat; 7] = [
+    OutputFormat::Markdown,
+    OutputFormat::Json,
+    OutputFormat::Html,
+    OutputFormat::Junit,
+    OutputFormat::Ctrf,
+    OutputFormat::Github,
+    OutputFormat::Gfm,
 ];
 
 /// Markdown budgets tried on every run: none left, smaller than the header,
@@ -106,7 +106,7 @@ pub fn json_report(data: &[u8]) -> Result<Run, ParseError> {
 pub fn ctrf(data: &[u8]) -> Result<Run, ParseError> {
     let options = ReadOptions::default();
     let direct = sources::ctrf::parse_with(data, "fuzz.ctrf.json", options);
-    if sources::sniff(data) == Ok(sources::Format::Ctrf) {
+    if sources::sniff(data) == Ok(sources::InputFormat::Ctrf) {
         let sniffed = sources::read(data, "fuzz.ctrf.json", options);
         assert_eq!(
             sniffed, direct,
@@ -142,7 +142,7 @@ fn after_read(data: &[u8], name: &str, direct: &Result<Run, ParseError>) {
         name: name.to_string(),
         contents: Ok(data.to_vec()),
     }];
-    for format in [Format::Markdown, Format::Json] {
+    for format in [OutputFormat::Markdown, OutputFormat::Json] {
         match report::read_run(&inputs, report::Reading::for_format(format)) {
             Ok(run) => {
                 assert!(
@@ -150,7 +150,7 @@ fn after_read(data: &[u8], name: &str, direct: &Result<Run, ParseError>) {
                     "report reads the file, the sniffing reader does not"
                 );
                 check_run(&run);
-                if format == Format::Markdown {
+                if format == OutputFormat::Markdown {
                     same_markdown_with_passing_counted(&inputs, &run);
                 }
             }
@@ -158,7 +158,7 @@ fn after_read(data: &[u8], name: &str, direct: &Result<Run, ParseError>) {
                 assert!(!errors.is_empty(), "an error without errors");
                 for f in FORMATS {
                     let text = respond::unreadable(&errors, inputs.len(), f).into_text();
-                    if f == Format::Json {
+                    if f == OutputFormat::Json {
                         json_text(&text);
                     }
                 }
@@ -170,7 +170,7 @@ fn after_read(data: &[u8], name: &str, direct: &Result<Run, ParseError>) {
 /// `report`'s Markdown of one file counts plain passing tests instead of
 /// listing them: the text must be what the full list gives.
 fn same_markdown_with_passing_counted(inputs: &[Input], full: &Run) {
-    let lean = RenderOnly::read(inputs, Format::Markdown)
+    let lean = RenderOnly::read(inputs, OutputFormat::Markdown)
         .unwrap_or_else(|e| panic!("read with every test listed, not with passes counted: {e:?}"));
     assert_eq!(full.counts(), lean.counts());
     for max in BUDGETS {
@@ -178,7 +178,7 @@ fn same_markdown_with_passing_counted(inputs: &[Input], full: &Run) {
         assert_eq!(
             dispatch::output(
                 dispatch::Subject::run(full),
-                Format::Markdown,
+                OutputFormat::Markdown,
                 &dispatch::Style::report(budget)
             ),
             lean.render(&dispatch::Style::report(budget)),
@@ -218,13 +218,13 @@ pub fn check_run(run: &Run) {
         for text in [
             dispatch::output(
                 dispatch::Subject::run(run),
-                Format::Markdown,
+                OutputFormat::Markdown,
                 &dispatch::Style::report(budget),
             )
             .text,
             dispatch::output(
                 dispatch::Subject::run(run),
-                Format::Markdown,
+                OutputFormat::Markdown,
                 &dispatch::Style::within(budget),
             )
             .text,
@@ -248,19 +248,19 @@ pub fn check_run(run: &Run) {
                 &dispatch::Style::report(Budget::chars(500)),
             )
             .text;
-            if format == Format::Json {
+            if format == OutputFormat::Json {
                 json_text(&text);
             }
         }
     }
 }
 
-fn check_rendering(run: &Run, format: Format, text: &str) {
+fn check_rendering(run: &Run, format: OutputFormat, text: &str) {
     match format {
-        Format::Json => {
+        OutputFormat::Json => {
             json_text(text);
         }
-        Format::Junit => {
+        OutputFormat::Junit => {
             well_formed(text);
             let back = sources::junit::parse(text.as_bytes(), "rendered.xml")
                 .unwrap_or_else(|e| panic!("our reader refuses our JUnit: {e}\n{text}"));
@@ -285,7 +285,7 @@ fn check_rendering(run: &Run, format: Format, text: &str) {
                 "cases lost or gained in the JUnit round trip:\n{text}"
             );
         }
-        Format::Ctrf => {
+        OutputFormat::Ctrf => {
             json_text(text);
             let back =
                 sources::ctrf::parse_with(text.as_bytes(), "rendered.json", ReadOptions::default())
@@ -298,8 +298,8 @@ fn check_rendering(run: &Run, format: Format, text: &str) {
                 "CTRF entries lost or gained:\n{text}"
             );
         }
-        Format::Github => workflow_commands(text),
-        Format::Markdown | Format::Html | Format::Gfm => {}
+        OutputFormat::Github => workflow_commands(text),
+        OutputFormat::Markdown | OutputFormat::Html | OutputFormat::Gfm => {}
     }
 }
 
@@ -433,7 +433,10 @@ fn run_rules_hold(p: &pytest_mcp::runner::params::RunParams) {
     }
     assert!((-2..=2).contains(&p.verbosity));
     assert!(p.timeout >= Duration::from_secs(1) && p.timeout <= Duration::from_secs(86_400));
-    assert!(matches!(p.format, Format::Markdown | Format::Json));
+    assert!(matches!(
+        p.format,
+        OutputFormat::Markdown | OutputFormat::Json
+    ));
 }
 
 /// An accepted node id or path: plain text rules, and its file part names
@@ -473,6 +476,6 @@ fn error_is_sane(e: &ValidationError) {
     // (The field may be empty: an unknown key "" is named as it was sent.)
     assert!(!e.detail.is_empty(), "{e:?}");
     // The renderings of a refusal the server sends.
-    let _ = respond::invalid(e, Format::Markdown).into_text();
-    json_text(&respond::invalid(e, Format::Json).into_text());
+    let _ = respond::invalid(e, OutputFormat::Markdown).into_text();
+    json_text(&respond::invalid(e, OutputFormat::Json).into_text());
 }

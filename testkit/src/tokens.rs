@@ -19,7 +19,7 @@ use pytest_mcp::frontend::report::Input;
 use pytest_mcp::model::groups::{failure_groups, message_shape};
 use pytest_mcp::model::{Run, TestResult};
 use pytest_mcp::pytest_text::parametrized_function;
-use pytest_mcp::request::Format;
+use pytest_mcp::request::OutputFormat;
 use serde_json::Value;
 use tiktoken_rs::CoreBPE;
 
@@ -225,11 +225,11 @@ pub fn measure(case: &Case) -> Measurement {
             contents: std::fs::read(path).map_err(|e| format!("{}: {e}", path.display())),
         })
         .collect();
-    let md_run = report::read_run(&inputs, report::Reading::for_format(Format::Markdown))
+    let md_run = report::read_run(&inputs, report::Reading::for_format(OutputFormat::Markdown))
         .unwrap_or_else(|e| panic!("{}: inputs not readable: {e:?}", case.scenario));
-    let json_run = report::read_run(&inputs, report::Reading::for_format(Format::Json))
+    let json_run = report::read_run(&inputs, report::Reading::for_format(OutputFormat::Json))
         .unwrap_or_else(|e| panic!("{}: inputs not readable: {e:?}", case.scenario));
-    let markdown = whole(&md_run, Format::Markdown);
+    let markdown = whole(&md_run, OutputFormat::Markdown);
     let json = pytest_mcp::render::json::render(&json_run, false);
     let json_report_tokens = json_run
         .json_report

@@ -6,7 +6,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 
 use crate::frontend::report::DEFAULT_MAX_CHARS;
-use crate::request::Format;
+use crate::request::OutputFormat;
 use crate::runner::params::DEFAULT_TIMEOUT_SECS;
 
 #[derive(Debug, Parser)]
@@ -56,7 +56,7 @@ GITHUB_REPOSITORY and GITHUB_SHA. It is held to --max-chars (65536, a comment, b
 default): the table and every new failure stay, and it says what it left out. An \
 unreadable file is answered with the Markdown error under a heading, in a code block \
 (exit status 2).\n\n\
---format ctrf prints a CTRF document (Common Test Report Format, ctrf.io), strictly \
+--format ctrf prints a CTRF document (Common Test Report OutputFormat, ctrf.io), strictly \
 valid against CTRF's schema, for the dashboards and reporters that read CTRF: one entry \
 per test, named by its id, errors as failed with the phase in rawStatus, collection \
 errors as entries of their own. An unreadable file prints the Markdown error.\n\n\
@@ -231,8 +231,8 @@ pub struct ProjectArgs {
     #[arg(long, value_name = "SECS", default_value = "2", value_parser = parse_grace)]
     pub kill_grace: Duration,
     /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = Format::default())]
-    pub format: Format,
+    #[arg(long, short = 'f', value_enum, default_value_t = OutputFormat::default())]
+    pub format: OutputFormat,
     /// Write the answer to this file instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -329,8 +329,8 @@ pub struct ReportArgs {
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = Format::default())]
-    pub format: Format,
+    #[arg(long, short = 'f', value_enum, default_value_t = OutputFormat::default())]
+    pub format: OutputFormat,
     /// Write the report to this file instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,

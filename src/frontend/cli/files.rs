@@ -16,7 +16,7 @@ use crate::history::Keeping;
 use crate::model::history;
 use crate::model::{Counts, Run};
 use crate::render::view::Compared;
-use crate::request::Format;
+use crate::request::OutputFormat;
 
 /// Exit status of `report --fail-on` when the results call for it.
 pub const EXIT_TESTS_FAILED: u8 = 1;
@@ -163,7 +163,7 @@ fn report_style(args: &ReportArgs) -> Style {
 fn read(
     inputs: &[FileInput],
     baseline: &[FileInput],
-    format: Format,
+    format: OutputFormat,
     threads: usize,
     whole: bool,
 ) -> Result<Read, Vec<InputError>> {

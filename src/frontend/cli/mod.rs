@@ -22,7 +22,7 @@ use crate::frontend::respond::{self, Answer, EXIT_INPUT_ERROR, EXIT_INVALID_PARA
 use crate::model::exec_error::ExecError;
 use crate::model::rerun::RerunHint;
 use crate::request::{
-    DiscoverTestsRequest, ExecuteTestsRequest, Format, MAX_TIMEOUT_SECS, ValidationError,
+    DiscoverTestsRequest, ExecuteTestsRequest, MAX_TIMEOUT_SECS, OutputFormat, ValidationError,
 };
 use crate::runner::execute::{self, RunError, Settings};
 use crate::runner::params::{DEFAULT_TIMEOUT_SECS, Root};
@@ -115,7 +115,7 @@ fn answer(project: &ProjectArgs, answer: Answer) -> u8 {
 }
 
 /// An execution error's answer within `budget`; stderr gets its message.
-fn failed(e: &ExecError, format: Format, budget: &Budget) -> Answer {
+fn failed(e: &ExecError, format: OutputFormat, budget: &Budget) -> Answer {
     eprintln!("pytest-mcp: {}", e.message);
     respond::exec_error(e, format, budget)
 }
@@ -236,7 +236,7 @@ fn run_pytest(args: &RunArgs) -> u8 {
 }
 
 /// An error's Markdown as `format` shows a page of it (a job summary's).
-fn error_page(markdown: &str, tone: crate::render::view::Tone, format: Format) -> String {
+fn error_page(markdown: &str, tone: crate::render::view::Tone, format: OutputFormat) -> String {
     let subject = Subject::Error {
         markdown,
         object: &serde_json::Value::Null,

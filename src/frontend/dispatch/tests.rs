@@ -20,10 +20,10 @@ fn a_compared_json_report_keeps_its_budget() {
         name: "head.xml".into(),
         contents: Ok(format!(r#"<testsuite name="s">{cases}</testsuite>"#).into_bytes()),
     };
-    let run = report::read_run(&[head], report::Reading::for_format(Format::Json)).unwrap();
+    let run = report::read_run(&[head], report::Reading::for_format(OutputFormat::Json)).unwrap();
     let base = report::read_run(
         &[passing("base.xml")],
-        report::Reading::for_format(Format::Json),
+        report::Reading::for_format(OutputFormat::Json),
     )
     .unwrap();
     let fitted = output(
@@ -31,7 +31,7 @@ fn a_compared_json_report_keeps_its_budget() {
             run: &run,
             compared: Some(&Compared::of(&run, &base)),
         },
-        Format::Json,
+        OutputFormat::Json,
         &Style::report(Budget::tokens(600)),
     );
     let tokens = crate::budget::count_tokens(&fitted.text);

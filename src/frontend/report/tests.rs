@@ -34,7 +34,7 @@ fn shards_read_in_parallel_merge_as_read_one_by_one() {
     };
     let (serial, parallel) = (merged(1), merged(4));
     // Every format, as clap lists them: a new one is never left out.
-    for &format in <Format as clap::ValueEnum>::value_variants() {
+    for &format in <OutputFormat as clap::ValueEnum>::value_variants() {
         assert!(
             dispatch::whole(&serial, format) == dispatch::whole(&parallel, format),
             "{format:?} differs"
@@ -79,28 +79,28 @@ fn only_markdown_of_one_file_counts_passes() {
             .map(|r| r.unlisted().passed)
             .unwrap()
     };
-    assert_eq!(counted(&one, Format::Markdown), 2);
-    let others = <Format as clap::ValueEnum>::value_variants()
+    assert_eq!(counted(&one, OutputFormat::Markdown), 2);
+    let others = <OutputFormat as clap::ValueEnum>::value_variants()
         .iter()
-        .filter(|f| **f != Format::Markdown);
+        .filter(|f| **f != OutputFormat::Markdown);
     for &format in others {
         assert_eq!(counted(&one, format), 0, "{format:?}");
     }
-    assert_eq!(counted(&two, Format::Markdown), 0);
+    assert_eq!(counted(&two, OutputFormat::Markdown), 0);
     assert_eq!(
-        read_run(&one, Reading::for_format(Format::Markdown))
+        read_run(&one, Reading::for_format(OutputFormat::Markdown))
             .unwrap()
             .unlisted
             .passed,
         0
     );
-    let alone = RenderOnly::read(&one, Format::Markdown).unwrap();
+    let alone = RenderOnly::read(&one, OutputFormat::Markdown).unwrap();
     assert_eq!(alone.counts().passed, 2);
     assert_eq!(
         alone.render(&dispatch::Style::report(Budget::NONE)).text,
         dispatch::whole(
-            &read_run(&one, Reading::for_format(Format::Markdown)).unwrap(),
-            Format::Markdown
+            &read_run(&one, Reading::for_format(OutputFormat::Markdown)).unwrap(),
+            OutputFormat::Markdown
         )
     );
 }

@@ -9,7 +9,7 @@ use crate::request::invalid as refused;
 #[test]
 fn a_refused_parameter_is_one_invalid_params_object_or_one_line() {
     let e = refused("timeout", "must be between 1 and 86400 seconds", 0);
-    let answer = invalid(&e, Format::Json);
+    let answer = invalid(&e, OutputFormat::Json);
     let Answer::Error { error, exit } = &answer else {
         panic!("{answer:?}")
     };
@@ -22,7 +22,7 @@ fn a_refused_parameter_is_one_invalid_params_object_or_one_line() {
             "data": {"field": "timeout", "detail": "must be between 1 and 86400 seconds", "received_value": 0},
         }})
     );
-    let md = invalid(&e, Format::Markdown);
+    let md = invalid(&e, OutputFormat::Markdown);
     assert_eq!(
         md,
         Answer::Text {
@@ -32,7 +32,7 @@ fn a_refused_parameter_is_one_invalid_params_object_or_one_line() {
             truncation: None,
         }
     );
-    let html = invalid(&e, Format::Html).into_text();
+    let html = invalid(&e, OutputFormat::Html).into_text();
     assert!(
         html.contains("<title>pytest-mcp: invalid parameters</title>"),
         "{html}"
@@ -44,12 +44,12 @@ fn a_refused_parameter_is_one_invalid_params_object_or_one_line() {
 fn a_crash_exits_with_the_signals_number() {
     let mut e = ExecError::spawn("gone".into(), vec!["python".into()]);
     assert_eq!(
-        exec_error(&e, Format::Markdown, &Budget::NONE).exit(),
+        exec_error(&e, OutputFormat::Markdown, &Budget::NONE).exit(),
         EXIT_SPAWN
     );
     e.kind = ErrorKind::Crash;
     e.signal = Some(Signal::new(11, "SIGSEGV"));
-    let answer = exec_error(&e, Format::Json, &Budget::NONE);
+    let answer = exec_error(&e, OutputFormat::Json, &Budget::NONE);
     assert_eq!(answer.exit(), 139);
     let Answer::Error { error, .. } = &answer else {
         panic!("{answer:?}")
@@ -59,7 +59,10 @@ fn a_crash_exits_with_the_signals_number() {
         (-32000, &json!("SIGSEGV"))
     );
     e.signal = Some(Signal::new(40, "signal 40"));
-    assert_eq!(exec_error(&e, Format::Markdown, &Budget::NONE).exit(), 168);
+    assert_eq!(
+        exec_error(&e, OutputFormat::Markdown, &Budget::NONE).exit(),
+        168
+    );
 }
 
 /// Unreadable inputs: every one listed under `errors`, the first named.
@@ -80,7 +83,7 @@ fn unreadable_inputs_name_the_first_and_list_all() {
         },
     ];
     let value: Value =
-        serde_json::from_str(&unreadable(&errors, 3, Format::Json).into_text()).unwrap();
+        serde_json::from_str(&unreadable(&errors, 3, OutputFormat::Json).into_text()).unwrap();
     let data = &value["error"]["data"];
     assert_eq!(value["error"]["code"], -32602);
     assert_eq!(data["field"], "files");
@@ -90,7 +93,7 @@ fn unreadable_inputs_name_the_first_and_list_all() {
         "2 of 3 input files could not be read as test results: broken"
     );
     assert_eq!(data["errors"].as_array().map(Vec::len), Some(2));
-    let md = unreadable(&errors, 3, Format::Junit);
+    let md = unreadable(&errors, 3, OutputFormat::Junit);
     assert_eq!(md.exit(), EXIT_INPUT_ERROR);
     assert_eq!(
         md.into_text(),
@@ -112,7 +115,7 @@ fn a_markdown_answer_is_carried_by_its_structured_result_within_the_budget() {
         t.set_traceback(Some(format!("tests/t{n}.py:1: in test_x\n    boom()\n")));
     }
     for max in [200, 400, 1_000, 8_000] {
-        let tool = tool_run(&run, Format::Markdown, &Budget::tokens(max));
+        let tool = tool_run(&run, OutputFormat::Markdown, &Budget::tokens(max));
         let Answer::Text { text, .. } = &tool.answer else {
             panic!("{:?}", tool.answer)
         };
@@ -136,11 +139,11 @@ fn a_markdown_answer_is_carried_by_its_structured_result_within_the_budget() {
         assert!(m <= max && m >= max * 4 / 5, "{m} tokens at {max}");
         assert_eq!(structured["truncated"]["max_tokens"], max);
         assert!(text.starts_with("Test FAILURE"), "{text}");
-        let json = tool_run(&run, Format::Json, &Budget::tokens(max));
+        let json = tool_run(&run, OutputFormat::Json, &Budget::tokens(max));
         let structured = json.structured.expect("structured");
         assert!(structured.get("markdown").is_none());
     }
-    let whole = tool_run(&run, Format::Markdown, &Budget::tokens(1_000_000));
+    let whole = tool_run(&run, OutputFormat::Markdown, &Budget::tokens(1_000_000));
     let structured = whole.structured.expect("structured");
     let text = whole.answer.into_text();
     assert_eq!(structured["markdown"].as_str(), Some(text.as_str()));
@@ -152,12 +155,12 @@ fn a_markdown_answer_is_carried_by_its_structured_result_within_the_budget() {
 #[test]
 fn a_tool_answer_keeps_the_whole_result_only_when_it_was_shortened() {
     let run = crate::model::testing::distinct_failures(300);
-    let roomy = tool_run(&run, Format::Markdown, &Budget::tokens(1_000_000));
+    let roomy = tool_run(&run, OutputFormat::Markdown, &Budget::tokens(1_000_000));
     assert!(
         roomy.structured.is_some() && roomy.full.is_none(),
         "{roomy:?}"
     );
-    for format in [Format::Markdown, Format::Json] {
+    for format in [OutputFormat::Markdown, OutputFormat::Json] {
         let tight = tool_run(&run, format, &Budget::tokens(300));
         let structured = tight.structured.expect("structured");
         assert_eq!(structured["truncated"]["max_tokens"], 300);
@@ -168,13 +171,13 @@ fn a_tool_answer_keeps_the_whole_result_only_when_it_was_shortened() {
     let mut e = ExecError::spawn("gone".into(), vec!["python".into()]);
     e.kind = ErrorKind::Timeout;
     let budget = Budget::tokens(8_000);
-    let md = tool_exec_error(&e, Format::Markdown, &budget, true);
+    let md = tool_exec_error(&e, OutputFormat::Markdown, &budget, true);
     assert_eq!(md.structured.expect("structured")["status"], "timeout");
-    let json = tool_exec_error(&e, Format::Json, &budget, false);
+    let json = tool_exec_error(&e, OutputFormat::Json, &budget, false);
     assert!(matches!(json.answer, Answer::Error { .. }) && json.structured.is_none());
     let refused = tool_invalid(
         &refused("timeout", "must be 1 or more", 0),
-        Format::Markdown,
+        OutputFormat::Markdown,
     );
     assert!(refused.structured.is_none() && refused.full.is_none());
 }

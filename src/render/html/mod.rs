@@ -84,7 +84,7 @@ pub fn report(run: &Run, comparison: Option<&Comparison>, title: &str) -> String
     let mut body = String::with_capacity(run.tests.len() * 90 + 32 * 1024);
     let counts = run.counts();
     summary::header(&mut body, run, &counts, title);
-    let shown = summary::Shown {
+    let shown = summary::Sections {
         baseline: comparison.is_some(),
         groups: groups.len(),
         flaky: !flaky.is_empty(),

@@ -125,7 +125,7 @@ fn bar(out: &mut String, c: &Counts) {
 }
 
 /// Which of the page's optional sections it has, for its contents.
-pub struct Shown {
+pub struct Sections {
     pub baseline: bool,
     /// Failure groups.
     pub groups: usize,
@@ -134,7 +134,7 @@ pub struct Shown {
 }
 
 /// Links to the page's sections.
-pub fn contents(out: &mut String, run: &Run, shown: &Shown) {
+pub fn contents(out: &mut String, run: &Run, shown: &Sections) {
     out.push_str("<nav class=toc>");
     if shown.baseline {
         out.push_str("<a href=\"#baseline\">Baseline</a>");

@@ -21,7 +21,7 @@
 use serde_json::Value;
 
 use super::groups::{Cause, Groups};
-use super::{ChangesEntry, Shown, answer, serialized};
+use super::{ChangesEntry, TestList, answer, serialized};
 use crate::budget::{Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::{Run, TestResult};
 use crate::render::view::{self, New};
@@ -203,7 +203,7 @@ impl Shortened<'_> {
         if let Some(c) = &self.run.changes {
             a.changes = Some(ChangesEntry::of(c, plan.ids));
         }
-        a.tests.listed = Shown::Some(match plan.tests {
+        a.tests.listed = TestList::Some(match plan.tests {
             Listed::All => &self.problems,
             Listed::First(k) => &self.problems[..k],
             Listed::None => &[],

@@ -143,12 +143,12 @@ impl<'a> ChangesEntry<'a> {
 
 /// The tests listed, each with its history when it has one to tell.
 struct Tests<'a> {
-    listed: Shown<'a>,
+    listed: TestList<'a>,
     history: Option<&'a History>,
 }
 
 /// All the tests, or those a budget leaves room for.
-enum Shown<'a> {
+enum TestList<'a> {
     All(&'a [TestResult]),
     Some(&'a [&'a TestResult]),
 }
@@ -156,8 +156,8 @@ enum Shown<'a> {
 impl Serialize for Tests<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let (len, listed): (usize, Box<dyn Iterator<Item = &TestResult>>) = match self.listed {
-            Shown::All(all) => (all.len(), Box::new(all.iter())),
-            Shown::Some(some) => (some.len(), Box::new(some.iter().copied())),
+            TestList::All(all) => (all.len(), Box::new(all.iter())),
+            TestList::Some(some) => (some.len(), Box::new(some.iter().copied())),
         };
         let mut seq = serializer.serialize_seq(Some(len))?;
         for t in listed {
@@ -265,7 +265,7 @@ fn answer(run: &Run) -> Answer<'_> {
         truncated: None,
         failure_groups: None,
         tests: Tests {
-            listed: Shown::All(&run.tests),
+            listed: TestList::All(&run.tests),
             history: run.history.as_ref(),
         },
         json_report: run.json_report.as_ref(),

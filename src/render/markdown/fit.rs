@@ -21,7 +21,7 @@
 use std::cell::OnceCell;
 use std::fmt::Write as _;
 
-use super::grouping::{self, Shown, failure_groups, new_mark};
+use super::grouping::{self, ShownGroup, failure_groups, new_mark};
 use super::sections::{collection_errors, failure, flaky, notes, skipped};
 use super::{Detail, closing, header};
 use crate::budget::{BYTES_PER_TOKEN, Budget, Fitted, Offer, Plans, Rung, Truncation};
@@ -167,7 +167,7 @@ impl Levels {
 
     /// Steps 2 to 4; when the run has both new groups and groups seen
     /// before, the ones seen before are cut to [`Detail::FewerIds`] first.
-    fn steps(run: &Run, groups: &[Shown<'_>]) -> Vec<Levels> {
+    fn steps(run: &Run, groups: &[ShownGroup<'_>]) -> Vec<Levels> {
         let shrinking = [Detail::NoOutput, Detail::CrashLines, Detail::FewerIds];
         let mut groups = groups.iter().map(|g| &g.group);
         let split = groups.clone().any(|g| g.new > 0) && groups.any(|g| g.seen_before(run));
@@ -213,7 +213,7 @@ pub(crate) struct Fitting<'r> {
     run: &'r Run,
     budget: Budget,
     head: String,
-    groups: Vec<Shown<'r>>,
+    groups: Vec<ShownGroup<'r>>,
     collapse: bool,
     /// Where steps 2 to 4 give up rendering.
     cap: Cap,
@@ -433,12 +433,12 @@ struct GroupLines {
 }
 
 impl GroupLines {
-    fn full(&self, groups: &[Shown<'_>]) -> &[String] {
+    fn full(&self, groups: &[ShownGroup<'_>]) -> &[String] {
         self.full
             .get_or_init(|| groups.iter().map(|g| group_line(&g.group, true)).collect())
     }
 
-    fn short(&self, groups: &[Shown<'_>]) -> &[String] {
+    fn short(&self, groups: &[ShownGroup<'_>]) -> &[String] {
         self.short
             .get_or_init(|| groups.iter().map(|g| group_line(&g.group, false)).collect())
     }

@@ -18,12 +18,12 @@ pub(super) const LISTED_IDS: usize = 5;
 /// A failure group of the view and, when it may be rendered at more than
 /// one level of detail, its [`Section`] once worked out: reading a
 /// traceback is most of the cost of rendering a failure.
-pub(super) struct Shown<'r> {
+pub(super) struct ShownGroup<'r> {
     pub(super) group: view::Group<'r>,
     kept: Option<OnceCell<Section<'r>>>,
 }
 
-impl<'r> Shown<'r> {
+impl<'r> ShownGroup<'r> {
     /// What the group's section shows: worked out once if kept, else each
     /// time.
     pub(super) fn section(&self) -> Cow<'_, Section<'r>> {
@@ -41,11 +41,11 @@ pub(super) fn failure_groups(run: &Run) -> Vec<view::Group<'_>> {
 
 /// `groups` to be shown, the sections of the first `keep` of them kept
 /// once worked out.
-pub(super) fn shown(groups: Vec<view::Group<'_>>, keep: usize) -> Vec<Shown<'_>> {
+pub(super) fn shown(groups: Vec<view::Group<'_>>, keep: usize) -> Vec<ShownGroup<'_>> {
     groups
         .into_iter()
         .enumerate()
-        .map(|(n, group)| Shown {
+        .map(|(n, group)| ShownGroup {
             group,
             kept: (n < keep).then(OnceCell::new),
         })

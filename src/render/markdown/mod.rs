@@ -43,7 +43,7 @@ pub(crate) use fit::{Fitting, Plan, plans};
 pub use sections::{collection_errors, indented, notes};
 pub(crate) use view::failure::{Detail, clip};
 
-use grouping::Shown;
+use grouping::ShownGroup;
 use sections::{failure, flaky, skipped};
 
 /// Distinct skip reasons listed.
@@ -173,7 +173,7 @@ fn body_with(out: &mut String, run: &Run, detail: Detail, collapse: bool) {
 fn body_until(
     out: &mut String,
     run: &Run,
-    groups: &[Shown<'_>],
+    groups: &[ShownGroup<'_>],
     levels: fit::Levels,
     collapse: bool,
     cap: fit::Cap,

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::grouping::{Shown, new_mark, same_line};
+use super::grouping::{ShownGroup, new_mark, same_line};
 use super::{MAX_SKIP_REASONS, listed_ids};
 use crate::model::{Run, TestResult};
 use crate::render::view;
@@ -57,7 +57,7 @@ pub(super) const COLLAPSE_AFTER: usize = 12;
 pub(super) fn failure(
     out: &mut String,
     run: &Run,
-    shown: &Shown<'_>,
+    shown: &ShownGroup<'_>,
     detail: Detail,
     collapse: bool,
 ) {

@@ -7,7 +7,7 @@
 //! collection errors.
 
 use super::{
-    DiscoveryResult, FailureGroup, FileError, IDS_NAMED, RunResult, Structured, TestFunction,
+    DiscoveryResult, FailureEntry, FileError, IDS_NAMED, RunResult, Structured, TestFunction,
     compact,
 };
 use crate::budget::{Budget, Truncation};
@@ -96,15 +96,15 @@ trait Ladder: Structured + Clone {
 }
 
 impl Ladder for RunResult {
-    type Item = FailureGroup;
+    type Item = FailureEntry;
     const ITEMS: &'static str = "failure groups";
-    fn items(&mut self) -> &mut Vec<FailureGroup> {
+    fn items(&mut self) -> &mut Vec<FailureEntry> {
         &mut self.failures
     }
     fn errors(&mut self) -> &mut Vec<FileError> {
         &mut self.collection_errors
     }
-    fn shown(g: &FailureGroup, i: usize, plan: Plan) -> FailureGroup {
+    fn shown(g: &FailureEntry, i: usize, plan: Plan) -> FailureEntry {
         let mut g = g.clone();
         if g.node_ids.len() > plan.ids {
             g.node_ids.truncate(plan.ids);
@@ -120,7 +120,7 @@ impl Ladder for RunResult {
         }
         g
     }
-    fn count_omitted(t: &mut Truncation, kept: &[FailureGroup], left: &[FailureGroup]) {
+    fn count_omitted(t: &mut Truncation, kept: &[FailureEntry], left: &[FailureEntry]) {
         t.groups_omitted = left.len();
         t.tests_omitted = kept.iter().map(|g| g.more).sum::<usize>()
             + left.iter().map(|g| g.count).sum::<usize>();

@@ -86,7 +86,7 @@ pub struct RunResult {
     #[schemars(with = "Option<BTreeMap<String, usize>>")]
     pub history: Option<Standings>,
     /// Failures and errors of one shape, new ones first, largest first.
-    pub failures: Vec<FailureGroup>,
+    pub failures: Vec<FailureEntry>,
     pub collection_errors: Vec<FileError>,
     #[serde(flatten)]
     pub end: End,
@@ -175,7 +175,7 @@ pub struct AffectedCounts {
 /// Failing tests that share a root cause (`model::groups`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
-pub struct FailureGroup {
+pub struct FailureEntry {
     /// `failed`, `error` (in the call), `setup error` or `teardown error`.
     pub kind: String,
     /// Tests in the group.
@@ -367,7 +367,7 @@ fn of_run(run: &Run, status: Status, exit_code: Option<i32>, duration: f64) -> R
 
 /// The run's failure groups (`view::failure_groups`), [`IDS_NAMED`] ids
 /// each.
-fn failure_groups(run: &Run) -> Vec<FailureGroup> {
+fn failure_groups(run: &Run) -> Vec<FailureEntry> {
     view::failure_groups(run, New::SinceLastRun)
         .iter()
         .map(|g| {
@@ -384,7 +384,7 @@ fn failure_groups(run: &Run) -> Vec<FailureGroup> {
                 (path, Some(line)) => format!("{path}:{line}"),
                 (frame, None) => frame.trim_start_matches("at ").to_string(),
             });
-            FailureGroup {
+            FailureEntry {
                 kind: kind(g.first),
                 count: g.count,
                 message: short(g.first.message().map(first_line).unwrap_or_default()),

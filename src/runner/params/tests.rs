@@ -72,7 +72,7 @@ fn a_good_request_is_typed() {
     assert_eq!(p.stop, Stop::After(3));
     assert_eq!(p.verbosity, -1);
     assert_eq!(p.timeout, Duration::from_secs(10));
-    assert_eq!(p.format, Format::Json);
+    assert_eq!(p.format, OutputFormat::Json);
     assert!(run(json!({})).is_ok());
     assert!(run(Value::Null).is_ok());
     // last_failed narrows a selection (pytest's --lf with node ids).

@@ -1,6 +1,6 @@
 use super::*;
 use crate::model::{Phase, Xfail};
-use crate::sources::{Format, read, sniff};
+use crate::sources::{InputFormat, read, sniff};
 
 fn doc(tests: serde_json::Value) -> Vec<u8> {
     serde_json::json!({
@@ -20,19 +20,25 @@ fn parse(input: &[u8]) -> Result<Run, ParseError> {
 
 #[test]
 fn a_ctrf_document_is_sniffed_by_its_report_format() {
-    assert_eq!(sniff(&doc(serde_json::json!([]))), Ok(Format::Ctrf));
+    assert_eq!(sniff(&doc(serde_json::json!([]))), Ok(InputFormat::Ctrf));
     // Before `reportFormat`: `results` and no `tests`.
-    assert_eq!(sniff(br#"{"results": {"tests": []}}"#), Ok(Format::Ctrf));
+    assert_eq!(
+        sniff(br#"{"results": {"tests": []}}"#),
+        Ok(InputFormat::Ctrf)
+    );
     // pytest-json-report, even one that mentions both keys in a string.
     let json_report = br#"{"tests": [{"nodeid": "t.py::a", "outcome": "passed",
         "call": {"longrepr": "\"reportFormat\" \"results\""}}]}"#;
-    assert_eq!(sniff(json_report), Ok(Format::JsonReport));
+    assert_eq!(sniff(json_report), Ok(InputFormat::JsonReport));
     assert_eq!(
         sniff(br#"{"reportFormat": "other", "tests": []}"#),
-        Ok(Format::JsonReport)
+        Ok(InputFormat::JsonReport)
     );
     // Broken JSON that names CTRF's key is CTRF's to refuse.
-    assert_eq!(sniff(br#"{"reportFormat": "CTRF", "#), Ok(Format::Ctrf));
+    assert_eq!(
+        sniff(br#"{"reportFormat": "CTRF", "#),
+        Ok(InputFormat::Ctrf)
+    );
 }
 
 #[test]

@@ -86,7 +86,7 @@ fn ctrf_ranks_between_the_json_report_and_junit() {
 
 mod review_regressions {
     use crate::frontend::report::Input;
-    use crate::request::Format;
+    use crate::request::OutputFormat;
 
     fn run_of(files: &[(&str, &str)]) -> crate::model::Run {
         let inputs: Vec<Input> = files
@@ -98,7 +98,7 @@ mod review_regressions {
             .collect();
         crate::frontend::report::read_run(
             &inputs,
-            crate::frontend::report::Reading::for_format(Format::Json),
+            crate::frontend::report::Reading::for_format(OutputFormat::Json),
         )
         .expect("readable")
     }
