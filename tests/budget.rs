@@ -11,7 +11,8 @@ use pytest_mcp::render::markdown;
 
 /// The agent's Markdown of `run` within `max` characters.
 fn within(run: &Run, max: usize) -> String {
-    pytest_mcp::budget::fit(markdown::offer(run, Budget::chars(max), "", false)).text
+    let style = dispatch::Style::within(Budget::chars(max));
+    pytest_mcp::budget::fit(markdown::offer(run, None, &style)).text
 }
 use pytest_mcp::sources::junit;
 

@@ -121,7 +121,8 @@ fn changes_golden_files() {
             },
         )
         .into_text();
-        let value = pytest_mcp::budget::fit(structured::run(&run, budget));
+        let style = pytest_mcp::render::Style::within(budget);
+        let value = pytest_mcp::budget::fit(structured::offer(&run, None, &style));
         let structured = serde_json::to_string_pretty(&value).expect("JSON") + "\n";
         failures.extend(check(&scenario.join("expected.md"), &md));
         failures.extend(check(&scenario.join("expected.json"), &json));

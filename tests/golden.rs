@@ -498,27 +498,36 @@ fn structured_golden_files() {
         let run = run_of(scenario);
         pinned.push((
             scenario.into(),
-            pretty(&pytest_mcp::budget::fit(structured::run(&run, default))),
+            pretty(&pytest_mcp::budget::fit(structured::offer(
+                &run,
+                None,
+                &Style::within(default),
+            ))),
         ));
     }
     let grouped = run_of("pytest_grouped_failures");
     pinned.push((
         "pytest_grouped_failures_300_tokens".into(),
-        pretty(&pytest_mcp::budget::fit(structured::run(&grouped, small))),
+        pretty(&pytest_mcp::budget::fit(structured::offer(
+            &grouped,
+            None,
+            &Style::within(small),
+        ))),
     ));
     let discovery = many_cases_discovery();
     pinned.push((
         "discovery_many_cases".into(),
-        pretty(&pytest_mcp::budget::fit(structured::discovery(
-            &discovery, default,
+        pretty(&pytest_mcp::budget::fit(structured::discovery_offer(
+            &discovery,
+            &Style::within(default),
         ))),
     ));
     // The smallest budget a request may ask for.
     pinned.push((
         "discovery_many_cases_200_tokens".into(),
-        pretty(&pytest_mcp::budget::fit(structured::discovery(
+        pretty(&pytest_mcp::budget::fit(structured::discovery_offer(
             &discovery,
-            Budget::tokens(200),
+            &Style::within(Budget::tokens(200)),
         ))),
     ));
     let mut timeout = ExecError::spawn(
@@ -530,8 +539,9 @@ fn structured_golden_files() {
     timeout.partial = run_of("pytest_one_failure");
     pinned.push((
         "timeout".into(),
-        pretty(&pytest_mcp::budget::fit(structured::run_error(
-            &timeout, default,
+        pretty(&pytest_mcp::budget::fit(structured::error_offer(
+            &timeout,
+            &Style::within(default),
         ))),
     ));
     // As `execute_tests` gives it for a Markdown answer: carrying the text.

@@ -21,8 +21,7 @@ use crate::render;
 use crate::render::view::{self, Compared, Tone};
 use crate::request::OutputFormat;
 
-/// The title of an HTML page of results.
-pub const TITLE: &str = "pytest-mcp report";
+pub use crate::render::{Style, TITLE};
 
 /// The title of an HTML page, or an annotation, of what discovery found.
 const DISCOVERY_TITLE: &str = "pytest-mcp: tests";
@@ -70,43 +69,6 @@ impl<'a> Subject<'a> {
     }
 }
 
-/// How a subject is rendered, besides its format.
-#[derive(Debug, Clone, Default)]
-pub struct Style {
-    pub budget: Budget,
-    /// JSON indented for people (the command line) or compact (the server).
-    pub pretty: bool,
-    /// The agent Markdown folds long failure detail into `<details>`: for
-    /// `report`, whose Markdown goes to PR comments and job summaries.
-    /// Agents and terminals read it as text (`run`, the tools).
-    pub collapse: bool,
-    /// Where the GitHub rendering's `path:line` links lead.
-    pub links: render::gfm::Options,
-    /// Where the annotations' paths are relative to.
-    pub annotations: render::github::Options,
-}
-
-impl Style {
-    /// `budget`, JSON indented, nothing folded, no links: `run` and
-    /// `discover` on the command line.
-    pub fn within(budget: Budget) -> Style {
-        Style {
-            budget,
-            pretty: true,
-            ..Style::default()
-        }
-    }
-
-    /// [`Style::within`] with the Markdown's long failures folded: `report`,
-    /// whose Markdown goes to PR comments and job summaries.
-    pub fn report(budget: Budget) -> Style {
-        Style {
-            collapse: true,
-            ..Style::within(budget)
-        }
-    }
-}
-
 /// A run's whole rendering in `format`, with no budget, as `run` prints it.
 pub fn whole(run: &Run, format: OutputFormat) -> String {
     output(Subject::run(run), format, &Style::within(Budget::NONE)).text
@@ -149,7 +111,8 @@ pub fn write(
     Ok(fitted.truncation)
 }
 
-/// What the output of `format` offers for `subject`.
+/// What the output of `format` offers for `subject`: every output offers
+/// a run with the same signature (the run, its comparison, the style).
 fn offer<'a>(subject: Subject<'a>, format: OutputFormat, style: &'a Style) -> Offer<'a, Fitted> {
     match format {
         OutputFormat::Markdown => markdown(subject, style),
@@ -158,37 +121,38 @@ fn offer<'a>(subject: Subject<'a>, format: OutputFormat, style: &'a Style) -> Of
             subject,
             style,
             |page| render::html::markdown_page(page.markdown, page.title, page.tone),
-            |run, compared| {
-                let comparison = compared.map(|c| &c.comparison);
-                uncut(render::html::report(run, comparison, TITLE))
-            },
+            render::html::offer,
         ),
         OutputFormat::Junit => for_people(
             subject,
             style,
             |page| page.markdown.to_string(),
-            |run, _| uncut(render::junit::render(run)),
+            render::junit::offer,
         ),
         OutputFormat::Ctrf => for_people(
             subject,
             style,
             |page| page.markdown.to_string(),
-            |run, _| uncut(render::ctrf::render(run)),
+            render::ctrf::offer,
         ),
         OutputFormat::Github => for_people(
             subject,
             style,
             |page| render::github::error(page.title, page.markdown),
-            |run, _| uncut(render::github::render(run, &style.annotations)),
+            render::github::offer,
         ),
         OutputFormat::Gfm => for_people(
             subject,
             style,
             |page| render::gfm::text_page(page.markdown),
-            |run, compared| gfm(run, compared, style),
+            render::gfm::offer,
         ),
     }
 }
+
+/// How every output offers a run: the run, its comparison with a baseline
+/// when there is one, the style.
+type RunOffer = for<'a> fn(&'a Run, Option<&'a Compared>, &'a Style) -> Offer<'a, Fitted>;
 
 /// An answer that is never cut.
 fn uncut<'a>(text: String) -> Offer<'a, Fitted> {
@@ -204,19 +168,19 @@ fn for_people<'a>(
     subject: Subject<'a>,
     style: &'a Style,
     page: fn(&Page<'_>) -> String,
-    run: impl FnOnce(&'a Run, Option<&'a Compared>) -> Offer<'a, Fitted>,
+    run: RunOffer,
 ) -> Offer<'a, Fitted> {
     let (markdown, title, tone) = match subject {
         Subject::Run {
             run: tests,
             compared,
-        } => return run(tests, compared),
+        } => return run(tests, compared, style),
         Subject::Discovery(d) => {
             let tone = view::discovery_status(d).0.tone();
             (render::markdown::discovery(d), DISCOVERY_TITLE, Some(tone))
         }
         Subject::Ended { error, .. } => {
-            let fitted = render::markdown::error_offer(error, style.budget);
+            let fitted = render::markdown::error_offer(error, style);
             let tone = Some(view::error_verdict(error.kind).tone());
             return fitted.map(move |f| {
                 Fitted::whole(page(&Page {
@@ -248,90 +212,24 @@ struct Page<'a> {
     tone: Option<Tone>,
 }
 
-/// The agent Markdown; a comparison with a baseline opens it.
+/// The agent Markdown of each subject.
 fn markdown<'a>(subject: Subject<'a>, style: &'a Style) -> Offer<'a, Fitted> {
-    let budget = style.budget;
     match subject {
-        Subject::Run { run, compared } => {
-            let preface = compared
-                .map(|c| render::markdown::comparison_block(&c.comparison))
-                .unwrap_or_default();
-            render::markdown::offer(run, budget, &preface, style.collapse)
-        }
-        Subject::Discovery(d) => render::markdown::discovery_offer(d, budget),
-        Subject::Ended { error, .. } => render::markdown::error_offer(error, budget),
+        Subject::Run { run, compared } => render::markdown::offer(run, compared, style),
+        Subject::Discovery(d) => render::markdown::discovery_offer(d, style),
+        Subject::Ended { error, .. } => render::markdown::error_offer(error, style),
         Subject::Error { markdown, .. } => uncut(markdown.to_string()),
     }
 }
 
 /// The JSON report (docs/json-report.md); with a baseline, its
-/// `baseline` key; a discovery's JSON; an error's JSON-RPC object. Within
-/// a token budget only.
+/// `baseline` key; a discovery's JSON; an error's JSON-RPC object.
 fn json<'a>(subject: Subject<'a>, style: &'a Style) -> Offer<'a, Fitted> {
-    // Held to tokens alone: a script reads JSON whole, and a cut in
-    // characters would only cost it data (`--max-chars` is for people).
-    let budget = Budget {
-        chars: None,
-        ..style.budget
-    };
-    let pretty = style.pretty;
     match subject {
-        Subject::Run { run, compared } => {
-            render::json::offer(run, compared_value(compared, &budget), budget, pretty)
-        }
-        Subject::Discovery(d) => render::json::discovery_offer(d, budget, pretty),
+        Subject::Run { run, compared } => render::json::offer(run, compared, style),
+        Subject::Discovery(d) => render::json::discovery_offer(d, style),
         Subject::Ended { object, .. } | Subject::Error { object, .. } => {
-            uncut(render::json::text(object, pretty))
-        }
-    }
-}
-
-/// GitHub Flavored Markdown of a run, for people.
-fn gfm<'a>(run: &'a Run, compared: Option<&'a Compared>, style: &'a Style) -> Offer<'a, Fitted> {
-    let baseline = compared.map(|c| render::gfm::Baseline {
-        comparison: &c.comparison,
-        counts: c.counts,
-    });
-    render::gfm::offer(run, baseline, &style.links, style.budget)
-}
-
-/// The comparison with a baseline as the JSON report's `baseline` value:
-/// within a token budget it gets at most half of it, its lists cut, saying
-/// how many ids each left out (the run is then fitted to the whole, the
-/// comparison included).
-fn compared_value(compared: Option<&Compared>, budget: &Budget) -> Option<Value> {
-    let mut baseline = compared?.comparison.to_value();
-    if let Some(max) = budget.tokens {
-        halve_lists_to_fit(&mut baseline, max / 2);
-    }
-    Some(baseline)
-}
-
-/// Cuts the id lists of a comparison object in half until its indented
-/// text has at most `max` tokens; `<list>_omitted` says how many went.
-fn halve_lists_to_fit(value: &mut Value, max: usize) {
-    let Value::Object(map) = value else { return };
-    while crate::budget::count_tokens(&render::json::text(&Value::Object(map.clone()), true)) > max
-    {
-        let mut cut = false;
-        let keys: Vec<String> = map.keys().cloned().collect();
-        for key in keys {
-            let Some(Value::Array(list)) = map.get_mut(&key) else {
-                continue;
-            };
-            if list.is_empty() {
-                continue;
-            }
-            let keep = list.len() / 2;
-            let gone = list.len() - keep;
-            list.truncate(keep);
-            cut = true;
-            let omitted = format!("{key}_omitted");
-            let before = map.get(&omitted).and_then(Value::as_u64).unwrap_or(0);
-            map.insert(omitted, Value::from(before + gone as u64));
-        }
-        if !cut {
-            return;
+            uncut(render::json::text(object, style.pretty))
         }
     }
 }

@@ -414,7 +414,7 @@ pub fn tool_run(run: &Run, format: OutputFormat, budget: &Budget) -> ToolAnswer 
     tool_answer(
         format,
         budget,
-        |b| render::structured::run(run, b),
+        |b| render::structured::offer(run, None, &Style::within(b)),
         |b| dispatch::output(Subject::run(run), format, &tool_style(b)),
         |fitted| result(fitted, run_exit(run)),
         || render::json::render(run, false),
@@ -427,7 +427,7 @@ pub fn tool_discovery(d: &Discovery, format: OutputFormat, budget: &Budget) -> T
     tool_answer(
         format,
         budget,
-        |b| render::structured::discovery(d, b),
+        |b| render::structured::discovery_offer(d, &Style::within(b)),
         |b| dispatch::output(Subject::Discovery(d), format, &tool_style(b)),
         |fitted| result(fitted, discovery_exit(d)),
         || render::json::text(&render::json::discovery(d), false),
@@ -479,10 +479,11 @@ pub fn tool_exec_error(
     };
     let full = || render::json::text(&object, false);
     if discovery {
-        let structured = |b: Budget| render::structured::discovery_error(e, b);
+        let structured =
+            |b: Budget| render::structured::discovery_error_offer(e, &Style::within(b));
         tool_answer(format, budget, structured, text, answer, full, headline)
     } else {
-        let structured = |b: Budget| render::structured::run_error(e, b);
+        let structured = |b: Budget| render::structured::error_offer(e, &Style::within(b));
         tool_answer(format, budget, structured, text, answer, full, headline)
     }
 }

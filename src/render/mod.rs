@@ -27,6 +27,8 @@
 //! Which output a request gets is decided in one place,
 //! `frontend::dispatch` (ARCHITECTURE.md, "One view, thin outputs").
 
+use crate::budget::Budget;
+
 pub mod ctrf;
 pub mod gfm;
 pub mod github;
@@ -36,3 +38,43 @@ pub mod junit;
 pub mod markdown;
 pub mod structured;
 pub mod view;
+
+/// The title of an HTML page of results.
+pub const TITLE: &str = "pytest-mcp report";
+
+/// How a subject is rendered, besides its format.
+#[derive(Debug, Clone, Default)]
+pub struct Style {
+    pub budget: Budget,
+    /// JSON indented for people (the command line) or compact (the server).
+    pub pretty: bool,
+    /// The agent Markdown folds long failure detail into `<details>`: for
+    /// `report`, whose Markdown goes to PR comments and job summaries.
+    /// Agents and terminals read it as text (`run`, the tools).
+    pub collapse: bool,
+    /// Where the GitHub rendering's `path:line` links lead.
+    pub links: gfm::Options,
+    /// Where the annotations' paths are relative to.
+    pub annotations: github::Options,
+}
+
+impl Style {
+    /// `budget`, JSON indented, nothing folded, no links: `run` and
+    /// `discover` on the command line.
+    pub fn within(budget: Budget) -> Style {
+        Style {
+            budget,
+            pretty: true,
+            ..Style::default()
+        }
+    }
+
+    /// [`Style::within`] with the Markdown's long failures folded: `report`,
+    /// whose Markdown goes to PR comments and job summaries.
+    pub fn report(budget: Budget) -> Style {
+        Style {
+            collapse: true,
+            ..Style::within(budget)
+        }
+    }
+}

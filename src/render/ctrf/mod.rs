@@ -54,9 +54,11 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
 
+use crate::budget::{Fitted, Offer};
 use crate::model::history::{History, TestHistory};
 use crate::model::{Attempt, CollectionError, Outcome, Phase, Run, TestResult, Xfail};
-use crate::render::view::{self, Standings};
+use crate::render::Style;
+use crate::render::view::{self, Compared, Standings};
 
 /// The CTRF version written: the reference implementation's (npm `ctrf`
 /// 0.3.0's `CURRENT_SPEC_VERSION`), whose schema the output is checked
@@ -68,6 +70,16 @@ pub const GENERATED_BY: &str = "pytest-mcp";
 
 /// The `rawStatus` of a collection error's entry.
 pub const COLLECTION_ERROR: &str = "collection_error";
+
+/// A run's CTRF document, never cut: a document for tools. Every output's
+/// offer takes the same three.
+pub fn offer<'a>(
+    run: &'a Run,
+    _compared: Option<&'a Compared>,
+    _style: &'a Style,
+) -> Offer<'a, Fitted> {
+    Offer::Whole(Fitted::whole(render(run)))
+}
 
 /// Renders the run as an indented CTRF document ending in a newline.
 pub fn render(run: &Run) -> String {

@@ -34,7 +34,7 @@ use crate::text::plural;
 
 /// The rendering of `run` (compared with `baseline` when given) offered
 /// to fit `budget`, saying what it left out: whole when it fits.
-pub fn offer<'r>(
+pub(super) fn offer<'r>(
     run: &'r Run,
     baseline: Option<Baseline<'r>>,
     options: &'r Options,

@@ -55,12 +55,27 @@ mod sections;
 
 use std::fmt::Write as _;
 
+use crate::budget::{Fitted, Offer};
 use crate::model::baseline::Comparison;
 use crate::model::{Counts, Run};
-use crate::render::view;
+use crate::render::Style;
+use crate::render::view::{self, Compared};
 use crate::text::{plural, thousands};
 
-pub use fit::offer;
+/// A run's GitHub rendering offered to fit the style's budget, its links
+/// the style's, compared with a baseline when there is one. Every output's
+/// offer takes the same three.
+pub fn offer<'a>(
+    run: &'a Run,
+    compared: Option<&'a Compared>,
+    style: &'a Style,
+) -> Offer<'a, Fitted> {
+    let baseline = compared.map(|c| Baseline {
+        comparison: &c.comparison,
+        counts: c.counts,
+    });
+    fit::offer(run, baseline, &style.links, style.budget)
+}
 
 /// What the renderer needs to know from outside the run: where `path:line`
 /// links lead.

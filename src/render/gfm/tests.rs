@@ -238,7 +238,7 @@ fn render_fitted(
     options: &Options,
     budget: &Budget,
 ) -> crate::budget::Fitted {
-    crate::budget::fit(offer(run, baseline.cloned(), options, *budget))
+    crate::budget::fit(super::fit::offer(run, baseline.cloned(), options, *budget))
 }
 
 /// `message` failing at its own line of t.py.

@@ -33,12 +33,14 @@
 
 use std::fmt::Write as _;
 
+use crate::budget::{Fitted, Offer};
 use crate::model::crash::crash_line;
 use crate::model::crash::is_framework_frame;
 use crate::model::groups::IdItem;
 use crate::model::{CollectionError, Run, TestResult};
 use crate::pytest_text::frame_line;
-use crate::render::view::{self, Group, New, label};
+use crate::render::Style;
+use crate::render::view::{self, Compared, Group, New, label};
 use crate::text::{first_line, one_line, plural};
 
 /// `::error` annotations GitHub shows for one step (it keeps 10 of each
@@ -67,6 +69,17 @@ pub struct Options {
     /// Whether the Markdown report goes to the job summary: the notice
     /// about groups left out points there.
     pub step_summary: bool,
+}
+
+/// A run's workflow commands, never cut (GitHub shows what it shows),
+/// paths by the style's annotations options. Every output's offer takes
+/// the same three.
+pub fn offer<'a>(
+    run: &'a Run,
+    _compared: Option<&'a Compared>,
+    style: &'a Style,
+) -> Offer<'a, Fitted> {
+    Offer::Whole(Fitted::whole(render(run, &style.annotations)))
 }
 
 /// The run as workflow commands (see the module's documentation).

@@ -47,15 +47,28 @@ use std::sync::OnceLock;
 use base64::Engine as _;
 use sha2::{Digest as _, Sha256};
 
+use crate::budget::{Fitted, Offer};
 use crate::model::Run;
 use crate::model::baseline::Comparison;
-use crate::render::view::{self, New};
+use crate::render::view::{self, Compared, New};
+use crate::render::{Style, TITLE};
 
 pub use markdown_page::markdown_page;
 
 const TEMPLATE: &str = include_str!("../../../templates/report.html");
 const STYLE: &str = include_str!("../../../templates/report.css");
 const SCRIPT: &str = include_str!("../../../templates/report.js");
+
+/// A run's page, never cut: a document for people. Every output's offer
+/// takes the same three.
+pub fn offer<'a>(
+    run: &'a Run,
+    compared: Option<&'a Compared>,
+    _style: &'a Style,
+) -> Offer<'a, Fitted> {
+    let comparison = compared.map(|c| &c.comparison);
+    Offer::Whole(Fitted::whole(report(run, comparison, TITLE)))
+}
 
 /// The report of `run` as a complete page titled `title`, with the
 /// comparison with a baseline when given.

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use crate::budget::{Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::discovery::Discovery;
+use crate::render::Style;
 
 use crate::render::view::CASE_IDS_SHOWN;
 
@@ -73,7 +74,14 @@ pub fn discovery(d: &Discovery) -> Value {
 /// [`discovery`] as text (indented when `pretty`) offered to fit
 /// `budget`: `case_ids` go first, then entries beyond the first that fit.
 /// `count` stays exact; `truncated` says what was left out.
-pub fn discovery_offer(d: &Discovery, budget: Budget, pretty: bool) -> Offer<'static, Fitted> {
+pub fn discovery_offer(d: &Discovery, style: &Style) -> Offer<'static, Fitted> {
+    let (budget, pretty) = (
+        Budget {
+            chars: None,
+            ..style.budget
+        },
+        style.pretty,
+    );
     let mut value = discovery(d);
     let full = super::text(&value, pretty);
     if budget.fits(&full) {

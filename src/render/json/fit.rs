@@ -63,7 +63,7 @@ enum Listed {
 /// `budget`, the comparison with a baseline as its last key, `baseline`,
 /// when there is one (see [`super::render_compared`]): kept whole in every
 /// plan, the caller fits its lists first.
-pub fn offer(
+pub(super) fn offer(
     run: &Run,
     baseline: Option<Value>,
     budget: Budget,

@@ -13,14 +13,16 @@ use serde::Serialize;
 use serde::ser::{SerializeSeq, Serializer};
 use serde_json::Value;
 
-use crate::budget::Truncation;
+use crate::budget::{Budget, Fitted, Offer, Truncation};
 use crate::model::affected::{Affected, AllRan};
 use crate::model::changes::Changes;
 use crate::model::history::{History, TestHistory};
 use crate::model::raw_report::RawReports;
 use crate::model::{CollectionError, Counts, Run, TestResult, Xfail};
-use crate::render::view::{self, Standings};
+use crate::render::Style;
+use crate::render::view::{self, Compared, Standings};
 
+mod compared;
 mod discovery;
 mod error;
 mod fit;
@@ -29,7 +31,6 @@ mod subtests;
 
 pub use discovery::{discovery, discovery_offer};
 pub use error::error_data;
-pub use fit::offer;
 
 /// The ADR-006 object, borrowing from the run: serialized straight to text,
 /// so a run of 100,000 tests is never copied into a `Value` tree first.
@@ -273,6 +274,27 @@ fn answer(run: &Run) -> Answer<'_> {
         collection_errors: run.collection_errors.iter().map(ErrorEntry::of).collect(),
         baseline: None,
     }
+}
+
+/// A run's JSON report offered to fit the style's budget, in tokens only
+/// (a script reads JSON whole; `--max-chars` is for people), the
+/// comparison with a baseline as its last key. Every output's offer takes
+/// the same three.
+pub fn offer<'a>(
+    run: &'a Run,
+    compared: Option<&'a Compared>,
+    style: &'a Style,
+) -> Offer<'a, Fitted> {
+    let budget = Budget {
+        chars: None,
+        ..style.budget
+    };
+    fit::offer(
+        run,
+        compared::compared_value(compared, &budget),
+        budget,
+        style.pretty,
+    )
 }
 
 /// JSON has no NaN or infinity: such a number is `null`, as in a `Value`.

@@ -71,7 +71,10 @@ use std::time::Duration;
 
 use quick_junit::{Report, TestCase, TestSuite};
 
+use crate::budget::{Fitted, Offer};
 use crate::model::{Run, SourceKind, TestResult};
+use crate::render::Style;
+use crate::render::view::Compared;
 use cases::{collection_error_case, other_case, pytest_case};
 use names::{needs_jest_root, other_names, other_suite_name, pytest_file};
 use xml::{Field, restore_char_refs, xml_text};
@@ -96,6 +99,16 @@ const PYTEST_SUITE: &str = "pytest";
 
 /// The suite of other frameworks' tests whose id names no file or class.
 const DEFAULT_SUITE: &str = "tests";
+
+/// A run's JUnit XML, never cut: a document for tools. Every output's
+/// offer takes the same three.
+pub fn offer<'a>(
+    run: &'a Run,
+    _compared: Option<&'a Compared>,
+    _style: &'a Style,
+) -> Offer<'a, Fitted> {
+    Offer::Whole(Fitted::whole(render(run)))
+}
 
 /// Renders the run as a JUnit XML document (UTF-8, with declaration, ending
 /// in a newline). Pure and deterministic: no timestamps, host names or ids

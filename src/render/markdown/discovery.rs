@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use super::collection_errors;
 use crate::budget::{Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::discovery::{Discovery, Function};
-use crate::render::view;
+use crate::render::{Style, view};
 use crate::text::{one_line, thousands};
 
 /// Discovery as Markdown: a header, then one `### <file>` section per file
@@ -33,7 +33,8 @@ pub fn discovery(d: &Discovery) -> String {
 /// not fit, one line per file (`- tests/test_x.py — 40 tests`), then as
 /// many files as fit, saying how many tests were left out; `path` lists
 /// one file's.
-pub fn discovery_offer(d: &Discovery, budget: Budget) -> Offer<'_, Fitted> {
+pub fn discovery_offer<'a>(d: &'a Discovery, style: &Style) -> Offer<'a, Fitted> {
+    let budget = style.budget;
     let full = discovery(d);
     if budget.fits(&full) {
         return Offer::Whole(Fitted::whole(full));

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use crate::budget::{Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::exec_error::{ExecError, Running};
-use crate::render::view;
+use crate::render::{Style, view};
 use crate::text::{first_line, one_line};
 
 /// Lines of stdout/stderr shown under an error in Markdown.
@@ -53,7 +53,8 @@ enum Kept {
 /// alone are too long (a command naming hundreds of ids, a worker's line
 /// each): the status line and the command, clipped, or the status line
 /// alone.
-pub fn error_offer(e: &ExecError, budget: Budget) -> Offer<'_, Fitted> {
+pub fn error_offer<'a>(e: &'a ExecError, style: &Style) -> Offer<'a, Fitted> {
+    let budget = style.budget;
     let whole = error(e);
     if budget.fits(&whole) {
         return Offer::Whole(Fitted::whole(whole));

@@ -98,7 +98,12 @@ impl Size {
 /// under the header line and is kept at every step. With `collapse` (PR
 /// comments, job summaries) long failure sections fold their detail into
 /// `<details>` blocks.
-pub fn offer<'r>(run: &'r Run, budget: Budget, preface: &str, collapse: bool) -> Offer<'r, Fitted> {
+pub(super) fn offer<'r>(
+    run: &'r Run,
+    budget: Budget,
+    preface: &str,
+    collapse: bool,
+) -> Offer<'r, Fitted> {
     match plans(run, budget, preface, collapse) {
         Ok(whole) => Offer::Whole(whole),
         Err(plans) => Offer::plans(*plans),

@@ -32,13 +32,14 @@ mod tests;
 
 use std::fmt::Write as _;
 
-use super::view;
+use super::Style;
+use super::view::{self, Compared};
+use crate::budget::{Fitted, Offer};
 use crate::model::Run;
 use crate::text::one_line;
 
 pub use discovery::{discovery, discovery_offer};
 pub use error::{error, error_offer};
-pub use fit::offer;
 pub(crate) use fit::{Fitting, Plan, plans};
 pub use sections::{collection_errors, indented, notes};
 pub(crate) use view::failure::{Detail, clip};
@@ -48,6 +49,19 @@ use sections::{failure, flaky, skipped};
 
 /// Distinct skip reasons listed.
 const MAX_SKIP_REASONS: usize = 10;
+
+/// A run's Markdown offered to fit the style's budget; a comparison with
+/// a baseline opens it. Every output's offer takes the same three.
+pub fn offer<'a>(
+    run: &'a Run,
+    compared: Option<&'a Compared>,
+    style: &'a Style,
+) -> Offer<'a, Fitted> {
+    let preface = compared
+        .map(|c| comparison_block(&c.comparison))
+        .unwrap_or_default();
+    fit::offer(run, style.budget, &preface, style.collapse)
+}
 
 /// Renders a run as Markdown.
 pub fn render(run: &Run) -> String {
@@ -132,7 +146,7 @@ pub(super) fn dropped(detail: Detail) -> &'static [&'static str] {
 /// The comparison with a baseline, for [`fit::offer`]'s preface: one line,
 /// then the new failures (first: they are what a reviewer must look at) and
 /// the fixed tests by id.
-pub fn comparison_block(c: &crate::model::baseline::Comparison) -> String {
+fn comparison_block(c: &crate::model::baseline::Comparison) -> String {
     const LISTED: usize = 50;
     let mut out = format!("Compared with the baseline: {}\n", c.phrase());
     for (title, ids) in [("NEW FAILURES", &c.new_failures), ("FIXED", &c.fixed)] {

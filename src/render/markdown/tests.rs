@@ -55,8 +55,9 @@ fn the_rerun_line_is_the_last_note_of_a_run_with_failures() {
     let line = "> Rerun the failures: execute_tests with last_failed: true\n";
     assert!(super::render(&run).ends_with(line));
     // Every step of shrinking.
-    let within =
-        |max: usize| crate::budget::fit(super::offer(&run, Budget::chars(max), "", false)).text;
+    let within = |max: usize| {
+        crate::budget::fit(super::fit::offer(&run, Budget::chars(max), "", false)).text
+    };
     let full = within(usize::MAX);
     assert!(full.ends_with(line), "{full}");
     let mut levels = std::collections::BTreeSet::new();

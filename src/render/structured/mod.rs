@@ -24,7 +24,8 @@ use crate::model::discovery::Discovery;
 use crate::model::exec_error::{ErrorKind, ExecError};
 use crate::model::groups::IdItem;
 use crate::model::{CollectionError, Counts, Run, TestResult};
-use crate::render::view::{self, New, Standings, Verdict};
+use crate::render::Style;
+use crate::render::view::{self, Compared, New, Standings, Verdict};
 use crate::text::{clip_chars, first_line};
 
 /// Longest message kept in a group or a collection error, in characters.
@@ -253,8 +254,11 @@ pub struct TestFunction {
 #[allow(dead_code)]
 struct Object {}
 
-/// A test run's structured result, offered to fit `budget`.
-pub fn run(run: &Run, budget: Budget) -> Offer<'static, RunResult> {
+/// A test run's structured result, offered to fit the style's budget.
+/// Every output's offer takes the same three (the tools compare with no
+/// baseline).
+pub fn offer(run: &Run, _compared: Option<&Compared>, style: &Style) -> Offer<'static, RunResult> {
+    let budget = style.budget;
     let of = view::status(run);
     let status = Status::of(of.verdict);
     let mut result = of_run(run, status, Some(of.exit_code), run.duration_secs());
@@ -263,8 +267,9 @@ pub fn run(run: &Run, budget: Budget) -> Offer<'static, RunResult> {
 }
 
 /// A run that gave no result (a timeout, a crash, ...): what finished
-/// before the end, offered to fit `budget`.
-pub fn run_error(e: &ExecError, budget: Budget) -> Offer<'static, RunResult> {
+/// before the end, offered to fit the style's budget.
+pub fn error_offer(e: &ExecError, style: &Style) -> Offer<'static, RunResult> {
+    let budget = style.budget;
     let mut result = of_run(&e.partial, error_status(e.kind), e.exit_code, e.duration);
     result.end.error = Some(e.message.clone());
     result.end.not_run = NotRun::of(&e.not_run);
@@ -272,7 +277,8 @@ pub fn run_error(e: &ExecError, budget: Budget) -> Offer<'static, RunResult> {
 }
 
 /// What a discovery found, offered to fit `budget`.
-pub fn discovery(d: &Discovery, budget: Budget) -> Offer<'static, DiscoveryResult> {
+pub fn discovery_offer(d: &Discovery, style: &Style) -> Offer<'static, DiscoveryResult> {
+    let budget = style.budget;
     let (verdict, exit) = view::discovery_status(d);
     let status = Status::of(verdict);
     let tests = d
@@ -296,8 +302,9 @@ pub fn discovery(d: &Discovery, budget: Budget) -> Offer<'static, DiscoveryResul
     fit_discovery(result, budget)
 }
 
-/// A discovery that gave no result, offered to fit `budget`.
-pub fn discovery_error(e: &ExecError, budget: Budget) -> Offer<'static, DiscoveryResult> {
+/// A discovery that gave no result, offered to fit the style's budget.
+pub fn discovery_error_offer(e: &ExecError, style: &Style) -> Offer<'static, DiscoveryResult> {
+    let budget = style.budget;
     let result = DiscoveryResult {
         status: error_status(e.kind),
         exit_code: e.exit_code,

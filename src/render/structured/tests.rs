@@ -48,7 +48,7 @@ fn a_run_is_its_status_counts_and_failure_groups() {
         duration: Some(1.23456),
         ..Run::default()
     };
-    let r = crate::budget::fit(super::run(&run, Budget::NONE));
+    let r = crate::budget::fit(run_within(&run, Budget::NONE));
     assert_eq!(r.status, Status::Failure);
     assert_eq!((r.exit_code, r.duration), (Some(1), Some(1.235)));
     assert_eq!(
@@ -105,22 +105,22 @@ fn a_run_is_its_status_counts_and_failure_groups() {
 fn the_status_follows_the_markdown_header() {
     let mut run = Run::default();
     assert_eq!(
-        crate::budget::fit(super::run(&run, Budget::NONE)).status,
+        crate::budget::fit(run_within(&run, Budget::NONE)).status,
         Status::NoTests
     );
     run.tests.push(passed("t.py::a"));
     assert_eq!(
-        crate::budget::fit(super::run(&run, Budget::NONE)).status,
+        crate::budget::fit(run_within(&run, Budget::NONE)).status,
         Status::Success
     );
     run.recorded_exit = Some(2);
     assert_eq!(
-        crate::budget::fit(super::run(&run, Budget::NONE)).status,
+        crate::budget::fit(run_within(&run, Budget::NONE)).status,
         Status::Interrupted
     );
     run.recorded_exit = Some(3);
     assert_eq!(
-        crate::budget::fit(super::run(&run, Budget::NONE)).status,
+        crate::budget::fit(run_within(&run, Budget::NONE)).status,
         Status::Error
     );
 }
@@ -137,7 +137,7 @@ fn a_few_ids_are_named_and_one_to_fit_the_budget() {
         tests,
         ..Run::default()
     };
-    let whole = crate::budget::fit(super::run(&run, Budget::NONE));
+    let whole = crate::budget::fit(run_within(&run, Budget::NONE));
     assert_eq!(whole.failures[0].node_ids.len(), 5);
     assert_eq!(
         (whole.failures[0].count, whole.failures[0].more),
@@ -148,7 +148,7 @@ fn a_few_ids_are_named_and_one_to_fit_the_budget() {
     assert_eq!(value["failures"][0]["more"], 395);
     assert!(value["failures"][1].get("more").is_none(), "absent when 0");
     let limit = tokens_of(&whole) - 1;
-    let r = crate::budget::fit(super::run(&run, Budget::tokens(limit)));
+    let r = crate::budget::fit(run_within(&run, Budget::tokens(limit)));
     assert!(tokens_of(&r) <= limit, "{}", tokens_of(&r));
     assert_eq!(r.summary, whole.summary);
     assert_eq!(r.failures.len(), 2);
@@ -166,13 +166,13 @@ fn a_few_ids_are_named_and_one_to_fit_the_budget() {
 fn the_smallest_groups_go_when_fewer_ids_are_not_enough() {
     let run = crate::model::testing::distinct_failures(300);
     assert_eq!(
-        crate::budget::fit(super::run(&run, Budget::NONE))
+        crate::budget::fit(run_within(&run, Budget::NONE))
             .failures
             .len(),
         300
     );
     for limit in [300, 1_000, 3_000] {
-        let r = crate::budget::fit(super::run(&run, Budget::tokens(limit)));
+        let r = crate::budget::fit(run_within(&run, Budget::tokens(limit)));
         let used = tokens_of(&r);
         assert!(used <= limit, "{used} > {limit}");
         let t = r.end.truncated.clone().expect("truncated");
@@ -183,7 +183,7 @@ fn the_smallest_groups_go_when_fewer_ids_are_not_enough() {
         assert_eq!(t.tests_omitted, t.groups_omitted);
         // The largest number of groups that fits: one more would not.
         let mut more = r.clone();
-        more.failures = crate::budget::fit(super::run(&run, Budget::NONE)).failures
+        more.failures = crate::budget::fit(run_within(&run, Budget::NONE)).failures
             [..r.failures.len() + 1]
             .to_vec();
         assert!(
@@ -197,7 +197,7 @@ fn the_smallest_groups_go_when_fewer_ids_are_not_enough() {
         );
     }
     // Characters too.
-    let r = crate::budget::fit(super::run(&run, Budget::chars(2_000)));
+    let r = crate::budget::fit(run_within(&run, Budget::chars(2_000)));
     assert!(compact(&r).chars().count() <= 2_000);
     assert!(!r.failures.is_empty());
 }
@@ -219,7 +219,7 @@ fn a_tiny_budget_keeps_the_counts() {
             .collect(),
         ..Run::default()
     };
-    let r = crate::budget::fit(super::run(&run, Budget::tokens(200)));
+    let r = crate::budget::fit(run_within(&run, Budget::tokens(200)));
     assert!(tokens_of(&r) <= 200, "{}", tokens_of(&r));
     assert!(r.failures.is_empty());
     assert!(r.collection_errors.len() < 40);
@@ -243,17 +243,17 @@ fn an_execution_error_is_its_kind_with_what_finished() {
     e.duration = 3.2;
     e.collected = Some(7);
     e.partial.tests = total_failures(0..2);
-    let r = crate::budget::fit(run_error(&e, Budget::NONE));
+    let r = crate::budget::fit(error_within(&e, Budget::NONE));
     assert_eq!(r.status, Status::Timeout);
     assert_eq!((r.exit_code, r.summary.failed), (None, 2));
     assert_eq!(r.end.error.as_deref(), Some(e.message.as_str()));
     assert_eq!(r.failures[0].count, 2);
-    let d = crate::budget::fit(discovery_error(&e, Budget::NONE));
+    let d = crate::budget::fit(discovery_error_within(&e, Budget::NONE));
     assert_eq!((d.status, d.count, d.tests.len()), (Status::Timeout, 7, 0));
     e.kind = ErrorKind::UsageError;
     e.exit_code = Some(4);
     assert_eq!(
-        crate::budget::fit(run_error(&e, Budget::NONE)).status,
+        crate::budget::fit(error_within(&e, Budget::NONE)).status,
         Status::Error
     );
 }
@@ -285,7 +285,7 @@ fn a_discovery_is_its_functions_within_the_budget() {
         duration: 0.25,
         ..Discovery::default()
     };
-    let whole = crate::budget::fit(discovery(&d, Budget::NONE));
+    let whole = crate::budget::fit(discovery_within(&d, Budget::NONE));
     assert_eq!(
         (whole.status, whole.exit_code, whole.count),
         (Status::Success, Some(0), 500)
@@ -300,7 +300,7 @@ fn a_discovery_is_its_functions_within_the_budget() {
         }
     );
     assert_eq!(whole.tests[1].cases, None);
-    let r = crate::budget::fit(discovery(&d, Budget::tokens(400)));
+    let r = crate::budget::fit(discovery_within(&d, Budget::tokens(400)));
     assert!(tokens_of(&r) <= 400, "{}", tokens_of(&r));
     assert!(
         r.tests.len() > 5 && r.tests.len() < 201,
@@ -311,7 +311,7 @@ fn a_discovery_is_its_functions_within_the_budget() {
     let t = r.end.truncated.expect("truncated");
     assert_eq!(t.dropped, ["test functions"]);
     assert_eq!(t.tests_omitted, 201 - r.tests.len());
-    let none = crate::budget::fit(discovery(&Discovery::default(), Budget::tokens(400)));
+    let none = crate::budget::fit(discovery_within(&Discovery::default(), Budget::tokens(400)));
     assert_eq!((none.status, none.exit_code), (Status::NoTests, Some(5)));
 }
 
@@ -322,4 +322,21 @@ fn long_messages_are_cut() {
     assert_eq!(cut.chars().count(), MAX_MESSAGE_CHARS + 1);
     assert!(cut.ends_with('…'));
     assert_eq!(short("short"), "short");
+}
+
+/// The structured result of `run` offered within `budget`.
+fn run_within(run: &Run, budget: Budget) -> Offer<'static, RunResult> {
+    offer(run, None, &Style::within(budget))
+}
+
+fn error_within(e: &ExecError, budget: Budget) -> Offer<'static, RunResult> {
+    error_offer(e, &Style::within(budget))
+}
+
+fn discovery_within(d: &Discovery, budget: Budget) -> Offer<'static, DiscoveryResult> {
+    discovery_offer(d, &Style::within(budget))
+}
+
+fn discovery_error_within(e: &ExecError, budget: Budget) -> Offer<'static, DiscoveryResult> {
+    discovery_error_offer(e, &Style::within(budget))
 }

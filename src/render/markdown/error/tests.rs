@@ -123,5 +123,5 @@ fn tests_running_on_several_workers_are_all_named() {
 
 /// The error's Markdown fitted as the dispatch fits it.
 fn error_markdown_fitted(e: &ExecError, budget: &Budget) -> Fitted {
-    crate::budget::fit(error_offer(e, *budget))
+    crate::budget::fit(error_offer(e, &crate::render::Style::within(*budget)))
 }
