@@ -25,6 +25,7 @@ fn five_runs_of_the_same_code_call_a_flip_flaky_and_a_real_failure_failing_since
     let keeping = Keeping {
         path: dir.path().join(".pytest_cache/d/pytest-mcp/history.sqlite"),
         runs: DEFAULT_RUNS,
+        rules: Rules::default(),
     };
     let mut last = Run::default();
     for n in 0..5 {
@@ -70,6 +71,7 @@ fn a_flaky_new_failure_is_set_apart_from_the_changes() {
     let keeping = Keeping {
         path: dir.path().join("h.sqlite"),
         runs: 10,
+        rules: Rules::default(),
     };
     for flip in [Outcome::Failed, Outcome::Passed] {
         let mut run = run_of(&[("flip", flip)]);
@@ -94,6 +96,7 @@ fn a_store_that_cannot_be_made_is_one_warning_and_no_history() {
     let keeping = Keeping {
         path: file.join("history.sqlite"),
         runs: 10,
+        rules: Rules::default(),
     };
     let mut run = run_of(&[("a", Outcome::Failed)]);
     let warning = remember(&mut run, &keeping, &code("x"), Origin::Run).expect_err("warned");

@@ -1,6 +1,6 @@
 //! Runs the unit tests of several renderers share.
 
-use super::history::{History, Since, TestHistory};
+use super::history::{History, Since, State, TestHistory};
 use super::{Location, Outcome, Run, TestResult};
 
 /// `n` failing tests, each its own root cause: `tests/t<i>.py::test_x`,
@@ -36,6 +36,8 @@ pub(crate) fn history(runs: u32, old: &[&str], since: &str, flaky: &[&str]) -> H
             failed: 4,
             flaky: false,
             failing_since: Some(since),
+            state: State::Failing,
+            ..TestHistory::default()
         };
         tests.insert(id.to_string(), h);
     }
@@ -45,6 +47,8 @@ pub(crate) fn history(runs: u32, old: &[&str], since: &str, flaky: &[&str]) -> H
             failed: 2,
             flaky: true,
             failing_since: None,
+            state: State::Flaky,
+            ..TestHistory::default()
         };
         tests.insert(id.to_string(), h);
     }
@@ -53,5 +57,6 @@ pub(crate) fn history(runs: u32, old: &[&str], since: &str, flaky: &[&str]) -> H
         run: i64::from(runs),
         commit: Some("bbbbbbb22222".into()),
         tests,
+        ..History::default()
     }
 }

@@ -13,7 +13,7 @@
 //! - every other failing phase is kept through the model's
 //!   [`TestResult::add_phase_failure`], in the order pytest ran them.
 
-use crate::model::{Outcome, Phase, TestResult};
+use crate::model::{Outcome, Phase, PhaseSplit, TestResult};
 
 /// The phase a pytest report's `when` names; anything unknown is the call.
 pub(super) fn phase_of(when: &str) -> Phase {
@@ -100,6 +100,25 @@ pub(super) fn total_duration(durations: impl IntoIterator<Item = f64>) -> Option
         .filter(|d| d.is_finite() && *d >= 0.0)
         .collect();
     (!durations.is_empty()).then(|| durations.iter().sum())
+}
+
+/// Times `test` by its phases' reports: its duration, their sum (see
+/// [`total_duration`]), and how it splits into setup, call and teardown
+/// (a phase reported twice, a rerun's, counted in full).
+pub(super) fn time(test: &mut TestResult, reports: impl IntoIterator<Item = (Phase, f64)>) {
+    let reports: Vec<(Phase, f64)> = reports
+        .into_iter()
+        .filter(|(_, d)| d.is_finite() && *d >= 0.0)
+        .collect();
+    test.duration = total_duration(reports.iter().map(|(_, d)| *d));
+    let of = |phase: Phase| -> f64 {
+        reports
+            .iter()
+            .filter(|(p, _)| *p == phase)
+            .map(|(_, d)| d)
+            .sum()
+    };
+    test.phases = PhaseSplit::of(of(Phase::Setup), of(Phase::Call), of(Phase::Teardown));
 }
 
 /// Two durations of one test added up; either alone stands.

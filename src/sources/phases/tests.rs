@@ -103,8 +103,17 @@ fn every_reader_folds_a_call_failure_and_a_teardown_error_alike() {
         assert_eq!(run.tests.len(), 1, "{reader}");
         let mut test = run.tests[0].clone();
         assert_eq!(test.duration, Some(1.75), "{reader}");
+        // pytest's JUnit has only the total; the others time each phase.
+        if reader != "junit" {
+            let p = test.phase_times().expect("phases");
+            let close = |a: f64, b: f64| (a - b).abs() < 1e-4;
+            assert!(
+                close(p.setup, 0.5) && close(p.call, 1.0) && close(p.teardown, 0.25),
+                "{reader}: {p:?}"
+            );
+        }
         // Where each format puts the test is its own matter.
-        (test.duration, test.location) = (None, None);
+        (test.duration, test.phases, test.location) = (None, None, None);
         assert_eq!(test, want, "{reader}");
     }
 }
