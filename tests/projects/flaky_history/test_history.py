@@ -1,6 +1,7 @@
-"""A test that fails on odd runs of unchanged code, and one that always
-fails: the history of runs must call the first flaky and the second failing
-since the first run (tests/history.rs)."""
+"""A test that fails on odd runs of unchanged code (or as FLIP_MODE says),
+and one that always fails: the history of runs must call the first flaky
+and the second failing since the first run (tests/history.rs,
+tests/flaky_state.rs)."""
 
 import os
 import pathlib
@@ -11,6 +12,12 @@ COUNTER = pathlib.Path(os.environ.get("FLIP_COUNTER", pathlib.Path(__file__).par
 
 
 def test_flip():
+    # Told how to end (tests/flaky_state.rs), every attempt alike; else
+    # failing on odd runs.
+    told = os.environ.get("FLIP_MODE")
+    if told:
+        assert told == "pass", "told to fail"
+        return
     COUNTER.parent.mkdir(parents=True, exist_ok=True)
     n = int(COUNTER.read_text()) + 1 if COUNTER.exists() else 1
     COUNTER.write_text(str(n))
