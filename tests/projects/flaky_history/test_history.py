@@ -1,7 +1,6 @@
 """A test that fails on odd runs of unchanged code (or as FLIP_MODE says),
-and one that always fails: the history of runs must call the first flaky
-and the second failing since the first run (tests/history.rs,
-tests/flaky_state.rs)."""
+and one that always fails: the history of runs must call the first flaky and
+the second failing since the first run (tests/history.rs, flaky_state.rs)."""
 
 import os
 import pathlib
@@ -12,15 +11,9 @@ COUNTER = pathlib.Path(os.environ.get("FLIP_COUNTER", pathlib.Path(__file__).par
 
 
 def test_flip():
-    # Told how to end (tests/flaky_state.rs), every attempt alike; else
-    # failing on odd runs.
+    # FLIP_MODE "pass" or "fail" decides every attempt alike (retries).
     told = os.environ.get("FLIP_MODE")
-    if told:
-        assert told == "pass", "told to fail"
-        return
-    COUNTER.parent.mkdir(parents=True, exist_ok=True)
-    n = int(COUNTER.read_text()) + 1 if COUNTER.exists() else 1
-    COUNTER.write_text(str(n))
+    n = (2 if told == "pass" else 1) if told else next_count()
     assert n % 2 == 0, f"odd run {n}"
 
 
@@ -30,3 +23,10 @@ def test_real_failure():
 
 def test_ok():
     pass
+
+
+def next_count():
+    COUNTER.parent.mkdir(parents=True, exist_ok=True)
+    n = int(COUNTER.read_text()) + 1 if COUNTER.exists() else 1
+    COUNTER.write_text(str(n))
+    return n
