@@ -104,3 +104,43 @@ fn a_store_that_cannot_be_made_is_one_warning_and_no_history() {
     assert!(!warning.contains('\n'));
     assert_eq!(run.history, None);
 }
+
+#[test]
+fn a_flaky_test_that_passes_after_an_edit_is_not_fixed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keeping = Keeping {
+        path: dir.path().join("h.sqlite"),
+        runs: 10,
+        rules: Rules::default(),
+    };
+    for flip in [Outcome::Failed, Outcome::Passed, Outcome::Failed] {
+        let mut run = run_of(&[("flip", flip), ("bad", Outcome::Failed)]);
+        remember(&mut run, &keeping, &code("x"), Origin::Run).expect("kept");
+    }
+    // An edit (code y); the flip passes.
+    let mut run = run_of(&[("flip", Outcome::Passed), ("bad", Outcome::Failed)]);
+    run.changes = Some(Changes {
+        fixed: vec!["flip".into()],
+        still_failing: vec!["bad".into()],
+        ..Changes::default()
+    });
+    remember(&mut run, &keeping, &code("y"), Origin::Run).expect("kept");
+    let changes = run.changes.expect("changes");
+    assert!(changes.fixed.is_empty(), "{changes:?}");
+    assert_eq!(changes.still_failing, ["bad"]);
+    let h = run.history.expect("a history");
+    let flip = h.of("flip").expect("flip");
+    assert_eq!(flip.state, crate::model::history::State::Flaky);
+    assert_eq!(
+        flip.last(10),
+        [Mark::Failed, Mark::Passed, Mark::Failed, Mark::Passed]
+    );
+    assert_eq!(h.trend.len(), 4);
+    assert_eq!(
+        h.trend
+            .iter()
+            .map(|r| (r.passed, r.failed))
+            .collect::<Vec<_>>(),
+        [(0, 2), (1, 1), (0, 2), (1, 1)]
+    );
+}
