@@ -255,6 +255,7 @@ fn steps_table(env: &Env, project: &Path, results: &Results, filled: &Path, work
     let keeping = Keeping {
         path: store.clone(),
         runs: history_store::KEEP,
+        rules: Default::default(),
     };
     let mut k = 2000;
     let steps: Vec<(String, f64)> = vec![

@@ -17,7 +17,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub use code::{Code, identify};
 
 use crate::model::Run;
-use crate::model::history::{self as judge, Mark, RunInfo};
+use crate::model::history::{self as judge, Entry, Mark, Recorded, Rules, RunInfo, SLOWER_BY};
 use store::{NewRun, Store};
 
 /// Runs kept when not told otherwise (`--history-runs`).
@@ -25,12 +25,16 @@ pub const DEFAULT_RUNS: usize = 50;
 /// The most runs `--history-runs` keeps.
 pub const MAX_RUNS: usize = 1000;
 
-/// Where the history is kept and how many runs.
+/// Where the history is kept, how many runs, and the numbers of the
+/// flaky rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keeping {
     pub path: PathBuf,
     /// Runs kept, this one included: the window a failure is judged in.
     pub runs: usize,
+    /// When a flaky test is passing or failing again (`--flaky-passes`,
+    /// `--flaky-failures`).
+    pub rules: Rules,
 }
 
 /// Where `run` keeps a project's history when not told: in pytest's cache
@@ -63,7 +67,8 @@ impl Origin {
 
 /// Records `run` (its code was `code`) in the history and judges its tests
 /// against the runs before it: `run.history` is set when there were some,
-/// and the new failures of `run.changes` that are flaky are set apart.
+/// and in `run.changes` the new failures that are flaky are set apart and
+/// the flaky tests that pass now are not fixed.
 /// `Err` is the one warning line to show; what could be read is still
 /// used.
 pub fn remember(
@@ -76,20 +81,31 @@ pub fn remember(
     make_folder(&keeping.path).map_err(|e| warn(format!("cannot create its folder ({e})")))?;
     let mut store = Store::open(&keeping.path).map_err(|e| warn(e.explain()))?;
     let marks = judge::marks(run);
+    // Judged: the tests that do not pass cleanly now, and those slow
+    // enough now to be slower than usual (with the tests that failed or
+    // flipped in the window, which the store adds).
     let wanted: Vec<&str> = marks
         .iter()
-        .filter(|(_, m)| *m != Mark::Passed)
-        .map(|(id, _)| *id)
+        .filter(|r| r.mark != Mark::Passed || r.duration.is_some_and(|d| d >= SLOWER_BY))
+        .map(|r| r.id)
         .collect();
     let past = keeping.runs.saturating_sub(1);
     let mut window = store.window(past, &wanted).map_err(|e| warn(e.explain()))?;
-    let new_run = NewRun {
+    let now = RunInfo {
         at: SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64),
+        commit: code.commit.clone(),
+        code: code.id.clone(),
+        duration: Some(run.duration_secs()).filter(|d| d.is_finite() && *d > 0.0),
+        ..counts(&marks)
+    };
+    let new_run = NewRun {
+        at: now.at,
         commit: code.commit.as_deref(),
         code: code.id.as_deref(),
         origin: origin.as_str(),
+        duration: now.duration,
         marks: &marks,
     };
     let written = store.record(&new_run, keeping.runs);
@@ -98,29 +114,47 @@ pub fn remember(
         Err(_) => store.next_id().unwrap_or(0),
     };
     let had_past = !window.runs.is_empty();
-    let now = window.runs.len();
-    window.runs.push(RunInfo {
-        id,
-        commit: code.commit.clone(),
-        code: code.id.clone(),
-    });
-    for (test, mark) in &marks {
-        if *mark != Mark::Passed || window.marks.contains_key(*test) {
-            window
-                .marks
-                .entry(test.to_string())
-                .or_default()
-                .push((now, *mark));
-        }
-    }
+    add_this_run(&mut window, RunInfo { id, ..now }, &marks, &wanted);
     if had_past {
-        let history = judge::judge(&window);
+        let history = judge::judge(&window, keeping.rules);
         if let Some(changes) = &mut run.changes {
             changes.set_apart_flaky(&history);
         }
         run.history = Some(history);
     }
     written.map(|_| ()).map_err(|e| warn(e.explain()))
+}
+
+/// A run's counts of passed, failed and flaky tests.
+fn counts(marks: &[Recorded<'_>]) -> RunInfo {
+    let count = |m: fn(Mark) -> bool| marks.iter().filter(|r| m(r.mark)).count() as u32;
+    RunInfo {
+        passed: count(|m| m == Mark::Passed),
+        failed: count(Mark::failed),
+        flaky: count(|m| m == Mark::Flaky),
+        ..RunInfo::default()
+    }
+}
+
+/// This run added to the window read from the store: its run last, and the
+/// marks of the tests judged (those asked for, and those the window holds).
+fn add_this_run(window: &mut judge::Window, now: RunInfo, marks: &[Recorded<'_>], wanted: &[&str]) {
+    let at = window.runs.len();
+    window.runs.push(now);
+    let wanted: std::collections::HashSet<&str> = wanted.iter().copied().collect();
+    for r in marks {
+        if wanted.contains(r.id) || window.marks.contains_key(r.id) {
+            window
+                .marks
+                .entry(r.id.to_string())
+                .or_default()
+                .push(Entry {
+                    run: at,
+                    mark: r.mark,
+                    duration: r.duration,
+                });
+        }
+    }
 }
 
 /// The store's folder, made when missing. A `.pytest_cache` we make is

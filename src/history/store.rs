@@ -1,15 +1,22 @@
 //! The history's SQLite file: its schema, reading a window of runs and
 //! writing one.
 //!
-//! Schema 1 (`PRAGMA user_version`): `runs` (one row per run: when, the
-//! commit and code it ran, where it came from), `tests` (each node id once)
-//! and `results` (a run's mark of each test that ran: passed, failed,
-//! passed after retries; skipped tests are not kept), keyed by run first:
-//! a run's rows are appended together and the oldest run's go as a range,
-//! so writing one costs the same however full the store is (keyed by test
-//! first, a run's rows touched every page of the table). Write-ahead logging
-//! and a busy timeout let two runs of one project write without corrupting
-//! it or failing at once.
+//! Schema 2 (`PRAGMA user_version`): `runs` (one row per run: when, the
+//! commit and code it ran, where it came from, its counts and duration),
+//! `tests` (each node id once) and `results` (a run's mark of each test
+//! that ran: passed, failed, passed after retries, failed every attempt;
+//! skipped tests are not kept; its duration, and its setup and teardown
+//! when the source timed its phases, in microseconds: an integer of 2 to 4
+//! bytes where a float takes 8), keyed by run first: a run's rows are
+//! appended together and the oldest run's go as a range, so writing one
+//! costs the same however full the store is (keyed by test first, a run's
+//! rows touched every page of the table). Write-ahead logging and a busy
+//! timeout let two runs of one project write without corrupting it or
+//! failing at once.
+//!
+//! A store of schema 1 (no durations, no run counts) is upgraded in place
+//! when opened: the columns are added, each old run's counts worked out
+//! from its results; its runs have no durations.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -17,10 +24,10 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
-use crate::model::history::{Mark, RunInfo, Window};
+use crate::model::history::{Entry, Mark, Recorded, RunInfo, Window};
 
 /// The schema this build reads and writes.
-pub const SCHEMA: i64 = 1;
+pub const SCHEMA: i64 = 2;
 /// Tests judged beyond which their marks are read in one pass over the
 /// window rather than test by test (50 lookups each).
 const ONE_PASS: usize = 400;
@@ -35,7 +42,10 @@ CREATE TABLE IF NOT EXISTS runs (
     code TEXT,
     origin TEXT NOT NULL,
     tests INTEGER NOT NULL,
-    failed INTEGER NOT NULL
+    failed INTEGER NOT NULL,
+    passed INTEGER,
+    flaky INTEGER,
+    duration REAL
 );
 CREATE TABLE IF NOT EXISTS tests (
     id INTEGER PRIMARY KEY,
@@ -45,10 +55,37 @@ CREATE TABLE IF NOT EXISTS results (
     run INTEGER NOT NULL,
     test INTEGER NOT NULL,
     mark INTEGER NOT NULL,
+    duration INTEGER,
+    setup INTEGER,
+    teardown INTEGER,
     PRIMARY KEY (run, test)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS results_not_passed ON results (run) WHERE mark <> 0;
 ";
+
+/// Schema 1 to 2: durations and the runs' counts. Old runs' flaky and
+/// passed counts come from their results (`tests` and `failed` were
+/// kept); their durations stay unknown.
+const UPGRADE_1: &str = "
+ALTER TABLE runs ADD COLUMN passed INTEGER;
+ALTER TABLE runs ADD COLUMN flaky INTEGER;
+ALTER TABLE runs ADD COLUMN duration REAL;
+ALTER TABLE results ADD COLUMN duration INTEGER;
+ALTER TABLE results ADD COLUMN setup INTEGER;
+ALTER TABLE results ADD COLUMN teardown INTEGER;
+UPDATE runs SET flaky = (SELECT count(*) FROM results WHERE results.run = runs.id AND mark = 2);
+UPDATE runs SET passed = tests - failed - flaky;
+";
+
+/// Seconds as the store keeps them: whole microseconds.
+fn micros(secs: f64) -> i64 {
+    (secs * 1e6).round() as i64
+}
+
+/// Microseconds kept back to seconds.
+fn secs(micros: i64) -> f64 {
+    micros as f64 / 1e6
+}
 
 /// One run to write.
 pub struct NewRun<'a> {
@@ -57,7 +94,59 @@ pub struct NewRun<'a> {
     pub code: Option<&'a str>,
     /// `run` (we ran pytest) or `report` (result files read).
     pub origin: &'a str,
-    pub marks: &'a [(&'a str, Mark)],
+    /// Its duration in seconds, when known.
+    pub duration: Option<f64>,
+    pub marks: &'a [Recorded<'a>],
+}
+
+/// One result read back.
+struct Row {
+    test: i64,
+    run: i64,
+    mark: i64,
+    /// Microseconds.
+    duration: Option<i64>,
+}
+
+/// Writes run `id`'s results, each test's id made when new.
+fn write_results(
+    tx: &rusqlite::Transaction<'_>,
+    id: i64,
+    marks: &[Recorded<'_>],
+) -> Result<(), StoreError> {
+    // The ids known, read once: an upsert per test rewrote every row only
+    // to get its id back (a third of a record's time).
+    let mut known: HashMap<String, i64> = tx
+        .prepare("SELECT node_id, id FROM tests")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    let mut test = tx.prepare("INSERT INTO tests (node_id) VALUES (?1)")?;
+    let mut result = tx.prepare(
+        "INSERT OR REPLACE INTO results (run, test, mark, duration, setup, teardown)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    for r in marks {
+        let test_id = match known.get(r.id) {
+            Some(&test_id) => test_id,
+            None => {
+                let test_id = test.insert(params![r.id])?;
+                known.insert(r.id.to_string(), test_id);
+                test_id
+            }
+        };
+        let (setup, teardown) = r
+            .setup_teardown
+            .map_or((None, None), |(s, t)| (Some(micros(s)), Some(micros(t))));
+        result.execute(params![
+            id,
+            test_id,
+            r.mark.code(),
+            r.duration.map(micros),
+            setup,
+            teardown
+        ])?;
+    }
+    Ok(())
 }
 
 /// An open history file.
@@ -82,11 +171,9 @@ impl Store {
         Ok(store)
     }
 
-    /// The schema made or checked; write-ahead logging on.
+    /// The schema made, upgraded or checked; write-ahead logging on.
     fn prepare(&self) -> Result<(), StoreError> {
-        let version: i64 = self
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let version = self.version()?;
         if version > SCHEMA {
             return Err(StoreError::Newer(version));
         }
@@ -102,30 +189,40 @@ impl Store {
         if version == SCHEMA {
             return Ok(());
         }
-        self.conn.execute_batch(&format!(
-            "BEGIN IMMEDIATE; {CREATE} PRAGMA user_version = {SCHEMA}; COMMIT;"
-        ))?;
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        let made = self.make_or_upgrade();
+        let end = if made.is_ok() { "COMMIT" } else { "ROLLBACK" };
+        self.conn.execute_batch(end)?;
+        made
+    }
+
+    /// In the write transaction: the version read again (another process
+    /// may have made or upgraded the file meanwhile), then the schema made
+    /// or upgraded to [`SCHEMA`].
+    fn make_or_upgrade(&self) -> Result<(), StoreError> {
+        let version = self.version()?;
+        let steps = match version {
+            SCHEMA => return Ok(()),
+            v if v > SCHEMA => return Err(StoreError::Newer(v)),
+            1 => UPGRADE_1,
+            _ => CREATE,
+        };
+        self.conn
+            .execute_batch(&format!("{steps} PRAGMA user_version = {SCHEMA};"))?;
         Ok(())
+    }
+
+    fn version(&self) -> Result<i64, StoreError> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?)
     }
 
     /// The last `past` runs, oldest first, and the marks in them of the
     /// tests in `wanted` and of every test that failed or flipped in them.
     pub fn window(&self, past: usize, wanted: &[&str]) -> Result<Window, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, commit_sha, code FROM runs ORDER BY id DESC LIMIT ?1")?;
-        let mut runs: Vec<RunInfo> = stmt
-            .query_map(params![past as i64], |r| {
-                Ok(RunInfo {
-                    id: r.get(0)?,
-                    commit: r.get(1)?,
-                    code: r.get(2)?,
-                })
-            })?
-            .collect::<Result<_, _>>()?;
-        runs.reverse();
         let mut window = Window {
-            runs,
+            runs: self.runs(past)?,
             ..Window::default()
         };
         let Some(first) = window.runs.first().map(|r| r.id) else {
@@ -158,50 +255,87 @@ impl Store {
             .enumerate()
             .map(|(i, r)| (r.id, i))
             .collect();
-        for (test, run, mark) in self.marks_of(&interest, first)? {
-            let (Some(&i), Some(mark), Some(node_id)) =
-                (index.get(&run), Mark::from_code(mark), interest.get(&test))
-            else {
+        for row in self.marks_of(&interest, first)? {
+            let (Some(&run), Some(mark), Some(node_id)) = (
+                index.get(&row.run),
+                Mark::from_code(row.mark),
+                interest.get(&row.test),
+            ) else {
                 continue;
             };
-            window
-                .marks
-                .entry(node_id.clone())
-                .or_default()
-                .push((i, mark));
+            let entry = Entry {
+                run,
+                mark,
+                duration: row.duration.map(secs),
+            };
+            window.marks.entry(node_id.clone()).or_default().push(entry);
         }
         for marks in window.marks.values_mut() {
-            marks.sort_unstable_by_key(|(i, _)| *i);
+            marks.sort_unstable_by_key(|e| e.run);
         }
         Ok(window)
     }
 
-    /// The rows `(test, run, mark)` of the `interest` tests from run
-    /// `first` on: looked up test by test (a run's row of a test is one
-    /// key), or, for a cascade of failing tests, read in one pass over the
-    /// window.
+    /// The last `past` runs, oldest first.
+    fn runs(&self, past: usize) -> Result<Vec<RunInfo>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT id, commit_sha, code, at, passed, failed, flaky, duration
+             FROM runs ORDER BY id DESC LIMIT ?1",
+        )?;
+        let count = |r: &rusqlite::Row<'_>, i: usize| -> rusqlite::Result<u32> {
+            Ok(r.get::<_, Option<i64>>(i)?
+                .map_or(0, |n| u32::try_from(n).unwrap_or(0)))
+        };
+        let mut runs: Vec<RunInfo> = stmt
+            .query_map(params![past as i64], |r| {
+                Ok(RunInfo {
+                    id: r.get(0)?,
+                    commit: r.get(1)?,
+                    code: r.get(2)?,
+                    at: r.get(3)?,
+                    passed: count(r, 4)?,
+                    failed: count(r, 5)?,
+                    flaky: count(r, 6)?,
+                    duration: r.get(7)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        runs.reverse();
+        Ok(runs)
+    }
+
+    /// The rows of the `interest` tests from run `first` on: looked up
+    /// test by test (a run's row of a test is one key), or, for a cascade
+    /// of failing tests, read in one pass over the window.
     fn marks_of(
         &self,
         interest: &HashMap<i64, String>,
         first: i64,
-    ) -> Result<Vec<(i64, i64, i64)>, StoreError> {
-        let row = |r: &rusqlite::Row<'_>| Ok((r.get(0)?, r.get(1)?, r.get(2)?));
+    ) -> Result<Vec<Row>, StoreError> {
+        let row = |r: &rusqlite::Row<'_>| {
+            Ok(Row {
+                test: r.get(0)?,
+                run: r.get(1)?,
+                mark: r.get(2)?,
+                duration: r.get(3)?,
+            })
+        };
         if interest.len() > ONE_PASS {
             let mut all = self
                 .conn
-                .prepare("SELECT test, run, mark FROM results WHERE run >= ?1")?;
+                .prepare("SELECT test, run, mark, duration FROM results WHERE run >= ?1")?;
             let rows = all.query_map(params![first], row)?;
             let mut out = Vec::new();
             for r in rows {
-                let r: (i64, i64, i64) = r?;
-                if interest.contains_key(&r.0) {
+                let r: Row = r?;
+                if interest.contains_key(&r.test) {
                     out.push(r);
                 }
             }
             return Ok(out);
         }
         let mut each = self.conn.prepare(
-            "SELECT test, run, mark FROM results
+            "SELECT test, run, mark, duration FROM results
              WHERE run IN (SELECT id FROM runs WHERE id >= ?2) AND test = ?1",
         )?;
         let mut out = Vec::new();
@@ -219,42 +353,24 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let failed = run.marks.iter().filter(|(_, m)| *m == Mark::Failed).count();
+        let count = |m: fn(Mark) -> bool| run.marks.iter().filter(|r| m(r.mark)).count() as i64;
         tx.execute(
-            "INSERT INTO runs (at, commit_sha, code, origin, tests, failed)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO runs (at, commit_sha, code, origin, tests, failed, passed, flaky, duration)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 run.at,
                 run.commit,
                 run.code,
                 run.origin,
                 run.marks.len() as i64,
-                failed as i64
+                count(Mark::failed),
+                count(|m| m == Mark::Passed),
+                count(|m| m == Mark::Flaky),
+                run.duration.filter(|d| d.is_finite()),
             ],
         )?;
         let id = tx.last_insert_rowid();
-        {
-            // The ids known, read once: an upsert per test rewrote every
-            // row only to get its id back (a third of a record's time).
-            let mut known: HashMap<String, i64> = tx
-                .prepare("SELECT node_id, id FROM tests")?
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect::<Result<_, _>>()?;
-            let mut test = tx.prepare("INSERT INTO tests (node_id) VALUES (?1)")?;
-            let mut result =
-                tx.prepare("INSERT OR REPLACE INTO results (run, test, mark) VALUES (?1, ?2, ?3)")?;
-            for (node_id, mark) in run.marks {
-                let test_id = match known.get(*node_id) {
-                    Some(&test_id) => test_id,
-                    None => {
-                        let test_id = test.insert(params![node_id])?;
-                        known.insert(node_id.to_string(), test_id);
-                        test_id
-                    }
-                };
-                result.execute(params![id, test_id, mark.code()])?;
-            }
-        }
+        write_results(&tx, id, run.marks)?;
         let oldest_kept: Option<i64> = tx
             .query_row(
                 "SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?1",

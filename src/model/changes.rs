@@ -44,8 +44,8 @@ pub struct Changes {
     /// Failing last time and no longer collected (renamed or deleted):
     /// neither fixed nor new.
     pub gone: Vec<String>,
-    /// Failing now and not last time, and flaky on this code by the
-    /// history of runs (docs/flaky.md): a flip, not something new.
+    /// Failing now and not last time, and flaky by the history of runs
+    /// (docs/flaky.md): a flip, not something new.
     pub flaky: Vec<String>,
 }
 
@@ -152,13 +152,17 @@ impl Changes {
         parts.join(", ")
     }
 
-    /// Moves the new failures that the history calls flaky to `flaky`.
+    /// Moves the new failures that the history holds flaky to `flaky`, and
+    /// takes the tests it holds flaky out of `fixed`: a flaky test that
+    /// passes now flipped again, and an edit made since did not fix it
+    /// (docs/flaky.md).
     pub fn set_apart_flaky(&mut self, history: &History) {
         let (flaky, new): (Vec<String>, Vec<String>) = std::mem::take(&mut self.new_failures)
             .into_iter()
-            .partition(|id| history.of(id).is_some_and(|h| h.flaky));
+            .partition(|id| history.is_flaky(id));
         self.new_failures = new;
         self.flaky = flaky;
+        self.fixed.retain(|id| !history.is_flaky(id));
     }
 
     /// The last run had failures (within this run's selection): some

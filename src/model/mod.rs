@@ -18,12 +18,14 @@ pub mod exec_error;
 pub mod groups;
 pub mod history;
 pub mod paths;
+mod phase;
 pub mod raw_report;
 pub mod rerun;
 pub mod subtests;
 
 pub use attempt::Attempt;
 pub use counts::Counts;
+pub use phase::{Phase, PhaseSplit, PhaseTimes};
 pub use subtests::{Subtest, SubtestLabel, Subtests};
 
 #[cfg(test)]
@@ -144,34 +146,6 @@ pub enum Xfail {
     XPassed,
 }
 
-/// The test phase in which a test failed or errored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Phase {
-    Setup,
-    Call,
-    Teardown,
-}
-
-impl Phase {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Phase::Setup => "setup",
-            Phase::Call => "call",
-            Phase::Teardown => "teardown",
-        }
-    }
-
-    /// `[teardown]`: the line before a phase's traceback in a joined one
-    /// ([`TestResult::joined_traceback`]).
-    pub fn marker(self) -> &'static str {
-        match self {
-            Phase::Setup => "[setup]",
-            Phase::Call => "[call]",
-            Phase::Teardown => "[teardown]",
-        }
-    }
-}
-
 impl PhaseFailure {
     /// `teardown also failed: <message>`, the line the phase adds to a
     /// joined message.
@@ -232,6 +206,9 @@ pub struct TestResult {
     pub phase: Option<Phase>,
     /// Seconds, summed over phases when the source splits them.
     pub duration: Option<f64>,
+    /// How `duration` splits into setup, call and teardown, when the source
+    /// timed each (see [`PhaseSplit`]); set and taken with `duration`.
+    pub phases: Option<PhaseSplit>,
     /// Where the test is defined.
     pub location: Option<Location>,
     /// `None` until one of the details is set.
@@ -294,6 +271,7 @@ impl TestResult {
             xfail: None,
             phase: None,
             duration: None,
+            phases: None,
             location: None,
             details: None,
         }
@@ -480,6 +458,11 @@ impl TestResult {
         if !reruns.is_empty() || self.details.is_some() {
             self.details_mut().reruns = reruns;
         }
+    }
+
+    /// Its setup, call and teardown seconds, when the source timed each.
+    pub fn phase_times(&self) -> Option<PhaseTimes> {
+        Some(self.phases?.times(self.duration?))
     }
 
     /// Passed, but only after failing attempts.

@@ -1,7 +1,7 @@
 //! Runs the unit tests of several renderers share.
 
 use super::discovery::{Discovery, Item};
-use super::history::{History, Since, TestHistory};
+use super::history::{History, Since, State, TestHistory};
 use super::{Location, Outcome, Run, TestResult};
 
 /// `n` failing tests, each its own root cause: `tests/t<i>.py::test_x`,
@@ -37,6 +37,8 @@ pub(crate) fn history(runs: u32, old: &[&str], since: &str, flaky: &[&str]) -> H
             failed: 4,
             flaky: false,
             failing_since: Some(since),
+            state: State::Failing,
+            ..TestHistory::default()
         };
         tests.insert(id.to_string(), h);
     }
@@ -46,6 +48,8 @@ pub(crate) fn history(runs: u32, old: &[&str], since: &str, flaky: &[&str]) -> H
             failed: 2,
             flaky: true,
             failing_since: None,
+            state: State::Flaky,
+            ..TestHistory::default()
         };
         tests.insert(id.to_string(), h);
     }
@@ -54,6 +58,7 @@ pub(crate) fn history(runs: u32, old: &[&str], since: &str, flaky: &[&str]) -> H
         run: i64::from(runs),
         commit: Some("bbbbbbb22222".into()),
         tests,
+        ..History::default()
     }
 }
 

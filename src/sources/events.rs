@@ -361,7 +361,12 @@ fn test_from_reports(id: &str, reports: &[Report]) -> TestResult {
         test.set_message(Some(reason).filter(|m| !m.is_empty()));
     }
     test.set_reruns(attempts(reports));
-    test.duration = phases::total_duration(reports.iter().filter_map(|r| r.duration));
+    phases::time(
+        &mut test,
+        reports
+            .iter()
+            .filter_map(|r| r.duration.map(|d| (phases::phase_of(&r.when), d))),
+    );
     let file = id.split("::").next().unwrap_or_default();
     if !file.is_empty() {
         test.location = Some(Location::new(file, None));

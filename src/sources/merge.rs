@@ -124,7 +124,11 @@ fn fill_test(kept: &mut TestResult, mut extra: TestResult) {
             *slot = value;
         }
     }
-    fill(&mut kept.duration, extra.duration);
+    // The split is of its duration: taken together.
+    if kept.duration.is_none() {
+        kept.duration = extra.duration;
+        kept.phases = extra.phases;
+    }
     // Only take what describes the outcome from a source that agrees on it:
     // a skip reason must not become a failure message.
     let agree = kept.outcome == extra.outcome;

@@ -13,7 +13,7 @@
 //! - every other failing phase is kept through the model's
 //!   [`TestResult::add_phase_failure`], in the order pytest ran them.
 
-use crate::model::{Outcome, Phase, TestResult};
+use crate::model::{Outcome, Phase, PhaseSplit, TestResult};
 
 /// The phase a pytest report's `when` names; anything unknown is the call.
 pub(super) fn phase_of(when: &str) -> Phase {
@@ -92,14 +92,28 @@ pub(super) fn also_failed(
     test.add_phase_failure(phase, message, traceback);
 }
 
-/// A test's duration: the sum of its phases' durations, `None` when none
-/// has one. A duration no phase can have (negative, not finite) is left out.
-pub(super) fn total_duration(durations: impl IntoIterator<Item = f64>) -> Option<f64> {
-    let durations: Vec<f64> = durations
-        .into_iter()
-        .filter(|d| d.is_finite() && *d >= 0.0)
-        .collect();
-    (!durations.is_empty()).then(|| durations.iter().sum())
+/// Times `test` by its phases' reports: its duration, their sum (`None`
+/// when none has one; a duration no phase can have, negative or not
+/// finite, is left out), and how it splits into setup, call and teardown
+/// (a phase reported twice, a rerun's, counted in full). No list is made:
+/// the JSON report reader calls it for every test.
+pub(super) fn time(test: &mut TestResult, reports: impl IntoIterator<Item = (Phase, f64)>) {
+    let mut total: Option<f64> = None;
+    let mut by_phase = [0.0f64; 3];
+    for (phase, d) in reports {
+        if !d.is_finite() || d < 0.0 {
+            continue;
+        }
+        total = Some(total.unwrap_or(0.0) + d);
+        let at = match phase {
+            Phase::Setup => 0,
+            Phase::Call => 1,
+            Phase::Teardown => 2,
+        };
+        by_phase[at] += d;
+    }
+    test.duration = total;
+    test.phases = total.and_then(|_| PhaseSplit::of(by_phase[0], by_phase[1], by_phase[2]));
 }
 
 /// Two durations of one test added up; either alone stands.

@@ -45,6 +45,7 @@ fn mixed_with_history() -> (Run, Vec<String>) {
             failed: 4,
             flaky: false,
             failing_since: Some(since),
+            ..TestHistory::default()
         },
     );
     for id in &flaky {
@@ -53,6 +54,7 @@ fn mixed_with_history() -> (Run, Vec<String>) {
             failed: 2,
             flaky: true,
             failing_since: None,
+            ..TestHistory::default()
         };
         tests.insert(id.clone(), rate);
     }
@@ -61,6 +63,7 @@ fn mixed_with_history() -> (Run, Vec<String>) {
         run: 5,
         commit: Some("bbbbbbb2222222222".into()),
         tests,
+        ..History::default()
     });
     (run, flaky)
 }

@@ -185,6 +185,41 @@ pub struct HistoryArgs {
     /// the last run.
     #[arg(long)]
     pub no_history: bool,
+    #[command(flatten)]
+    pub flaky: FlakyArgs,
+}
+
+/// The numbers of the flaky rule (docs/flaky.md), for `run`, `serve` and
+/// `report --history`.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct FlakyArgs {
+    /// Clean passes in a row, after its last flip, that make a flaky test
+    /// passing again, 1 to 1000.
+    #[arg(long, value_name = "N", default_value_t = crate::model::history::state::CLEAR_AFTER, value_parser = parse_streak)]
+    pub flaky_passes: u32,
+    /// Failures in a row that make a flaky test failing again ("failing
+    /// for 3 runs; flaky before"), 1 to 1000.
+    #[arg(long, value_name = "N", default_value_t = crate::model::history::state::FAILING_AFTER, value_parser = parse_streak)]
+    pub flaky_failures: u32,
+}
+
+impl FlakyArgs {
+    pub fn rules(self) -> crate::model::history::Rules {
+        crate::model::history::Rules {
+            clear_after: self.flaky_passes,
+            failing_after: self.flaky_failures,
+        }
+    }
+}
+
+/// `--flaky-passes`, `--flaky-failures`: 1 to [`crate::history::MAX_RUNS`].
+fn parse_streak(value: &str) -> Result<u32, String> {
+    let max = crate::history::MAX_RUNS as u32;
+    value
+        .parse::<u32>()
+        .ok()
+        .filter(|n| (1..=max).contains(n))
+        .ok_or_else(|| format!("expected a number of runs from 1 to {max}"))
 }
 
 impl HistoryArgs {
@@ -199,6 +234,7 @@ impl HistoryArgs {
                 .clone()
                 .unwrap_or_else(|| crate::history::default_path(root)),
             runs: self.history_runs,
+            rules: self.flaky.rules(),
         })
     }
 }
@@ -391,6 +427,8 @@ pub struct ReportArgs {
     /// Runs of one commit that pass and fail make a test flaky.
     #[arg(long, value_name = "SHA", requires = "history")]
     pub commit: Option<String>,
+    #[command(flatten)]
+    pub flaky: FlakyArgs,
 }
 
 /// When `report` exits non-zero because of the results.

@@ -91,6 +91,7 @@ pub(super) fn run_report(args: &ReportArgs) -> u8 {
         let keeping = Keeping {
             path: path.clone(),
             runs: args.history_runs,
+            rules: args.flaky.rules(),
         };
         let commit = args
             .commit

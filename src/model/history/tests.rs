@@ -10,13 +10,28 @@ fn window(codes: &[&str], marks: &[(&str, &[(usize, Mark)])]) -> Window {
                 id: i as i64 + 1,
                 commit: Some(format!("c{}", code)),
                 code: Some(code.to_string()),
+                ..RunInfo::default()
             })
             .collect(),
         marks: marks
             .iter()
-            .map(|(id, m)| (id.to_string(), m.to_vec()))
+            .map(|(id, m)| {
+                let entries = m
+                    .iter()
+                    .map(|&(run, mark)| Entry {
+                        run,
+                        mark,
+                        duration: None,
+                    })
+                    .collect();
+                (id.to_string(), entries)
+            })
             .collect(),
     }
+}
+
+fn judge(w: &Window) -> History {
+    super::judge(w, Rules::default())
 }
 
 use Mark::{Failed as F, Flaky as R, Passed as P};
@@ -56,20 +71,22 @@ fn a_test_failing_every_run_is_failing_since_the_first() {
 }
 
 #[test]
-fn after_an_edit_a_flip_is_a_change_not_flakiness() {
-    // Flipped on code a; on code b it passed once, then fails.
+fn after_an_edit_a_flaky_test_stays_flaky_and_its_pass_is_no_fix() {
+    // Flipped on code a; on code b it passed once, then fails on c.
     let w = window(
         &["a", "a", "a", "b", "c"],
         &[("flip", &[(0, F), (1, P), (2, F), (3, P), (4, F)])],
     );
     let h = judge(&w);
     let flip = h.of("flip").expect("a history");
-    assert!(!flip.flaky);
+    assert!(flip.flaky);
+    assert_eq!(flip.state, State::Flaky);
     assert_eq!(flip.failing_since, None);
     let mut t = TestResult::new("flip", Outcome::Failed);
-    assert_eq!(h.standing(&t), Some(Standing::New));
+    assert_eq!(h.standing(&t), Some(Standing::Flaky));
     t.outcome = Outcome::Passed;
     assert_eq!(h.standing(&t), None);
+    assert!(h.is_flaky("flip"), "its pass fixes nothing");
 }
 
 #[test]
@@ -82,12 +99,46 @@ fn a_change_of_the_code_that_keeps_the_outcome_keeps_it_flaky() {
     let flip = judge(&w).of("flip").cloned().expect("a history");
     assert!(flip.flaky);
     assert_eq!((flip.failed, flip.runs), (2, 4));
-    // A fix on d (it passes), then a failure on e: a change, not a flip.
+    assert_eq!(flip.recent, [P, P, F, F]);
+    assert_eq!(flip.last(3), [P, F, F]);
+    // Three failures in a row: failing, flaky before, since the first.
     let w = window(
-        &["b", "b", "d", "e"],
-        &[("flip", &[(0, P), (1, F), (2, P), (3, F)])],
+        &["a", "b", "b", "c", "d"],
+        &[("flip", &[(0, P), (1, P), (2, F), (3, F), (4, F)])],
     );
-    assert!(!judge(&w).of("flip").is_some_and(|t| t.flaky));
+    let flip = judge(&w).of("flip").cloned().expect("a history");
+    assert!(!flip.flaky);
+    assert!(flip.flaky_before);
+    assert_eq!(flip.state, State::Failing);
+    let since = flip.failing_since.expect("since");
+    assert_eq!((since.run, since.runs), (3, 3));
+}
+
+#[test]
+fn five_clean_passes_clear_a_flaky_test_and_its_next_failure_is_new() {
+    let w = window(
+        &["a", "a", "b", "c", "d", "e", "f", "g"],
+        &[(
+            "flip",
+            &[
+                (0, F),
+                (1, P),
+                (2, P),
+                (3, P),
+                (4, P),
+                (5, P),
+                (6, P),
+                (7, F),
+            ],
+        )],
+    );
+    let h = judge(&w);
+    let flip = h.of("flip").expect("a history");
+    assert!(!flip.flaky);
+    assert_eq!(
+        h.standing(&TestResult::new("flip", Outcome::Failed)),
+        Some(Standing::New)
+    );
 }
 
 #[test]
@@ -137,7 +188,66 @@ fn marks_fold_an_id_listed_twice_failing_when_any_failed() {
     run.tests.push(TestResult::new("a", Outcome::Failed));
     run.tests.push(TestResult::new("s", Outcome::Skipped));
     run.tests.push(TestResult::new("b", Outcome::Passed));
-    assert_eq!(marks(&run), vec![("a", F), ("b", P)]);
+    let mut retried = TestResult::new("c", Outcome::Failed);
+    retried.set_reruns(vec![crate::model::Attempt::failed(None)]);
+    run.tests.push(retried);
+    let got: Vec<(&str, Mark)> = marks(&run).iter().map(|r| (r.id, r.mark)).collect();
+    assert_eq!(got, vec![("a", F), ("b", P), ("c", Mark::FailedAll)]);
+}
+
+#[test]
+fn marks_keep_the_durations_and_phases() {
+    let mut run = crate::model::Run::default();
+    let mut t = TestResult::new("a", Outcome::Passed);
+    t.duration = Some(2.0);
+    t.phases = crate::model::PhaseSplit::of(1.0, 0.5, 0.5);
+    run.tests.push(t);
+    let r = marks(&run)[0];
+    assert_eq!(r.duration, Some(2.0));
+    let (setup, teardown) = r.setup_teardown.expect("phases");
+    assert!((setup - 1.0).abs() < 1e-4 && (teardown - 0.5).abs() < 1e-4);
+}
+
+#[test]
+fn a_test_twice_as_slow_and_a_second_more_than_its_median_is_slower_than_usual() {
+    let timed = |durations: &[f64], codes: usize| {
+        let mut w = window(&vec!["a"; codes], &[("t", &[])]);
+        w.marks.insert(
+            "t".into(),
+            durations
+                .iter()
+                .enumerate()
+                .map(|(run, &d)| Entry {
+                    run,
+                    mark: P,
+                    duration: Some(d),
+                })
+                .collect(),
+        );
+        judge(&w)
+    };
+    let h = timed(&[1.0, 1.2, 0.8, 3.1], 4);
+    let t = h.of("t").expect("slower");
+    assert!(t.slower);
+    assert_eq!(t.median, Some(1.0));
+    assert_eq!(t.state, State::Passing);
+    let mut run = crate::model::Run::default();
+    let mut now = TestResult::new("t", Outcome::Passed);
+    now.duration = Some(3.1);
+    run.tests.push(now);
+    assert_eq!(h.slower(&run).len(), 1);
+    // Twice as slow but not a second more; a second more but not twice.
+    assert_eq!(timed(&[0.1, 0.1, 0.9], 3).of("t"), None);
+    assert_eq!(timed(&[1.5, 1.5, 2.6], 3).of("t"), None);
+}
+
+#[test]
+fn the_trend_is_the_windows_runs_oldest_first() {
+    let mut w = window(&["a", "b"], &[]);
+    w.runs[1].passed = 7;
+    let h = judge(&w);
+    assert_eq!(h.trend.len(), 2);
+    assert_eq!((h.trend[0].id, h.trend[1].passed), (1, 7));
 }
 
 #[test]
@@ -147,7 +257,7 @@ fn an_empty_window_judges_nothing() {
 
 #[test]
 fn mark_codes_round_trip_and_unknown_codes_are_none() {
-    for m in [P, F, R] {
+    for m in [P, F, R, Mark::FailedAll] {
         assert_eq!(Mark::from_code(m.code()), Some(m));
     }
     assert_eq!(Mark::from_code(7), None);

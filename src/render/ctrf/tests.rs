@@ -163,6 +163,7 @@ fn history_rates_are_insights() {
             failed: 2,
             flaky: true,
             failing_since: None,
+            ..TestHistory::default()
         },
     );
     run.history = Some(History {
@@ -170,6 +171,7 @@ fn history_rates_are_insights() {
         run: 4,
         commit: Some("1a2b3c4".into()),
         tests,
+        ..History::default()
     });
     let doc = parsed(&run);
     assert_eq!(doc["results"]["environment"]["commit"], "1a2b3c4");

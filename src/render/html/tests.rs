@@ -46,6 +46,7 @@ fn a_history_marks_the_groups_and_the_flaky_rows() {
         failed,
         flaky,
         failing_since: since,
+        ..TestHistory::default()
     };
     let since = Since {
         run: 1,
@@ -68,6 +69,7 @@ fn a_history_marks_the_groups_and_the_flaky_rows() {
             ]
             .into_iter()
             .collect(),
+            ..History::default()
         }),
         ..Run::default()
     };

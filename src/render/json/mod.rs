@@ -195,14 +195,24 @@ struct TestEntry<'a> {
 }
 
 /// A test's history (docs/flaky.md): runs of the window it ran in, how
-/// many it failed, whether it is flaky, and since when it fails.
+/// many it failed, whether it is flaky, since when it fails, its state,
+/// its last outcomes and its usual duration.
 #[derive(Serialize)]
 struct HistoryEntry<'a> {
     runs: u32,
     failed: u32,
     flaky: bool,
     failing_since: Option<SinceEntry<'a>>,
+    state: &'static str,
+    flaky_before: bool,
+    /// The last [`RECENT`] outcomes, oldest first.
+    recent: Vec<&'static str>,
+    /// The median duration over the window's earlier runs.
+    median: Option<f64>,
 }
+
+/// Outcomes `history.recent` gives: the strip people read shows as many.
+const RECENT: usize = 10;
 
 #[derive(Serialize)]
 struct SinceEntry<'a> {
@@ -222,6 +232,10 @@ impl<'a> HistoryEntry<'a> {
                 commit: s.commit.as_deref(),
                 runs: s.runs,
             }),
+            state: h.state.as_str(),
+            flaky_before: h.flaky_before,
+            recent: h.last(RECENT).iter().map(|m| m.as_str()).collect(),
+            median: h.median.and_then(|d| finite(round_secs(d))),
         }
     }
 }

@@ -236,21 +236,29 @@ pub fn failure_groups<'r>(run: &'r Run, new: New<'_>) -> Vec<Group<'r>> {
 /// How a group stands against the history of runs, in the words every
 /// output uses: `flaky, failed 3 of the last 5 runs`, or `failing for 4
 /// runs, since 1a2b3c4` (the commit the streak began on, when it is not
-/// this run's). `None` for a new group, or with no history.
+/// this run's); a flaky test failing again says so: `failing for 3 runs;
+/// flaky before`, or, failing every attempt of this run, `failed every
+/// attempt; flaky before`. `None` for another new group, or with no
+/// history.
 pub fn standing_mark(group: &Group<'_>) -> Option<String> {
     let h = group.history?;
-    match group.standing? {
-        Standing::Flaky => Some(rate(h)),
+    let mut mark = match group.standing? {
+        Standing::Flaky => return Some(rate(h)),
         Standing::FailingBefore => {
             let since = h.failing_since.as_ref()?;
             let mut mark = format!("failing for {} runs", since.runs);
             if let Some(commit) = since.commit.as_deref().filter(|c| Some(*c) != group.commit) {
                 let _ = write!(mark, ", since {}", short_commit(commit));
             }
-            Some(mark)
+            mark
         }
-        Standing::New => None,
+        Standing::New if h.flaky_before => "failed every attempt".to_string(),
+        Standing::New => return None,
+    };
+    if h.flaky_before {
+        mark.push_str("; flaky before");
     }
+    Some(mark)
 }
 
 /// How a group stands against the history of runs, in words, when one
@@ -258,7 +266,7 @@ pub fn standing_mark(group: &Group<'_>) -> Option<String> {
 /// 5 new` when some. `None` with no history (or nothing to say).
 pub fn history_mark(group: &Group<'_>) -> Option<String> {
     match group.standing? {
-        Standing::New => new_words(group),
+        Standing::New => standing_mark(group).or_else(|| new_words(group)),
         _ => standing_mark(group),
     }
 }

@@ -34,6 +34,7 @@ fn run_with_history() -> Run {
                 commit: Some("aaaaaaa111".into()),
                 runs: 4,
             }),
+            ..TestHistory::default()
         },
     );
     histories.insert(
@@ -43,6 +44,7 @@ fn run_with_history() -> Run {
             failed: 2,
             flaky: true,
             failing_since: None,
+            ..TestHistory::default()
         },
     );
     Run {
@@ -52,6 +54,7 @@ fn run_with_history() -> Run {
             run: 6,
             commit: Some("bbbbbbb222".into()),
             tests: histories,
+            ..History::default()
         }),
         ..Run::default()
     }

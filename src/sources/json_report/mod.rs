@@ -332,10 +332,11 @@ fn convert_test(t: JsonTest<'_>, files: &mut SharedFile) -> TestResult {
 
     let mut test = TestResult::new(t.nodeid.to_string(), outcome);
     test.xfail = xfail;
-    test.duration = phases::total_duration(
+    phases::time(
+        &mut test,
         stages
             .iter()
-            .filter_map(|(_, s)| s.and_then(|s| s.duration)),
+            .filter_map(|(p, s)| s.and_then(|s| s.duration).map(|d| (*p, d))),
     );
     let file = t.nodeid.split("::").next().unwrap_or_default();
     if !file.is_empty() {

@@ -103,8 +103,45 @@ fn every_reader_folds_a_call_failure_and_a_teardown_error_alike() {
         assert_eq!(run.tests.len(), 1, "{reader}");
         let mut test = run.tests[0].clone();
         assert_eq!(test.duration, Some(1.75), "{reader}");
+        // pytest's JUnit has only the total; the others time each phase.
+        if reader != "junit" {
+            let p = test.phase_times().expect("phases");
+            let close = |a: f64, b: f64| (a - b).abs() < 1e-4;
+            assert!(
+                close(p.setup, 0.5) && close(p.call, 1.0) && close(p.teardown, 0.25),
+                "{reader}: {p:?}"
+            );
+        }
         // Where each format puts the test is its own matter.
-        (test.duration, test.location) = (None, None);
+        (test.duration, test.phases, test.location) = (None, None, None);
         assert_eq!(test, want, "{reader}");
     }
+}
+
+#[test]
+fn a_test_is_timed_by_its_phases_and_a_time_no_phase_can_have_is_left_out() {
+    let mut t = TestResult::new("t.py::a", Outcome::Passed);
+    time(
+        &mut t,
+        [
+            (Phase::Setup, 0.5),
+            (Phase::Call, f64::NAN),
+            (Phase::Call, 1.0),
+            (Phase::Teardown, -1.0),
+            (Phase::Teardown, 0.5),
+        ],
+    );
+    assert_eq!(t.duration, Some(2.0));
+    let p = t.phase_times().expect("phases");
+    assert!(
+        (p.setup - 0.5).abs() < 1e-4
+            && (p.call - 1.0).abs() < 1e-4
+            && (p.teardown - 0.5).abs() < 1e-4
+    );
+    let mut none = TestResult::new("t.py::b", Outcome::Passed);
+    time(&mut none, [(Phase::Call, -2.0)]);
+    assert_eq!((none.duration, none.phases), (None, None));
+    // A test that took no time has a duration and no split.
+    time(&mut none, [(Phase::Call, 0.0)]);
+    assert_eq!((none.duration, none.phases), (Some(0.0), None));
 }

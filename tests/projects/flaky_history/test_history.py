@@ -1,6 +1,6 @@
-"""A test that fails on odd runs of unchanged code, and one that always
-fails: the history of runs must call the first flaky and the second failing
-since the first run (tests/history.rs)."""
+"""A test that fails on odd runs of unchanged code (or as FLIP_MODE says),
+and one that always fails: the history of runs must call the first flaky and
+the second failing since the first run (tests/history.rs, flaky_state.rs)."""
 
 import os
 import pathlib
@@ -11,9 +11,9 @@ COUNTER = pathlib.Path(os.environ.get("FLIP_COUNTER", pathlib.Path(__file__).par
 
 
 def test_flip():
-    COUNTER.parent.mkdir(parents=True, exist_ok=True)
-    n = int(COUNTER.read_text()) + 1 if COUNTER.exists() else 1
-    COUNTER.write_text(str(n))
+    # FLIP_MODE "pass" or "fail" decides every attempt alike (retries).
+    told = os.environ.get("FLIP_MODE")
+    n = (2 if told == "pass" else 1) if told else next_count()
     assert n % 2 == 0, f"odd run {n}"
 
 
@@ -23,3 +23,10 @@ def test_real_failure():
 
 def test_ok():
     pass
+
+
+def next_count():
+    COUNTER.parent.mkdir(parents=True, exist_ok=True)
+    n = int(COUNTER.read_text()) + 1 if COUNTER.exists() else 1
+    COUNTER.write_text(str(n))
+    return n
