@@ -15,6 +15,7 @@ pub mod json_report;
 pub mod junit;
 pub mod merge;
 mod phases;
+mod streamed;
 mod timestamp;
 
 use std::fmt;
@@ -226,6 +227,34 @@ pub struct ReadOptions {
     pub passing_as_counts: bool,
     /// Threads one large file may be read on (JUnit XML; 0 or 1: one).
     pub threads: usize,
+}
+
+/// What a streaming reader fills as its tests come (the JSON report's and
+/// CTRF's): the run, how its tests are settled, the file names they share,
+/// how many entries were read.
+pub(crate) struct Filling {
+    pub(crate) run: Run,
+    pub(crate) settle: Settle,
+    pub(crate) files: SharedFile,
+    pub(crate) entries: usize,
+}
+
+impl Filling {
+    pub(crate) fn new(options: ReadOptions) -> Filling {
+        Filling {
+            run: Run::default(),
+            settle: Settle::new(options),
+            files: SharedFile::default(),
+            entries: 0,
+        }
+    }
+
+    /// The run, its tests settled, and how many entries were read.
+    pub(crate) fn finish(self) -> (Run, usize) {
+        let mut run = self.run;
+        self.settle.finish(&mut run);
+        (run, self.entries)
+    }
 }
 
 /// Where a reader puts each test once nothing can fold into it any more: the

@@ -73,11 +73,7 @@ pub const COLLECTION_ERROR: &str = "collection_error";
 
 /// A run's CTRF document, never cut: a document for tools. Every output's
 /// offer takes the same three.
-pub fn offer<'a>(
-    run: &'a Run,
-    _compared: Option<&'a Compared>,
-    _style: &'a Style,
-) -> Offer<'a, Fitted> {
+pub fn offer<'a>(run: &'a Run, _: Option<&'a Compared>, _: &'a Style) -> Offer<'a, Fitted> {
     Offer::Whole(Fitted::whole(render(run)))
 }
 

@@ -74,11 +74,7 @@ pub struct Options {
 /// A run's workflow commands, never cut (GitHub shows what it shows),
 /// paths by the style's annotations options. Every output's offer takes
 /// the same three.
-pub fn offer<'a>(
-    run: &'a Run,
-    _compared: Option<&'a Compared>,
-    style: &'a Style,
-) -> Offer<'a, Fitted> {
+pub fn offer<'a>(run: &'a Run, _: Option<&'a Compared>, style: &'a Style) -> Offer<'a, Fitted> {
     Offer::Whole(Fitted::whole(render(run, &style.annotations)))
 }
 

@@ -61,11 +61,7 @@ const SCRIPT: &str = include_str!("../../../templates/report.js");
 
 /// A run's page, never cut: a document for people. Every output's offer
 /// takes the same three.
-pub fn offer<'a>(
-    run: &'a Run,
-    compared: Option<&'a Compared>,
-    _style: &'a Style,
-) -> Offer<'a, Fitted> {
+pub fn offer<'a>(run: &'a Run, compared: Option<&'a Compared>, _: &'a Style) -> Offer<'a, Fitted> {
     let comparison = compared.map(|c| &c.comparison);
     Offer::Whole(Fitted::whole(report(run, comparison, TITLE)))
 }

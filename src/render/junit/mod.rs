@@ -102,11 +102,7 @@ const DEFAULT_SUITE: &str = "tests";
 
 /// A run's JUnit XML, never cut: a document for tools. Every output's
 /// offer takes the same three.
-pub fn offer<'a>(
-    run: &'a Run,
-    _compared: Option<&'a Compared>,
-    _style: &'a Style,
-) -> Offer<'a, Fitted> {
+pub fn offer<'a>(run: &'a Run, _: Option<&'a Compared>, _: &'a Style) -> Offer<'a, Fitted> {
     Offer::Whole(Fitted::whole(render(run)))
 }
 

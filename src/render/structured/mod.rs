@@ -21,7 +21,7 @@ use serde::{Serialize, Serializer};
 
 use crate::budget::{Budget, Fitted, Offer, Truncation};
 use crate::model::discovery::Discovery;
-use crate::model::exec_error::{ErrorKind, ExecError};
+use crate::model::exec_error::ExecError;
 use crate::model::groups::IdItem;
 use crate::model::{CollectionError, Counts, Run, TestResult};
 use crate::render::Style;
@@ -35,30 +35,11 @@ const MAX_MESSAGE_CHARS: usize = 300;
 /// value does not fit its budget, one.
 const IDS_NAMED: usize = 5;
 
-/// How a run or a discovery ended: the Markdown header's status word, or
-/// the kind of end that gave no result (an error).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[schemars(crate = "rmcp::schemars")]
-pub enum Status {
-    // Results.
-    Success,
-    Failure,
-    NoTests,
-    // pytest's exit status 2 without collection errors, and 3 and 4.
-    Interrupted,
-    Error,
-    // Ends that gave no result (tool errors): what finished is still given.
-    Timeout,
-    Crash,
-    Cancelled,
-}
-
 /// `execute_tests`' structured result.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct RunResult {
-    pub status: Status,
+    pub status: Verdict,
     /// pytest's exit status; absent when pytest did not exit by itself.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
@@ -220,7 +201,7 @@ pub struct FileError {
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct DiscoveryResult {
-    pub status: Status,
+    pub status: Verdict,
     /// The command line's exit status: 0 found, 2 collection errors, 5 none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
@@ -260,7 +241,7 @@ struct Object {}
 pub fn offer(run: &Run, _compared: Option<&Compared>, style: &Style) -> Offer<'static, RunResult> {
     let budget = style.budget;
     let of = view::status(run);
-    let status = Status::of(of.verdict);
+    let status = of.verdict;
     let mut result = of_run(run, status, Some(of.exit_code), run.duration_secs());
     result.exit_reason = of.exit_reason.map(|r| r.text.into_owned());
     fit_run(result, budget)
@@ -270,7 +251,12 @@ pub fn offer(run: &Run, _compared: Option<&Compared>, style: &Style) -> Offer<'s
 /// before the end, offered to fit the style's budget.
 pub fn error_offer(e: &ExecError, style: &Style) -> Offer<'static, RunResult> {
     let budget = style.budget;
-    let mut result = of_run(&e.partial, error_status(e.kind), e.exit_code, e.duration);
+    let mut result = of_run(
+        &e.partial,
+        view::error_verdict(e.kind),
+        e.exit_code,
+        e.duration,
+    );
     result.end.error = Some(e.message.clone());
     result.end.not_run = NotRun::of(&e.not_run);
     fit_run(result, budget)
@@ -280,7 +266,7 @@ pub fn error_offer(e: &ExecError, style: &Style) -> Offer<'static, RunResult> {
 pub fn discovery_offer(d: &Discovery, style: &Style) -> Offer<'static, DiscoveryResult> {
     let budget = style.budget;
     let (verdict, exit) = view::discovery_status(d);
-    let status = Status::of(verdict);
+    let status = verdict;
     let tests = d
         .functions()
         .iter()
@@ -306,7 +292,7 @@ pub fn discovery_offer(d: &Discovery, style: &Style) -> Offer<'static, Discovery
 pub fn discovery_error_offer(e: &ExecError, style: &Style) -> Offer<'static, DiscoveryResult> {
     let budget = style.budget;
     let result = DiscoveryResult {
-        status: error_status(e.kind),
+        status: view::error_verdict(e.kind),
         exit_code: e.exit_code,
         duration: seconds(e.duration),
         count: e.collected.unwrap_or(0),
@@ -320,26 +306,6 @@ pub fn discovery_error_offer(e: &ExecError, style: &Style) -> Offer<'static, Dis
     fit_discovery(result, budget)
 }
 
-fn error_status(kind: ErrorKind) -> Status {
-    Status::of(view::error_verdict(kind))
-}
-
-impl Status {
-    /// The view's status, in the structured result's words.
-    fn of(verdict: Verdict) -> Status {
-        match verdict {
-            Verdict::Success => Status::Success,
-            Verdict::Failure => Status::Failure,
-            Verdict::NoTests => Status::NoTests,
-            Verdict::Interrupted => Status::Interrupted,
-            Verdict::Error => Status::Error,
-            Verdict::Timeout => Status::Timeout,
-            Verdict::Crash => Status::Crash,
-            Verdict::Cancelled => Status::Cancelled,
-        }
-    }
-}
-
 /// Durations to the millisecond; none when not a number.
 fn seconds(secs: f64) -> Option<f64> {
     let rounded = (secs * 1000.0).round() / 1000.0;
@@ -347,7 +313,7 @@ fn seconds(secs: f64) -> Option<f64> {
 }
 
 /// The whole structured result of a run, before any budget.
-fn of_run(run: &Run, status: Status, exit_code: Option<i32>, duration: f64) -> RunResult {
+fn of_run(run: &Run, status: Verdict, exit_code: Option<i32>, duration: f64) -> RunResult {
     let c = run.counts();
     RunResult {
         status,

@@ -1,6 +1,7 @@
 use super::*;
 use crate::budget::count_tokens;
 use crate::model::discovery::Item;
+use crate::model::exec_error::ErrorKind;
 use crate::model::{Location, Outcome, Phase, TestResult};
 
 /// `tests/t.py::test_total[<n>]` failing with `assert <n> == <n+1>` at
@@ -49,7 +50,7 @@ fn a_run_is_its_status_counts_and_failure_groups() {
         ..Run::default()
     };
     let r = crate::budget::fit(run_within(&run, Budget::NONE));
-    assert_eq!(r.status, Status::Failure);
+    assert_eq!(r.status, Verdict::Failure);
     assert_eq!((r.exit_code, r.duration), (Some(1), Some(1.235)));
     assert_eq!(
         (
@@ -106,22 +107,22 @@ fn the_status_follows_the_markdown_header() {
     let mut run = Run::default();
     assert_eq!(
         crate::budget::fit(run_within(&run, Budget::NONE)).status,
-        Status::NoTests
+        Verdict::NoTests
     );
     run.tests.push(passed("t.py::a"));
     assert_eq!(
         crate::budget::fit(run_within(&run, Budget::NONE)).status,
-        Status::Success
+        Verdict::Success
     );
     run.recorded_exit = Some(2);
     assert_eq!(
         crate::budget::fit(run_within(&run, Budget::NONE)).status,
-        Status::Interrupted
+        Verdict::Interrupted
     );
     run.recorded_exit = Some(3);
     assert_eq!(
         crate::budget::fit(run_within(&run, Budget::NONE)).status,
-        Status::Error
+        Verdict::Error
     );
 }
 
@@ -244,17 +245,17 @@ fn an_execution_error_is_its_kind_with_what_finished() {
     e.collected = Some(7);
     e.partial.tests = total_failures(0..2);
     let r = crate::budget::fit(error_within(&e, Budget::NONE));
-    assert_eq!(r.status, Status::Timeout);
+    assert_eq!(r.status, Verdict::Timeout);
     assert_eq!((r.exit_code, r.summary.failed), (None, 2));
     assert_eq!(r.end.error.as_deref(), Some(e.message.as_str()));
     assert_eq!(r.failures[0].count, 2);
     let d = crate::budget::fit(discovery_error_within(&e, Budget::NONE));
-    assert_eq!((d.status, d.count, d.tests.len()), (Status::Timeout, 7, 0));
+    assert_eq!((d.status, d.count, d.tests.len()), (Verdict::Timeout, 7, 0));
     e.kind = ErrorKind::UsageError;
     e.exit_code = Some(4);
     assert_eq!(
         crate::budget::fit(error_within(&e, Budget::NONE)).status,
-        Status::Error
+        Verdict::Error
     );
 }
 
@@ -288,7 +289,7 @@ fn a_discovery_is_its_functions_within_the_budget() {
     let whole = crate::budget::fit(discovery_within(&d, Budget::NONE));
     assert_eq!(
         (whole.status, whole.exit_code, whole.count),
-        (Status::Success, Some(0), 500)
+        (Verdict::Success, Some(0), 500)
     );
     assert_eq!(whole.tests.len(), 201);
     assert_eq!(
@@ -312,7 +313,7 @@ fn a_discovery_is_its_functions_within_the_budget() {
     assert_eq!(t.dropped, ["test functions"]);
     assert_eq!(t.tests_omitted, 201 - r.tests.len());
     let none = crate::budget::fit(discovery_within(&Discovery::default(), Budget::tokens(400)));
-    assert_eq!((none.status, none.exit_code), (Status::NoTests, Some(5)));
+    assert_eq!((none.status, none.exit_code), (Verdict::NoTests, Some(5)));
 }
 
 #[test]

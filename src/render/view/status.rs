@@ -6,22 +6,30 @@
 
 use std::borrow::Cow;
 
+use rmcp::schemars::JsonSchema;
+use serde::Serialize;
+
 use crate::model::discovery::Discovery;
 use crate::model::exec_error::ErrorKind;
 use crate::model::{Counts, Run};
 
 /// How a run or a discovery ended: the status every output says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+///
+/// The tools' structured results say it in its snake_case name (`status:
+/// "no_tests"`), its schema derived here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(crate = "rmcp::schemars")]
 pub enum Verdict {
     // Results.
     Success,
     Failure,
     NoTests,
-    /// pytest's exit status 2 without collection errors, or a session
-    /// pytest.exit() stopped.
+    // pytest's exit status 2 without collection errors, or a session
+    // pytest.exit() stopped.
     Interrupted,
-    /// pytest's exit status 3 (internal error) or 4 (usage error), and the
-    /// other ends that gave no result.
+    // pytest's exit status 3 (internal error) or 4 (usage error), and the
+    // other ends that gave no result.
     Error,
     // Ends that gave no result (execution errors).
     Timeout,

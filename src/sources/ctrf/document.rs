@@ -17,6 +17,7 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Unexpec
 use serde::{Deserialize, Deserializer as _};
 
 use crate::sources::entries::Entries;
+use crate::sources::streamed::Document;
 
 /// Everything of the document but its tests.
 #[derive(Debug, Default)]
@@ -314,27 +315,14 @@ enum Key {
     Other,
 }
 
-/// Reads the document, handing each test to `sink`.
-pub(super) fn read<'de, D, S>(d: D, sink: &mut S) -> Result<Header, D::Error>
-where
-    D: de::Deserializer<'de>,
-    S: TestSink,
-{
-    d.deserialize_map(DocumentVisitor { sink })
-}
+/// A CTRF document, read as it streams.
+pub(super) struct Ctrf;
 
-struct DocumentVisitor<'s, S> {
-    sink: &'s mut S,
-}
+impl<S: TestSink> Document<S> for Ctrf {
+    type Header = Header;
+    const EXPECTING: &'static str = "a CTRF object";
 
-impl<'de, S: TestSink> Visitor<'de> for DocumentVisitor<'_, S> {
-    type Value = Header;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a CTRF object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Header, A::Error> {
+    fn visit<'de, A: MapAccess<'de>>(sink: &mut S, mut map: A) -> Result<Header, A::Error> {
         let mut header = Header::default();
         let mut results_seen = false;
         while let Some(key) = map.next_key::<Key>()? {
@@ -346,7 +334,7 @@ impl<'de, S: TestSink> Visitor<'de> for DocumentVisitor<'_, S> {
                 Key::Results => {
                     results_seen = true;
                     map.next_value_seed(ResultsSeed {
-                        sink: &mut *self.sink,
+                        sink: &mut *sink,
                         header: &mut header,
                     })?;
                 }

@@ -38,9 +38,9 @@
 mod document;
 mod go;
 
-use document::{Header, Lines, RetryAttempt, Suite, Test, TestSink};
+use document::{Lines, RetryAttempt, Suite, Test, TestSink};
 
-use super::{ParseError, ReadOptions, Settle, SharedFile, json_error};
+use super::{Filling, ParseError, ReadOptions, SharedFile, streamed};
 use crate::pytest_text;
 
 /// What a CTRF error says the file is not.
@@ -85,7 +85,10 @@ pub(crate) fn is_ctrf(body: &[u8]) -> bool {
 /// (`document`: the list is never held).
 pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run, ParseError> {
     let text = super::json_report::document_text(input)?;
-    let (header, tests) = read_document(&text, options)?;
+    // Its tests into a run as they come; a key given twice (JavaScript's
+    // `JSON.parse` keeps the last): read again through a value.
+    let (header, tests) =
+        streamed::read_text::<document::Ctrf, _>(&text, DOCUMENT, || Tests::new(options))?;
     if !header.has_results {
         return Err(ParseError::whole(
             "not a CTRF document: the JSON object has no \"results\" object",
@@ -96,14 +99,8 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
             "not a CTRF document: \"results\" has no \"tests\" list",
         ));
     }
-    let Tests {
-        mut run,
-        settle,
-        entries,
-        any_duration,
-        ..
-    } = tests;
-    settle.finish(&mut run);
+    let any_duration = tests.any_duration;
+    let (mut run, entries) = tests.fill.finish();
     let wall = header.summary.and_then(|s| s.duration_secs());
     if !any_duration || wall.is_some_and(|d| d > 0.0) {
         run.duration = wall;
@@ -118,40 +115,9 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
     Ok(run)
 }
 
-/// Reads the document, its tests into a run as they come. serde's derive
-/// refuses a key given twice in one object (and the streaming reader a
-/// second `results` or `tests`, whose first one's tests are already
-/// read); a JSON value (and JavaScript's `JSON.parse`) keeps the last one:
-/// such a file is read again, from the start, through a value, only on
-/// this error path.
-fn read_document(text: &str, options: ReadOptions) -> Result<(Header, Tests), ParseError> {
-    let mut tests = Tests::new(options);
-    let mut reader = serde_json::Deserializer::from_str(text);
-    let read = document::read(&mut reader, &mut tests).and_then(|header| {
-        reader.end()?;
-        Ok(header)
-    });
-    match read {
-        Ok(header) => Ok((header, tests)),
-        Err(e) => {
-            // The tests read before the error go before the value comes.
-            drop(tests);
-            let value = serde_json::from_str::<serde_json::Value>(text)
-                .map_err(|_| json_error(&e, DOCUMENT, text))?;
-            let mut tests = Tests::new(options);
-            let header =
-                document::read(&value, &mut tests).map_err(|_| json_error(&e, DOCUMENT, text))?;
-            Ok((header, tests))
-        }
-    }
-}
-
 /// The run the tests go into as they are read.
 struct Tests {
-    run: Run,
-    settle: Settle,
-    files: SharedFile,
-    entries: usize,
+    fill: Filling,
     /// Whether some test has a duration (else the run's is the summary's).
     any_duration: bool,
     /// go-ctrf-json-reporter's document: a message is `go test`'s output.
@@ -161,10 +127,7 @@ struct Tests {
 impl Tests {
     fn new(options: ReadOptions) -> Tests {
         Tests {
-            run: Run::default(),
-            settle: Settle::new(options),
-            files: SharedFile::default(),
-            entries: 0,
+            fill: Filling::new(options),
             any_duration: false,
             go: false,
         }
@@ -177,14 +140,17 @@ impl TestSink for Tests {
     }
 
     fn test(&mut self, t: Test<'_>) {
-        self.entries += 1;
+        self.fill.entries += 1;
         if t.status == "failed" && t.raw_status.as_deref() == Some(COLLECTION_ERROR) {
-            self.run.collection_errors.push(convert_collection_error(t));
+            self.fill
+                .run
+                .collection_errors
+                .push(convert_collection_error(t));
             return;
         }
-        let test = convert_test(t, &mut self.files, self.go);
+        let test = convert_test(t, &mut self.fill.files, self.go);
         self.any_duration |= test.duration.is_some();
-        self.settle.add(&mut self.run, test);
+        self.fill.settle.add(&mut self.fill.run, test);
     }
 }
 

@@ -14,6 +14,7 @@ use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use crate::pytest_text;
 use crate::sources::entries::Entries;
+use crate::sources::streamed::Document;
 
 /// Everything of the document but its tests.
 #[derive(Debug, Default)]
@@ -204,27 +205,14 @@ enum Key {
     Other,
 }
 
-/// Reads the document, handing each test to `sink`.
-pub(super) fn read<'de, D, S>(d: D, sink: &mut S) -> Result<Header, D::Error>
-where
-    D: de::Deserializer<'de>,
-    S: TestSink,
-{
-    d.deserialize_map(ReportVisitor { sink })
-}
+/// pytest-json-report's document, read as it streams.
+pub(super) struct Report;
 
-struct ReportVisitor<'s, S> {
-    sink: &'s mut S,
-}
+impl<S: TestSink> Document<S> for Report {
+    type Header = Header;
+    const EXPECTING: &'static str = "a pytest-json-report object";
 
-impl<'de, S: TestSink> Visitor<'de> for ReportVisitor<'_, S> {
-    type Value = Header;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a pytest-json-report object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Header, A::Error> {
+    fn visit<'de, A: MapAccess<'de>>(sink: &mut S, mut map: A) -> Result<Header, A::Error> {
         let mut header = Header::default();
         let mut tests_seen = false;
         while let Some(key) = map.next_key::<Key>()? {
@@ -242,7 +230,6 @@ impl<'de, S: TestSink> Visitor<'de> for ReportVisitor<'_, S> {
                 Key::Tests if tests_seen => return Err(de::Error::duplicate_field("tests")),
                 Key::Tests => {
                     tests_seen = true;
-                    let sink = &mut *self.sink;
                     let mut each = |t: JsonTest<'de>| sink.test(t);
                     let tests = Entries::new("a list of tests", &mut each);
                     header.has_tests = map.next_value_seed(tests)?;

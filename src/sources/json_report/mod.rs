@@ -14,9 +14,9 @@ mod subtests;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use document::{Collector, Header, JsonTest, Stage, TestSink};
+use document::{Collector, JsonTest, Stage, TestSink};
 
-use super::{ParseError, ReadOptions, Settle, SharedFile, json_error, phases};
+use super::{Filling, ParseError, ReadOptions, SharedFile, json_error, phases, streamed};
 
 /// What a JSON report error says the file is not.
 const DOCUMENT: &str = "a pytest-json-report document";
@@ -39,7 +39,10 @@ pub fn parse(input: &[u8], name: &str, keep_raw: bool) -> Result<Run, ParseError
 /// [`parse`] with every reading option.
 pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run, ParseError> {
     let text = document_text(input)?;
-    let (header, tests) = read_document(&text, options)?;
+    // Its tests into a run as they come; a key given twice (Python's json
+    // keeps the last): read again through a value.
+    let (header, tests) =
+        streamed::read_text::<document::Report, _>(&text, DOCUMENT, || Tests::new(options))?;
     if !header.has_tests {
         return Err(ParseError::whole(if header.has_summary {
             "this pytest-json-report file has no \"tests\" list (was it written with --json-report-summary?); nothing to report per test"
@@ -47,14 +50,8 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
             "not a pytest-json-report file: the JSON object has no \"tests\" list"
         }));
     }
-    let Tests {
-        mut run,
-        entries,
-        reruns,
-        settle,
-        ..
-    } = tests;
-    settle.finish(&mut run);
+    let reruns = tests.reruns;
+    let (mut run, entries) = tests.fill.finish();
     run.recorded_exit = header.exitcode;
     run.duration = header.duration.filter(|d| d.is_finite() && *d >= 0.0);
     run.started = header.created.filter(|t| t.is_finite() && *t > 0.0);
@@ -114,52 +111,21 @@ pub(crate) fn document_text(input: &[u8]) -> Result<Cow<'_, str>, ParseError> {
     Ok(replace_lone_surrogates(text))
 }
 
-/// Reads the document, its tests into a run as they come.
-fn read_document(text: &str, options: ReadOptions) -> Result<(Header, Tests), ParseError> {
-    let mut tests = Tests::new(options);
-    let mut reader = serde_json::Deserializer::from_str(text);
-    let read = document::read(&mut reader, &mut tests).and_then(|header| {
-        reader.end()?;
-        Ok(header)
-    });
-    match read {
-        Ok(header) => Ok((header, tests)),
-        // serde's derive refuses a key given twice in one object; a JSON
-        // value (and Python's json) keeps the last one. Read such a file
-        // through a value so that it is read at all; only on this error
-        // path, and from the start.
-        Err(e) => {
-            let value = serde_json::from_str::<serde_json::Value>(text)
-                .map_err(|_| json_error(&e, DOCUMENT, text))?;
-            let mut tests = Tests::new(options);
-            let header =
-                document::read(&value, &mut tests).map_err(|_| json_error(&e, DOCUMENT, text))?;
-            Ok((header, tests))
-        }
-    }
-}
-
 /// The run the tests go into as they are read.
 struct Tests {
-    run: Run,
-    settle: Settle,
-    files: SharedFile,
+    fill: Filling,
     /// pytest-rerunfailures records each failed attempt as an entry with
     /// outcome "rerun" before the test's final entry: they become the
     /// test's earlier attempts.
     attempts: HashMap<String, Vec<Attempt>>,
-    entries: usize,
     reruns: usize,
 }
 
 impl Tests {
     fn new(options: ReadOptions) -> Tests {
         Tests {
-            run: Run::default(),
-            settle: Settle::new(options),
-            files: SharedFile::default(),
+            fill: Filling::new(options),
             attempts: HashMap::new(),
-            entries: 0,
             reruns: 0,
         }
     }
@@ -167,7 +133,7 @@ impl Tests {
 
 impl TestSink for Tests {
     fn test(&mut self, mut t: JsonTest<'_>) {
-        self.entries += 1;
+        self.fill.entries += 1;
         let mut final_rerun = false;
         if t.outcome == "rerun" {
             if let Some(stage) = failed_attempt(&t) {
@@ -175,7 +141,7 @@ impl TestSink for Tests {
                 let attempt = Attempt {
                     outcome: Outcome::Failed,
                     message: stage_message(stage),
-                    location: crash_location(&t.nodeid, stage, &mut self.files),
+                    location: crash_location(&t.nodeid, stage, &mut self.fill.files),
                 };
                 self.attempts
                     .entry(t.nodeid.into_owned())
@@ -190,7 +156,7 @@ impl TestSink for Tests {
             t.outcome = Cow::Borrowed("passed");
             final_rerun = true;
         }
-        let mut test = convert_test(t, &mut self.files);
+        let mut test = convert_test(t, &mut self.fill.files);
         let mut earlier = match self.attempts.is_empty() {
             true => Vec::new(),
             false => self.attempts.remove(&test.node_id).unwrap_or_default(),
@@ -202,7 +168,7 @@ impl TestSink for Tests {
         if !earlier.is_empty() {
             test.set_reruns(earlier);
         }
-        self.settle.add(&mut self.run, test);
+        self.fill.settle.add(&mut self.fill.run, test);
     }
 }
 
