@@ -1,0 +1,351 @@
+//! The tests dealt to shards.
+//!
+//! Scopes are kept whole as units unless they are heavy: a scope whose
+//! tests and shared setup together exceed a fraction θ of the ideal shard
+//! (the whole suite's cost over the number of shards) is opened into its
+//! child scopes and its own tests, recursively. The units are dealt
+//! longest first (LPT), each to the shard where it finishes soonest,
+//! counting the shared setup of the scopes around it only on a shard that
+//! does not run that scope yet: a piece of a module with a costly fixture
+//! goes where the module already is unless another shard is idle enough
+//! to pay the fixture again. Then the slowest shard gives units away while
+//! that makes it faster.
+//!
+//! Which θ is best depends on the suite: coarse units keep scopes together
+//! (shared setup paid once) but balance poorly, fine ones balance well but
+//! pay setups again. So several are tried, from whole scopes down to single
+//! tests, together with a plain deal of single tests that ignores scopes
+//! (what pytest-split's `least_duration` does), and the plan whose slowest
+//! shard is fastest is kept (the coarser on a tie): never worse than any of
+//! them, in the same cost model.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::scopes::Suite;
+
+/// The fractions of the ideal shard above which a scope is opened; 0
+/// deals single tests.
+const THETAS: [f64; 7] = [1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.0];
+
+/// Moves the slowest shard tries before the plan is kept as it is.
+const MOVES_PER_SHARD: usize = 8;
+
+/// Less than this is no improvement (float sums differ in the last bits).
+const EPSILON: f64 = 1e-9;
+
+/// Each test's shard (0-based).
+pub(super) fn assign(suite: &Suite, shards: usize) -> Vec<usize> {
+    let ideal = suite.total() / shards as f64;
+    let mut best: Option<(f64, Vec<usize>)> = None;
+    let candidates = THETAS
+        .iter()
+        .map(|&theta| scoped(suite, shards, theta * ideal))
+        .chain(std::iter::once(plain(suite, shards)));
+    for shard_of in candidates {
+        let slowest = suite
+            .loads(&shard_of, shards)
+            .into_iter()
+            .fold(0.0, f64::max);
+        if best.as_ref().is_none_or(|(b, _)| slowest < b - EPSILON) {
+            best = Some((slowest, shard_of));
+        }
+    }
+    best.map(|(_, shard_of)| shard_of).unwrap_or_default()
+}
+
+/// A unit dealt whole: a scope and every test in it, or one test.
+#[derive(Debug, Clone)]
+struct Unit {
+    /// Its tests' own costs and the shared costs of the scopes inside it.
+    inside: f64,
+    /// The costly scopes around it, innermost first: paid on a shard that
+    /// does not run them yet.
+    around: Vec<u32>,
+    /// Its first test, for ties.
+    first: u32,
+    /// What it costs on a shard that runs nothing around it.
+    alone: f64,
+}
+
+/// The units of `suite` with scopes opened above `limit` seconds, and each
+/// test's unit.
+fn units(suite: &Suite, limit: f64) -> (Vec<Unit>, Vec<u32>) {
+    let weight = subtree_weights(suite);
+    let mut units = Vec::new();
+    let mut unit_of = vec![u32::MAX; suite.own.len()];
+    let mut stack: Vec<u32> = suite
+        .scopes
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.parent.is_none())
+        .map(|(i, _)| i as u32)
+        .rev()
+        .collect();
+    while let Some(scope) = stack.pop() {
+        let s = &suite.scopes[scope as usize];
+        let single = s.children.is_empty() && s.tests.len() <= 1;
+        if weight[scope as usize] <= limit || single {
+            let id = units.len() as u32;
+            for test in tests_under(suite, scope) {
+                unit_of[test as usize] = id;
+            }
+            units.push(unit(
+                suite,
+                weight[scope as usize],
+                suite.above(scope),
+                s.first,
+            ));
+            continue;
+        }
+        for &test in &s.tests {
+            unit_of[test as usize] = units.len() as u32;
+            let own = suite.own[test as usize];
+            units.push(unit(suite, own, suite.chain(test as usize), test));
+        }
+        stack.extend(s.children.iter().rev());
+    }
+    (units, unit_of)
+}
+
+fn unit(suite: &Suite, inside: f64, around: impl Iterator<Item = u32>, first: u32) -> Unit {
+    let around: Vec<u32> = around
+        .filter(|&s| suite.scopes[s as usize].cost > 0.0)
+        .collect();
+    let alone = inside
+        + around
+            .iter()
+            .map(|&s| suite.scopes[s as usize].cost)
+            .sum::<f64>();
+    Unit {
+        inside,
+        around,
+        first,
+        alone,
+    }
+}
+
+/// Each scope's own cost plus everything inside it.
+fn subtree_weights(suite: &Suite) -> Vec<f64> {
+    let mut weight: Vec<f64> = suite.scopes.iter().map(|s| s.cost).collect();
+    for (test, &scope) in suite.scope_of.iter().enumerate() {
+        weight[scope as usize] += suite.own[test];
+    }
+    // A child is numbered after its parent: children first.
+    for scope in (0..suite.scopes.len()).rev() {
+        if let Some(parent) = suite.scopes[scope].parent {
+            weight[parent as usize] += weight[scope];
+        }
+    }
+    weight
+}
+
+fn tests_under(suite: &Suite, scope: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut stack = vec![scope];
+    while let Some(s) = stack.pop() {
+        let s = &suite.scopes[s as usize];
+        out.extend(&s.tests);
+        stack.extend(&s.children);
+    }
+    out
+}
+
+/// Units of scopes opened above `limit` seconds, dealt and refined.
+fn scoped(suite: &Suite, shards: usize, limit: f64) -> Vec<usize> {
+    let (units, unit_of) = units(suite, limit);
+    let mut deal = Deal::new(suite, shards, units.len());
+    let mut order: Vec<u32> = (0..units.len() as u32).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&units[a as usize], &units[b as usize]);
+        b.alone.total_cmp(&a.alone).then(a.first.cmp(&b.first))
+    });
+    for &u in &order {
+        deal.place(&units, u);
+    }
+    deal.refine(&units);
+    unit_of.iter().map(|&u| deal.shard_of[u as usize]).collect()
+}
+
+/// Single tests by their own cost, each to the least loaded shard, scopes
+/// ignored: the simple baseline every plan is held to.
+pub(super) fn plain(suite: &Suite, shards: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..suite.own.len()).collect();
+    order.sort_by(|&a, &b| suite.own[b].total_cmp(&suite.own[a]).then(a.cmp(&b)));
+    let mut loads: BTreeSet<(Seconds, usize)> = (0..shards).map(|k| (Seconds(0.0), k)).collect();
+    let mut shard_of = vec![0; suite.own.len()];
+    for test in order {
+        if let Some((Seconds(load), k)) = loads.pop_first() {
+            shard_of[test] = k;
+            loads.insert((Seconds(load + suite.own[test]), k));
+        }
+    }
+    shard_of
+}
+
+/// Seconds ordered totally (loads are finite sums of finite costs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Seconds(f64);
+
+impl Eq for Seconds {}
+
+impl PartialOrd for Seconds {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Seconds {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// Units dealt so far: each shard's load, which scopes it runs, where each
+/// unit went.
+struct Deal<'a> {
+    suite: &'a Suite,
+    load: Vec<f64>,
+    by_load: BTreeSet<(Seconds, usize)>,
+    /// How many units under each costly scope a shard runs.
+    under: HashMap<(u32, usize), u32>,
+    /// The shards that run each costly scope, in the order they got it.
+    holders: Vec<Vec<usize>>,
+    shard_of: Vec<usize>,
+    on: Vec<Vec<u32>>,
+}
+
+impl<'a> Deal<'a> {
+    fn new(suite: &'a Suite, shards: usize, units: usize) -> Deal<'a> {
+        Deal {
+            suite,
+            load: vec![0.0; shards],
+            by_load: (0..shards).map(|k| (Seconds(0.0), k)).collect(),
+            under: HashMap::new(),
+            holders: vec![Vec::new(); suite.scopes.len()],
+            shard_of: vec![0; units],
+            on: vec![Vec::new(); shards],
+        }
+    }
+
+    fn runs(&self, scope: u32, shard: usize) -> u32 {
+        self.under.get(&(scope, shard)).copied().unwrap_or(0)
+    }
+
+    /// What `unit` adds to `shard`.
+    fn added(&self, unit: &Unit, shard: usize) -> f64 {
+        unit.inside
+            + unit
+                .around
+                .iter()
+                .filter(|&&s| self.runs(s, shard) == 0)
+                .map(|&s| self.suite.scopes[s as usize].cost)
+                .sum::<f64>()
+    }
+
+    /// What taking `unit` away saves `shard`.
+    fn saved(&self, unit: &Unit, shard: usize) -> f64 {
+        unit.inside
+            + unit
+                .around
+                .iter()
+                .filter(|&&s| self.runs(s, shard) == 1)
+                .map(|&s| self.suite.scopes[s as usize].cost)
+                .sum::<f64>()
+    }
+
+    /// The shards worth trying for `unit`: the least loaded one, and those
+    /// that already run a scope around it (where it costs less).
+    fn candidates(&self, unit: &Unit) -> Vec<usize> {
+        let mut out: Vec<usize> = self.by_load.first().map(|&(_, k)| k).into_iter().collect();
+        for &s in &unit.around {
+            out.extend(&self.holders[s as usize]);
+        }
+        out
+    }
+
+    /// Deals `u` to the shard where it finishes soonest (the lowest index
+    /// on a tie).
+    fn place(&mut self, units: &[Unit], u: u32) {
+        let unit = &units[u as usize];
+        let mut best: Option<(f64, usize)> = None;
+        for k in self.candidates(unit) {
+            let done = self.load[k] + self.added(unit, k);
+            let better = match best {
+                None => true,
+                Some((d, b)) => done < d - EPSILON || (done <= d + EPSILON && k < b),
+            };
+            if better {
+                best = Some((done, k));
+            }
+        }
+        if let Some((_, k)) = best {
+            self.put(units, u, k);
+        }
+    }
+
+    fn set_load(&mut self, shard: usize, load: f64) {
+        self.by_load.remove(&(Seconds(self.load[shard]), shard));
+        self.load[shard] = load;
+        self.by_load.insert((Seconds(load), shard));
+    }
+
+    fn put(&mut self, units: &[Unit], u: u32, shard: usize) {
+        let unit = &units[u as usize];
+        let load = self.load[shard] + self.added(unit, shard);
+        self.set_load(shard, load);
+        for &s in &unit.around {
+            let count = self.under.entry((s, shard)).or_insert(0);
+            *count += 1;
+            if *count == 1 {
+                self.holders[s as usize].push(shard);
+            }
+        }
+        self.shard_of[u as usize] = shard;
+        self.on[shard].push(u);
+    }
+
+    fn take(&mut self, units: &[Unit], u: u32, shard: usize) {
+        let unit = &units[u as usize];
+        let load = self.load[shard] - self.saved(unit, shard);
+        self.set_load(shard, load.max(0.0));
+        for &s in &unit.around {
+            let count = self.under.entry((s, shard)).or_insert(1);
+            *count -= 1;
+            if *count == 0 {
+                self.holders[s as usize].retain(|&h| h != shard);
+            }
+        }
+        self.on[shard].retain(|&x| x != u);
+    }
+
+    /// The slowest shard gives a unit to the shard where it finishes
+    /// soonest, while that leaves both faster than the slowest was; the
+    /// move that helps most first (the earliest unit on a tie).
+    fn refine(&mut self, units: &[Unit]) {
+        let budget = MOVES_PER_SHARD * self.load.len() + 64;
+        for _ in 0..budget {
+            let Some(&(Seconds(worst), slowest)) = self.by_load.last() else {
+                return;
+            };
+            let mut best: Option<(f64, u32, usize)> = None;
+            for &u in &self.on[slowest] {
+                let unit = &units[u as usize];
+                let left = worst - self.saved(unit, slowest);
+                for k in self.candidates(unit) {
+                    if k == slowest {
+                        continue;
+                    }
+                    let after = left.max(self.load[k] + self.added(unit, k));
+                    if after < worst - EPSILON && best.is_none_or(|(b, _, _)| after < b - EPSILON) {
+                        best = Some((after, u, k));
+                    }
+                }
+            }
+            let Some((_, u, k)) = best else {
+                return;
+            };
+            self.take(units, u, slowest);
+            self.put(units, u, k);
+        }
+    }
+}
