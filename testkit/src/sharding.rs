@@ -12,8 +12,8 @@
 //! each test's own time, and each module's and class's setup and teardown
 //! once for every shard that runs any of its tests.
 
-use std::collections::BinaryHeap;
 use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use pytest_mcp::plan::{Test, Timing};
 
@@ -105,7 +105,11 @@ impl Suite {
         };
         self.scope_cost.push(setup + teardown);
         let class = (count >= 2 && rng.unit() < 0.3).then(|| {
-            let s = if rng.unit() < 0.5 { rng.log_normal(0.2, 1.0) } else { 0.0 };
+            let s = if rng.unit() < 0.5 {
+                rng.log_normal(0.2, 1.0)
+            } else {
+                0.0
+            };
             self.scope_cost.push(s);
             (self.scope_cost.len() - 1, s)
         });
@@ -262,7 +266,8 @@ pub fn least_duration(ids: &[String], durations: &[Option<f64>], splits: usize) 
     // Python's sort is stable: equal names keep collection order.
     order.sort_by_cached_key(|&i| name(i));
     order.sort_by(|&a, &b| durations[b].total_cmp(&durations[a]));
-    let mut heap: BinaryHeap<Reverse<(Sum, usize)>> = (0..splits).map(|g| Reverse((Sum(0.0), g))).collect();
+    let mut heap: BinaryHeap<Reverse<(Sum, usize)>> =
+        (0..splits).map(|g| Reverse((Sum(0.0), g))).collect();
     let mut groups = vec![Vec::new(); splits];
     for i in order {
         let Some(Reverse((Sum(sum), g))) = heap.pop() else {
