@@ -125,7 +125,7 @@ fn prediction_error(suite: &Suite, plan: &Plan) -> String {
         .shards
         .iter()
         .zip(&truth)
-        .filter(|(_, &t)| t > 0.0)
+        .filter(|&(_, &t)| t > 0.0)
         .map(|(s, &t)| (s.seconds - t).abs() / t)
         .fold(0.0, f64::max);
     format!("within {:.1}%", worst * 100.0)

@@ -30,12 +30,17 @@ const THETAS: [f64; 7] = [1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.0];
 /// Moves the slowest shard tries before the plan is kept as it is.
 const MOVES_PER_SHARD: usize = 8;
 
+/// The most shards running a scope that are each tried for a unit in it.
+const FEW_HOLDERS: usize = 16;
+
 /// Less than this is no improvement (float sums differ in the last bits).
 const EPSILON: f64 = 1e-9;
 
 /// Each test's shard (0-based).
 pub(super) fn assign(suite: &Suite, shards: usize) -> Vec<usize> {
     let ideal = suite.total() / shards as f64;
+    // No plan can beat this: once one reaches it, finer units are not tried.
+    let bound = ideal.max(largest_test(suite));
     let mut best: Option<(f64, Vec<usize>)> = None;
     let candidates = THETAS
         .iter()
@@ -49,8 +54,25 @@ pub(super) fn assign(suite: &Suite, shards: usize) -> Vec<usize> {
         if best.as_ref().is_none_or(|(b, _)| slowest < b - EPSILON) {
             best = Some((slowest, shard_of));
         }
+        if slowest <= bound * (1.0 + EPSILON) {
+            break;
+        }
     }
     best.map(|(_, shard_of)| shard_of).unwrap_or_default()
+}
+
+/// The most a single test costs alone: its own time and the shared setup
+/// of every scope around it.
+fn largest_test(suite: &Suite) -> f64 {
+    (0..suite.own.len())
+        .map(|t| {
+            suite.own[t]
+                + suite
+                    .chain(t)
+                    .map(|s| suite.scopes[s as usize].cost)
+                    .sum::<f64>()
+        })
+        .fold(0.0, f64::max)
 }
 
 /// A unit dealt whole: a scope and every test in it, or one test.
@@ -255,10 +277,16 @@ impl<'a> Deal<'a> {
 
     /// The shards worth trying for `unit`: the least loaded one, and those
     /// that already run a scope around it (where it costs less).
+    /// A scope already spread over more shards than [`FEW_HOLDERS`] is
+    /// not searched shard by shard: its setup is paid on many shards
+    /// anyway, and trying them all would make dealing quadratic.
     fn candidates(&self, unit: &Unit) -> Vec<usize> {
         let mut out: Vec<usize> = self.by_load.first().map(|&(_, k)| k).into_iter().collect();
         for &s in &unit.around {
-            out.extend(&self.holders[s as usize]);
+            let holders = &self.holders[s as usize];
+            if holders.len() <= FEW_HOLDERS {
+                out.extend(holders);
+            }
         }
         out
     }

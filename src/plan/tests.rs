@@ -161,6 +161,27 @@ fn a_first_module_like_its_siblings_leaves_its_package_nothing() {
 }
 
 #[test]
+fn a_package_is_credited_only_what_none_of_its_modules_explains() {
+    // The first module's 3 s is no more than its sibling's 5 s: its own.
+    let mut tests = module("pkg/test_a.py", 3, 0.1, 3.0);
+    tests.extend(module("pkg/test_b.py", 3, 0.1, 5.0));
+    tests.extend(module("pkg/test_c.py", 3, 0.1, 1.0));
+    let suite = scopes::Suite::read(&tests);
+    let first = suite.scope_of[0] as usize;
+    let package = suite.scopes[first].parent.expect("a package") as usize;
+    assert_eq!(suite.scopes[package].cost, 0.0, "{suite:?}");
+    assert!((suite.scopes[first].cost - 3.0).abs() < 1e-9, "{suite:?}");
+    // 9 s where no module pays more than 5: the 4 s beyond is the package's.
+    let mut tests = module("pkg/test_a.py", 3, 0.1, 9.0);
+    tests.extend(module("pkg/test_b.py", 3, 0.1, 5.0));
+    let suite = scopes::Suite::read(&tests);
+    let package = suite.scopes[suite.scope_of[0] as usize]
+        .parent
+        .expect("a package") as usize;
+    assert!((suite.scopes[package].cost - 4.0).abs() < 1e-9, "{suite:?}");
+}
+
+#[test]
 fn a_costly_module_is_kept_together() {
     // 20 s of fixture and 10 x 0.5 s of tests: on 2 shards, splitting it
     // would pay the fixture twice.
