@@ -279,15 +279,16 @@ impl Ends {
                 }
             }
         }
-        let mut opened: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for test in 0..n {
-            let mut mine: Vec<u32> = suite
-                .chain(test)
-                .take_while(|&s| opener[s as usize] == Some(test))
-                .collect();
-            mine.reverse();
-            opened[test] = mine;
-        }
+        let opened: Vec<Vec<u32>> = (0..n)
+            .map(|test| {
+                let mut mine: Vec<u32> = suite
+                    .chain(test)
+                    .take_while(|&s| opener[s as usize] == Some(test))
+                    .collect();
+                mine.reverse();
+                mine
+            })
+            .collect();
         let mut excess = vec![0.0; n];
         for test in 0..n {
             if let (Some(seconds), false) = (phase(test), opened[test].is_empty()) {

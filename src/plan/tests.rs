@@ -20,7 +20,7 @@ fn planned(tests: &[Test], shards: usize) -> Plan {
 }
 
 /// The shard (1-based) each id went to.
-fn shard_of<'a>(plan: &'a Plan, id: &str) -> usize {
+fn shard_of(plan: &Plan, id: &str) -> usize {
     plan.shards
         .iter()
         .find(|s| s.tests.iter().any(|t| t == id))
