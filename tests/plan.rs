@@ -261,6 +261,47 @@ fn the_selection_is_runs_and_empty_shards_are_planned() {
         "{}",
         stderr(&out)
     );
+    // An empty shard's ids file runs nothing (an empty file would be no
+    // arguments: the whole suite).
+    let (dir, _) = project_copy("sharding");
+    let out_dir = dir.path().join("ids");
+    let o = out_dir.to_str().expect("path");
+    let written = plan(
+        &root,
+        &[
+            "--shards",
+            "6",
+            "--durations",
+            d,
+            "-m",
+            "slow",
+            "--format",
+            "ids",
+            "-o",
+            o,
+        ],
+    );
+    assert_eq!(written.status.code(), Some(0), "{}", stderr(&written));
+    let empty = (1..=6)
+        .map(|k| out_dir.join(format!("shard-{k}.txt")))
+        .find(|f| {
+            !std::fs::read_to_string(f)
+                .expect("a shard file")
+                .contains("::")
+        })
+        .expect("an empty shard's file");
+    let at = format!("@{}", empty.display());
+    let status = clean_command(&test_python())
+        .current_dir(&root)
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", &at])
+        .output()
+        .expect("pytest");
+    assert_eq!(
+        status.status.code(),
+        Some(5),
+        "no tests ran: {}",
+        String::from_utf8_lossy(&status.stdout)
+    );
     let (made, _) = plan_json(
         &root,
         &[

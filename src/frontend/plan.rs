@@ -65,13 +65,25 @@ pub fn json(plan: &Plan) -> String {
     text
 }
 
+/// What an empty shard's ids file holds: a marker expression no test can
+/// match. An empty file would be no arguments at all, and pytest given no
+/// arguments runs the whole suite.
+pub const EMPTY_SHARD: &str = "-m\npytest_mcp_empty_shard and not pytest_mcp_empty_shard\n";
+
 /// `--format ids`: for each shard, its file name (`shard-K.txt`) and its
 /// node ids, one a line, which `pytest @shard-K.txt` reads as arguments
-/// (pytest 8.2 and later); an empty shard's file is empty.
+/// (pytest 8.2 and later); an empty shard's file selects nothing
+/// ([`EMPTY_SHARD`]: pytest exits 5, no tests ran).
 pub fn id_files(plan: &Plan) -> Vec<(String, String)> {
     plan.shards
         .iter()
         .map(|shard| {
+            if shard.tests.is_empty() {
+                return (
+                    format!("shard-{}.txt", shard.index),
+                    EMPTY_SHARD.to_string(),
+                );
+            }
             let mut text = String::new();
             for id in &shard.tests {
                 text.push_str(id);

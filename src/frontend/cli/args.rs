@@ -132,7 +132,8 @@ are more shards than tests.\n\n\
 expected `seconds` and its `tests` (node ids in collection order), and the `basis` (runs, \
 tests, estimated, shared_setup); see docs/sharding.md. --format ids -o DIR writes \
 DIR/shard-K.txt for K = 1..N, one node id a line, for plain pytest: `pytest @DIR/shard-K.txt` \
-(pytest 8.2 and later read arguments from a file, so no command line is too long).\n\n\
+(pytest 8.2 and later read arguments from a file, so no command line is too long); an empty \
+shard's file selects no test (a marker expression none matches: pytest exits 5).\n\n\
 Exit status: 0 the plan was written; 2 a durations file could not be read, collection \
 errors (the plan would leave their tests out), or the output could not be written; 4 a \
 refused parameter; 124 timeout; 127 pytest cannot be started.",
