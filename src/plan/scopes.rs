@@ -289,35 +289,43 @@ impl Ends {
                 mine
             })
             .collect();
+        let typical = typical(suite, &opened, &phase);
         let mut excess = vec![0.0; n];
         for test in 0..n {
             if let (Some(seconds), false) = (phase(test), opened[test].is_empty()) {
-                let typical = typical(suite, test, &opened, &phase).unwrap_or(seconds);
-                excess[test] = (seconds - typical).max(0.0);
+                // The typical test of its innermost scope, else of the
+                // next scope out that has one.
+                let usual = suite.chain(test).find_map(|s| typical[s as usize]);
+                excess[test] = (seconds - usual.unwrap_or(seconds)).max(0.0);
             }
         }
         Ends { opened, excess }
     }
 }
 
-/// The typical phase of the tests around `test` that open no scope: the
-/// median over its innermost scope's, else the next scope's out.
+/// Each scope's typical phase: the median over its own tests (not its
+/// children's) that open no scope; `None` when it has none. Made once per
+/// scope, so that a scope of many tests is not read again for each test
+/// that looks it up.
 fn typical(
     suite: &Suite,
-    test: usize,
     opened: &[Vec<u32>],
     phase: &impl Fn(usize) -> Option<f64>,
-) -> Option<f64> {
-    suite.chain(test).find_map(|scope| {
-        let plain: Vec<f64> = suite.scopes[scope as usize]
-            .tests
-            .iter()
-            .map(|&t| t as usize)
-            .filter(|&t| opened[t].is_empty())
-            .filter_map(phase)
-            .collect();
-        (!plain.is_empty()).then(|| median(plain))
-    })
+) -> Vec<Option<f64>> {
+    suite
+        .scopes
+        .iter()
+        .map(|scope| {
+            let plain: Vec<f64> = scope
+                .tests
+                .iter()
+                .map(|&t| t as usize)
+                .filter(|&t| opened[t].is_empty())
+                .filter_map(phase)
+                .collect();
+            (!plain.is_empty()).then(|| median(plain))
+        })
+        .collect()
 }
 
 /// The scope tree of the node ids, scopes numbered in order of their first
