@@ -30,6 +30,11 @@ const THETAS: [f64; 7] = [1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.0];
 /// Moves the slowest shard tries before the plan is kept as it is.
 const MOVES_PER_SHARD: usize = 8;
 
+/// A piece of a cut scope holds up to this many times the scope's shared
+/// setup in tests, so that the setup it pays again is at most a fifth of
+/// it.
+const SETUP_SHARE: f64 = 4.0;
+
 /// The most shards running a scope that are each tried for a unit in it.
 const FEW_HOLDERS: usize = 16;
 
@@ -93,8 +98,10 @@ struct Unit {
 /// test's unit.
 fn units(suite: &Suite, limit: f64) -> (Vec<Unit>, Vec<u32>) {
     let weight = subtree_weights(suite);
-    let mut units = Vec::new();
-    let mut unit_of = vec![u32::MAX; suite.own.len()];
+    let mut made = Units {
+        units: Vec::new(),
+        unit_of: vec![u32::MAX; suite.own.len()],
+    };
     let mut stack: Vec<u32> = suite
         .scopes
         .iter()
@@ -107,26 +114,122 @@ fn units(suite: &Suite, limit: f64) -> (Vec<Unit>, Vec<u32>) {
         let s = &suite.scopes[scope as usize];
         let single = s.children.is_empty() && s.tests.len() <= 1;
         if weight[scope as usize] <= limit || single {
-            let id = units.len() as u32;
-            for test in tests_under(suite, scope) {
-                unit_of[test as usize] = id;
-            }
-            units.push(unit(
+            made.add(
                 suite,
+                &[Item::Scope(scope)],
                 weight[scope as usize],
                 suite.above(scope),
-                s.first,
-            ));
+            );
             continue;
         }
-        for &test in &s.tests {
-            unit_of[test as usize] = units.len() as u32;
-            let own = suite.own[test as usize];
-            units.push(unit(suite, own, suite.chain(test as usize), test));
+        let mut heavy = Vec::new();
+        let pieces = pieces(suite, scope, &weight, limit, &mut heavy);
+        for (items, inside) in pieces {
+            made.add(suite, &items, inside, suite.above(scope).chain([scope]));
         }
-        stack.extend(s.children.iter().rev());
+        stack.extend(heavy.iter().rev());
     }
-    (units, unit_of)
+    (made.units, made.unit_of)
+}
+
+/// A scope's child scope, or one of its own tests.
+#[derive(Debug, Clone, Copy)]
+enum Item {
+    Scope(u32),
+    Test(u32),
+}
+
+/// The units made so far, and the unit of every test placed in one.
+struct Units {
+    units: Vec<Unit>,
+    unit_of: Vec<u32>,
+}
+
+impl Units {
+    /// A unit of `items` weighing `inside`, inside the scopes `around`.
+    fn add(
+        &mut self,
+        suite: &Suite,
+        items: &[Item],
+        inside: f64,
+        around: impl Iterator<Item = u32>,
+    ) {
+        let id = self.units.len() as u32;
+        let mut first = u32::MAX;
+        for &item in items {
+            let tests = match item {
+                Item::Scope(s) => tests_under(suite, s),
+                Item::Test(t) => vec![t],
+            };
+            for t in tests {
+                self.unit_of[t as usize] = id;
+                first = first.min(t);
+            }
+        }
+        self.units.push(unit(suite, inside, around, first));
+    }
+}
+
+/// A heavy scope cut into pieces, each paying the scope's shared setup
+/// (and that of the scopes around it) once: its child scopes and its own
+/// tests in collection order, filled into pieces of up to `limit` less
+/// that setup (at least a quarter of `limit`: a scope whose setup nearly
+/// fills a shard is cut only as far as its size forces), and of no more
+/// than [`SETUP_SHARE`] times the setup: a scope without shared setup is
+/// cut into single tests and child scopes, the finest grain to balance
+/// with. A child scope heavier than `limit` is left out of the pieces, to
+/// be cut in its turn (`heavy`). Pieces rather than single tests for a
+/// scope with setup: a greedy deal of single tests would start a new
+/// shard with each of them while shards are empty, paying the setup every
+/// time; a piece pays it at most once per [`SETUP_SHARE`] times its
+/// worth of tests.
+fn pieces(
+    suite: &Suite,
+    scope: u32,
+    weight: &[f64],
+    limit: f64,
+    heavy: &mut Vec<u32>,
+) -> Vec<(Vec<Item>, f64)> {
+    let s = &suite.scopes[scope as usize];
+    let setup: f64 = suite
+        .above(scope)
+        .chain([scope])
+        .map(|a| suite.scopes[a as usize].cost)
+        .sum();
+    let room = (limit - setup).max(limit / 4.0).min(setup * SETUP_SHARE);
+    // Children and own tests merged in collection order.
+    let mut items: Vec<(u32, Item)> = s
+        .children
+        .iter()
+        .map(|&c| (suite.scopes[c as usize].first, Item::Scope(c)))
+        .chain(s.tests.iter().map(|&t| (t, Item::Test(t))))
+        .collect();
+    items.sort_by_key(|&(first, _)| first);
+    let mut pieces: Vec<(Vec<Item>, f64)> = Vec::new();
+    let mut current: (Vec<Item>, f64) = (Vec::new(), 0.0);
+    for (_, item) in items {
+        let w = match item {
+            Item::Scope(c) => weight[c as usize],
+            Item::Test(t) => suite.own[t as usize],
+        };
+        if let Item::Scope(c) = item {
+            let child = &suite.scopes[c as usize];
+            if w > limit && !(child.children.is_empty() && child.tests.len() <= 1) {
+                heavy.push(c);
+                continue;
+            }
+        }
+        if !current.0.is_empty() && current.1 + w > room {
+            pieces.push(std::mem::take(&mut current));
+        }
+        current.0.push(item);
+        current.1 += w;
+    }
+    if !current.0.is_empty() {
+        pieces.push(current);
+    }
+    // The scope's own cost travels with every piece as a scope around it.
+    pieces
 }
 
 fn unit(suite: &Suite, inside: f64, around: impl Iterator<Item = u32>, first: u32) -> Unit {
