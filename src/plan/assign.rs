@@ -2,8 +2,10 @@
 //!
 //! Scopes are kept whole as units unless they are heavy: a scope whose
 //! tests and shared setup together exceed a fraction θ of the ideal shard
-//! (the whole suite's cost over the number of shards) is opened into its
-//! child scopes and its own tests, recursively. The units are dealt
+//! (the whole suite's cost over the number of shards) is cut, recursively:
+//! into its child scopes and single tests when it has no shared setup,
+//! else into pieces that each pay the setup again (`pieces`). The units
+//! are dealt
 //! longest first (LPT), each to the shard where it finishes soonest,
 //! counting the shared setup of the scopes around it only on a shard that
 //! does not run that scope yet: a piece of a module with a costly fixture
