@@ -25,6 +25,7 @@ pub mod budget;
 pub mod frontend;
 pub mod history;
 pub mod model;
+pub mod plan;
 pub mod pytest_text;
 pub mod render;
 pub mod request;

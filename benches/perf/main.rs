@@ -38,6 +38,15 @@
 //!   `pytest -q --tb=short` and `pytest-mcp run` on real libraries' own
 //!   test suites with bugs injected (the testkit's `real_suites`, sdists in
 //!   `.suites/`) and on `tests/projects/mixed` (issue 33).
+//! - `plan`: the shard planner on a simulated suite of 100,000 tests in
+//!   2,000 modules (heavy-tailed durations, module fixtures), 50 and 200
+//!   shards: the slowest shard's true time against the lower bound and
+//!   against pytest-split's two algorithms ported (the testkit's
+//!   `sharding`), and the time planning takes (issue 42).
+//! - `shardrun`: `tests/projects/sharding` recorded once, then split in 3
+//!   by `pytest-mcp plan` and by pytest-split's two algorithms (from its
+//!   own `--store-durations`), each shard run alone and timed (needs
+//!   `.venv-bench`, which has pytest-split).
 //! - `compare` (with `--baseline BIN`, an earlier build): `report` on the
 //!   100,000-case files by that build and this one, alternated, with
 //!   ratios and callgrind instruction counts; and `--max-tokens 8000`.
@@ -60,9 +69,11 @@ mod history_cost;
 mod history_store;
 mod loop_tokens;
 mod overhead;
+mod plan;
 mod proc;
 mod run_cost;
 mod server;
+mod shard_run;
 mod shards;
 mod suites;
 mod throughput;
@@ -93,7 +104,7 @@ pub struct Env {
 
 const SECTIONS: &[&str] = &[
     "overhead", "runcost", "history", "report", "shards", "tokens", "loop", "server", "context",
-    "suites", "compare",
+    "suites", "plan", "shardrun", "compare",
 ];
 
 fn main() {
@@ -191,6 +202,8 @@ fn main() {
             "server" => server::run(&env),
             "context" => context::run(&env),
             "suites" => suites::run(&env),
+            "plan" => plan::run(&env),
+            "shardrun" => shard_run::run(&env),
             "compare" => compare::run(&env),
             _ => unreachable!(),
         }

@@ -150,10 +150,41 @@ pub struct DiscoverParams {
     pub path: Option<String>,
     /// A file name glob replacing `python_files`.
     pub pattern: Option<String>,
+    /// The selection `run` takes, for `plan` (ids or paths, `-m`, `-k`):
+    /// a plan holds exactly the tests such a run would run.
+    pub selection: Selection,
     pub timeout: Duration,
     pub format: OutputFormat,
     /// The answer's token budget, when the request set one.
     pub max_tokens: Option<usize>,
+}
+
+/// Which tests a run takes, checked as `run`'s are.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Selection {
+    pub node_ids: Vec<String>,
+    pub markers: Option<String>,
+    pub keywords: Option<String>,
+}
+
+impl DiscoverParams {
+    /// A discovery of the tests `run` would run with these parameters (its
+    /// ids or paths, markers and keywords; the rest of a run's parameters
+    /// do not change what is collected).
+    pub fn of_run(run: RunParams) -> DiscoverParams {
+        DiscoverParams {
+            path: None,
+            pattern: None,
+            selection: Selection {
+                node_ids: run.node_ids,
+                markers: run.markers,
+                keywords: run.keywords,
+            },
+            timeout: run.timeout,
+            format: run.format,
+            max_tokens: run.max_tokens,
+        }
+    }
 }
 
 impl ExecuteTestsRequest {
@@ -273,6 +304,7 @@ impl DiscoverTestsRequest {
         Ok(DiscoverParams {
             path,
             pattern,
+            selection: Selection::default(),
             timeout: timeout(self.timeout, default_timeout)?,
             format: format(self.format)?,
             max_tokens: max_tokens(self.max_tokens)?,

@@ -9,6 +9,7 @@
 
 pub mod console;
 pub mod ctrf;
+pub mod durations;
 mod entries;
 pub mod events;
 pub mod json_report;

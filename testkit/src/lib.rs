@@ -8,6 +8,9 @@
 //!   `token_cost` benches);
 //! - [`pipeline`]: what the fuzz targets drive, replayed on saved inputs by
 //!   `tests/fuzz_regressions.rs`;
+//! - [`sharding`]: a simulated suite with known true costs and
+//!   pytest-split's algorithms, to measure shard plans against (the perf
+//!   harness's `plan` section, `tests/plan.rs`);
 //! - [`real_suites`]: real libraries' own test suites with bugs injected
 //!   (`tests/real_suites.rs`, the perf harness's `suites` section);
 //! - [`repo`] and [`corpus_dir`]: where the repository and the shared JUnit
@@ -20,6 +23,7 @@ use std::sync::Once;
 pub mod inputs;
 pub mod pipeline;
 pub mod real_suites;
+pub mod sharding;
 pub mod tokens;
 
 /// The repository's root (the folder above `testkit/`).

@@ -20,7 +20,8 @@ lowest token cost.\n\n\
 nextest, Catch2, Mocha, ...) and pytest-json-report JSON, merges them into one run \
 and prints Markdown, the ADR-006 JSON structure, an HTML page or clean JUnit XML. \
 `run` and `discover` run pytest in a project (safely: checked parameters, its own \
-process group, a time limit) and answer the same way; `serve` offers them to an AI \
+process group, a time limit) and answer the same way; `plan` splits the tests into shards \
+of about equal time for parallel CI jobs; `serve` offers `run` and `discover` to an AI \
 agent as the MCP tools execute_tests and discover_tests.\n\n\
 `pytest-mcp help <COMMAND>` (or `<COMMAND> --help`) describes each command."
 )]
@@ -113,6 +114,35 @@ pytest-mcp discover\n  \
 pytest-mcp discover --path tests/api --pattern 'check_*.py' --format json"
     )]
     Discover(DiscoverArgs),
+    /// Plan shards: which tests each of N parallel CI jobs runs, balanced by earlier durations.
+    #[command(
+        long_about = "Plan shards: split the tests pytest collects (as `discover` does, with \
+`run`'s selection: ids or paths, -m, -k) into N shards of about equal time, for the parallel \
+jobs of a CI (a GitHub Actions matrix, GitLab parallel, CircleCI or Buildkite parallelism).\n\n\
+Durations come from the result files of earlier runs (--durations, repeatable: each test's \
+median over them). A pytest-json-report file is best: its setup, call and teardown times show \
+what a module's or a class's fixtures cost (the first test of a module pays them), and the plan \
+counts that setup once on every shard that runs any of the module's tests, so it keeps a costly \
+module together rather than pay its fixture on every shard. JUnit XML (or CTRF) gives each \
+test's total only. A test without a duration gets the mean of its module's known tests, else \
+the suite's; the plan says how many. The same collection and durations give the same plan, \
+byte for byte. Every collected test is in exactly one shard; a shard may be empty when there \
+are more shards than tests.\n\n\
+--format json (the default) writes the plan: `shards`, each with its 1-based `index`, its \
+expected `seconds` and its `tests` (node ids in collection order), and the `basis` (runs, \
+tests, estimated, shared_setup); see docs/sharding.md. --format ids -o DIR writes \
+DIR/shard-K.txt for K = 1..N, one node id a line, for plain pytest: `pytest @DIR/shard-K.txt` \
+(pytest 8.2 and later read arguments from a file, so no command line is too long); an empty \
+shard's file selects no test (a marker expression none matches: pytest exits 5).\n\n\
+Exit status: 0 the plan was written; 2 a durations file could not be read, collection \
+errors (the plan would leave their tests out), or the output could not be written; 4 a \
+refused parameter; 124 timeout; 127 pytest cannot be started.",
+        after_help = "Examples:\n  \
+pytest-mcp plan --shards 4 --durations report.json -o plan.json\n  \
+pytest-mcp plan --shards 4 --durations main.json --format ids -o shards/ && pytest @shards/shard-2.txt\n  \
+pytest-mcp plan --shards 3 --durations junit.xml -m 'not slow' tests/api"
+    )]
+    Plan(PlanArgs),
     /// Serve execute_tests and discover_tests over MCP on stdin/stdout.
     #[command(
         long_about = "Serve the MCP tools execute_tests and discover_tests over \
@@ -355,6 +385,60 @@ pub struct DiscoverArgs {
     pub pattern: Option<String>,
     #[command(flatten)]
     pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PlanArgs {
+    /// How many shards (the CI's parallel jobs), 1 to 10000.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=10000))]
+    pub shards: u16,
+    /// A result file of an earlier run: pytest-json-report JSON (setup,
+    /// call and teardown: shared fixture setup is told from the tests'
+    /// own time), or JUnit XML or CTRF (each test's total). Repeat for
+    /// several runs; each test takes its median. Without it every test
+    /// counts alike.
+    #[arg(long, value_name = "FILE")]
+    pub durations: Vec<PathBuf>,
+    /// Test ids or paths to plan, as `run` takes them; all tests when none.
+    #[arg(value_name = "NODE_ID")]
+    pub node_ids: Vec<String>,
+    /// Only tests matching this keyword expression (pytest -k).
+    #[arg(short = 'k', value_name = "EXPR")]
+    pub keywords: Option<String>,
+    /// Only tests matching this marker expression (pytest -m).
+    #[arg(short = 'm', value_name = "EXPR")]
+    pub markers: Option<String>,
+    /// json: the plan (docs/sharding.md); ids: one file of node ids per
+    /// shard, DIR/shard-K.txt, for `pytest @DIR/shard-K.txt` (needs -o DIR).
+    #[arg(long, short = 'f', value_enum, default_value_t = PlanFormat::Json)]
+    pub format: PlanFormat,
+    /// Write the plan to this file (--format ids: into this directory,
+    /// created if need be) instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE|DIR")]
+    pub output: Option<PathBuf>,
+    /// The project directory; every path and test id must stay inside it.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+    /// The Python interpreter that has the project's pytest.
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+    /// Time limit in seconds for collecting the tests, 1 to 86400
+    /// (default: 300).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<i64>,
+    /// Seconds pytest's process group gets between SIGTERM and SIGKILL when
+    /// collecting is ended (time limit, a signal to pytest-mcp).
+    #[arg(long, value_name = "SECS", default_value = "2", value_parser = parse_grace)]
+    pub kill_grace: Duration,
+}
+
+/// What `plan` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PlanFormat {
+    /// The plan as JSON.
+    Json,
+    /// One file of node ids per shard.
+    Ids,
 }
 
 #[derive(Debug, clap::Args)]

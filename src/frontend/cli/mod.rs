@@ -4,6 +4,7 @@
 mod args;
 mod files;
 mod github;
+mod plan;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -12,7 +13,10 @@ use std::process::ExitCode;
 use clap::Parser;
 use tokio_util::sync::CancellationToken;
 
-pub use args::{Cli, Command, DiscoverArgs, FailOn, ProjectArgs, ReportArgs, RunArgs, ServeArgs};
+pub use args::{
+    Cli, Command, DiscoverArgs, FailOn, PlanArgs, PlanFormat, ProjectArgs, ReportArgs, RunArgs,
+    ServeArgs,
+};
 
 use crate::budget::Budget;
 use crate::frontend::dispatch::{self, Style, Subject};
@@ -34,6 +38,7 @@ pub fn main() -> ExitCode {
         Command::Report(args) => ExitCode::from(files::run_report(&args)),
         Command::Run(args) => ExitCode::from(run_pytest(&args)),
         Command::Discover(args) => ExitCode::from(run_discover(&args)),
+        Command::Plan(args) => ExitCode::from(plan::run_plan(&args)),
         Command::Serve(args) => ExitCode::from(run_serve(&args)),
     }
 }

@@ -271,7 +271,8 @@ pub fn build(
         }
         Mode::Discover(p) => {
             args.extend(discover_options(p));
-            (p.timeout, p.path.iter().cloned().collect())
+            let targets = p.path.iter().chain(&p.selection.node_ids).cloned();
+            (p.timeout, targets.collect())
         }
     };
     if !targets.is_empty() {
@@ -369,6 +370,12 @@ fn discover_options(p: &DiscoverParams) -> Vec<OsString> {
     if let Some(pattern) = &p.pattern {
         args.push("-o".into());
         args.push(format!("python_files={pattern}").into());
+    }
+    if let Some(m) = &p.selection.markers {
+        args.extend(["-m".into(), m.into()]);
+    }
+    if let Some(k) = &p.selection.keywords {
+        args.extend(["-k".into(), k.into()]);
     }
     args
 }

@@ -6,25 +6,32 @@ fn grace_of(args: &[&str]) -> Result<Duration, clap::Error> {
         Command::Run(a) => a.project.kill_grace,
         Command::Discover(a) => a.project.kill_grace,
         Command::Serve(a) => a.kill_grace,
+        Command::Plan(a) => a.kill_grace,
         Command::Report(_) => unreachable!("no --kill-grace on report"),
     })
 }
 
 #[test]
 fn kill_grace_defaults_to_the_process_default_and_takes_fractions() {
-    for sub in ["run", "discover", "serve"] {
+    for sub in [
+        &["run"][..],
+        &["discover"],
+        &["serve"],
+        &["plan", "--shards", "2"],
+    ] {
+        let with = |more: &[&'static str]| [sub, more].concat();
         assert_eq!(
-            grace_of(&[sub]).unwrap(),
+            grace_of(sub).unwrap(),
             crate::runner::process::DEFAULT_GRACE,
-            "{sub}"
+            "{sub:?}"
         );
         assert_eq!(
-            grace_of(&[sub, "--kill-grace", "0.2"]).unwrap(),
+            grace_of(&with(&["--kill-grace", "0.2"])).unwrap(),
             Duration::from_millis(200),
-            "{sub}"
+            "{sub:?}"
         );
         assert_eq!(
-            grace_of(&[sub, "--kill-grace", "0"]).unwrap(),
+            grace_of(&with(&["--kill-grace", "0"])).unwrap(),
             Duration::ZERO
         );
     }

@@ -1,0 +1,129 @@
+//! `plan`: shards planned from what pytest collects and the durations of
+//! earlier runs (docs/sharding.md). The collecting is `discover`'s, the
+//! planning `crate::plan`'s; here the two meet: durations gathered per
+//! test over the runs given, and the plan written as JSON or as one file
+//! of node ids per shard.
+
+use std::collections::HashMap;
+use std::num::NonZeroUsize;
+
+use crate::plan::{self, Input, Plan, Test, Timing};
+
+/// The durations of earlier runs, per test.
+#[derive(Debug, Default)]
+pub struct Durations {
+    /// Each test's timing in each run that timed it, in the order the
+    /// runs were added.
+    by_id: HashMap<String, Vec<Timing>>,
+    /// Runs added.
+    pub runs: usize,
+}
+
+impl Durations {
+    /// Adds one run's tests and timings; a test listed twice keeps its
+    /// last timing.
+    pub fn add_run(&mut self, tests: Vec<(String, Timing)>) {
+        self.runs += 1;
+        let mut this_run: HashMap<String, Timing> = HashMap::with_capacity(tests.len());
+        for (id, timing) in tests {
+            this_run.insert(id, timing);
+        }
+        // One timing per test and run: the order each list grows in is
+        // the runs', whatever order the map hands them out.
+        for (id, timing) in this_run {
+            self.by_id.entry(id).or_default().push(timing);
+        }
+    }
+
+    /// A test's timing over the runs: the median ([`Timing::median`]).
+    fn of(&self, id: &str) -> Option<Timing> {
+        self.by_id.get(id).and_then(|runs| Timing::median(runs))
+    }
+}
+
+/// The plan of the `collected` ids (in collection order) in `shards`.
+pub fn make(collected: &[String], durations: &Durations, shards: NonZeroUsize) -> Plan {
+    let tests: Vec<Test> = collected
+        .iter()
+        .map(|id| Test {
+            id: id.clone(),
+            timing: durations.of(id),
+        })
+        .collect();
+    plan::plan(Input {
+        tests: &tests,
+        shards,
+        runs: durations.runs,
+    })
+}
+
+/// The plan as JSON: indented (one node id a line, so a plan reads and
+/// diffs line by line), ending with a newline.
+pub fn json(plan: &Plan) -> String {
+    let mut text = serde_json::to_string_pretty(plan).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// What an empty shard's ids file holds: a marker expression no test can
+/// match. An empty file would be no arguments at all, and pytest given no
+/// arguments runs the whole suite.
+pub const EMPTY_SHARD: &str = "-m\npytest_mcp_empty_shard and not pytest_mcp_empty_shard\n";
+
+/// `--format ids`: for each shard, its file name (`shard-K.txt`) and its
+/// node ids, one a line, which `pytest @shard-K.txt` reads as arguments
+/// (pytest 8.2 and later); an empty shard's file selects nothing
+/// ([`EMPTY_SHARD`]: pytest exits 5, no tests ran).
+pub fn id_files(plan: &Plan) -> Vec<(String, String)> {
+    plan.shards
+        .iter()
+        .map(|shard| {
+            if shard.tests.is_empty() {
+                return (
+                    format!("shard-{}.txt", shard.index),
+                    EMPTY_SHARD.to_string(),
+                );
+            }
+            let mut text = String::new();
+            for id in &shard.tests {
+                text.push_str(id);
+                text.push('\n');
+            }
+            (format!("shard-{}.txt", shard.index), text)
+        })
+        .collect()
+}
+
+/// One line for standard error: what was planned, on what basis.
+pub fn summary(plan: &Plan) -> String {
+    let slowest = plan.shards.iter().map(|s| s.seconds).fold(0.0, f64::max);
+    let empty = plan.shards.iter().filter(|s| s.tests.is_empty()).count();
+    let basis = &plan.basis;
+    let mut line = format!(
+        "planned {} tests in {} shards, the slowest expected to take {slowest:.1}s",
+        basis.tests,
+        plan.shards.len()
+    );
+    if basis.runs == 0 {
+        line.push_str("; no durations given (--durations FILE): every test counted alike");
+    } else {
+        line.push_str(&format!(
+            "; durations of {} from {} run{}",
+            basis.tests - basis.estimated,
+            basis.runs,
+            if basis.runs == 1 { "" } else { "s" }
+        ));
+        if basis.estimated > 0 {
+            line.push_str(&format!(
+                ", {} estimated from their module's (else the suite's) mean",
+                basis.estimated
+            ));
+        }
+    }
+    if empty > 0 {
+        line.push_str(&format!(
+            "; {empty} shards are empty (more shards than tests)"
+        ));
+    }
+    line
+}
