@@ -431,10 +431,15 @@ pub fn tool_discovery(d: &Discovery, format: OutputFormat, budget: &Budget) -> T
         |b| dispatch::output(Subject::Discovery(d), format, &tool_style(b)),
         |fitted| result(fitted, discovery_exit(d)),
         || render::json::text(&render::json::discovery(d), false),
-        format!(
-            "Discover — {} tests, {} collection errors",
-            d.items.len(),
-            d.collection_errors.len()
+        view::headline(
+            "Discover",
+            view::discovery_status(d).0,
+            None,
+            &format!(
+                "{} tests, {} collection errors",
+                d.items.len(),
+                d.collection_errors.len()
+            ),
         ),
     )
 }
