@@ -247,3 +247,6 @@ pub fn slower(run: &Run) -> Vec<Slower<'_>> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests;
