@@ -207,7 +207,7 @@ fn run_title(r: &TrendRun) -> String {
 }
 
 /// The runs' durations as a line with a dot per run, broken where a run
-/// has none.
+/// has none, on a halo of the page's colour.
 fn duration_line(out: &mut String, trend: &Trend, slot: f64) {
     let point = |i: usize, share: f64| {
         let x = LEFT + slot * (i as f64 + 0.5);
@@ -226,10 +226,12 @@ fn duration_line(out: &mut String, trend: &Trend, slot: f64) {
             .iter()
             .map(|(x, y)| format!("{x:.1},{y:.1}"))
             .collect();
+        let points = points.join(" ");
+        // A halo in the page's colour first: the line stands off the bars.
         let _ = write!(
             out,
-            "<polyline class=dur points=\"{}\"></polyline>",
-            points.join(" ")
+            "<polyline class=halo points=\"{points}\"></polyline>\
+             <polyline class=dur points=\"{points}\"></polyline>"
         );
     }
     for (x, y) in pieces.iter().flatten() {
