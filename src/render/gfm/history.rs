@@ -15,7 +15,7 @@ use crate::render::view::{self, Slower, Trend};
 use crate::text::plural;
 
 /// Runs the trend's table shows: the last 10.
-pub(super) const TREND_RUNS: usize = 10;
+const TREND_RUNS: usize = 10;
 /// Tests listed as slower than usual.
 const SLOWER_LISTED: usize = 10;
 
