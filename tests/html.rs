@@ -1,6 +1,7 @@
 //! The HTML report (`pytest_mcp::render::html`): structure, escaping, no
 //! external resources, and the page driven in headless Chromium (filter,
-//! search, sort, scripts off, 100,000 cases).
+//! search, sort, scripts off, 100,000 cases, a history's trend and strips
+//! in light and dark).
 //!
 //! The browser tests need Debian's `chromium` package at /usr/bin/chromium
 //! (`apt-get install chromium`), Node 20+ and npm (playwright-core, locked
@@ -14,6 +15,8 @@
 mod browser;
 #[path = "html/flaky.rs"]
 mod flaky;
+#[path = "html/history.rs"]
+mod history;
 #[path = "html/markup.rs"]
 mod markup;
 

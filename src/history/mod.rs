@@ -92,9 +92,7 @@ pub fn remember(
     let past = keeping.runs.saturating_sub(1);
     let mut window = store.window(past, &wanted).map_err(|e| warn(e.explain()))?;
     let now = RunInfo {
-        at: SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64),
+        at: started_at(run),
         commit: code.commit.clone(),
         code: code.id.clone(),
         duration: Some(run.duration_secs()).filter(|d| d.is_finite() && *d > 0.0),
@@ -123,6 +121,19 @@ pub fn remember(
         run.history = Some(history);
     }
     written.map(|_| ()).map_err(|e| warn(e.explain()))
+}
+
+/// When `run` ran, in whole seconds since the Unix epoch: when its source
+/// says it started (pytest-json-report's `created`, a JUnit suite's
+/// `timestamp`), so that a run reported later is put at its own time in
+/// a trend; else now, when it is recorded.
+fn started_at(run: &Run) -> i64 {
+    match run.started.filter(|s| s.is_finite() && *s > 0.0) {
+        Some(s) => s as i64,
+        None => SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64),
+    }
 }
 
 /// A run's counts of passed, failed and flaky tests.

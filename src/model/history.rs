@@ -137,7 +137,8 @@ pub struct RunInfo {
     /// of the project's files): runs with the same code ran the same code.
     /// `None` when unknown: such a run is the same code as no other.
     pub code: Option<String>,
-    /// When it was recorded, in seconds since the Unix epoch.
+    /// When it ran (its source's start time, else when it was recorded),
+    /// in seconds since the Unix epoch.
     pub at: i64,
     /// Its tests that passed (flaky ones not included).
     pub passed: u32,

@@ -1,7 +1,7 @@
 //! Runs the unit tests of several renderers share.
 
 use super::discovery::{Discovery, Item};
-use super::history::{History, Since, State, TestHistory};
+use super::history::{History, Mark, RunInfo, Since, State, TestHistory};
 use super::{Location, Outcome, Run, TestResult};
 
 /// `n` failing tests, each its own root cause: `tests/t<i>.py::test_x`,
@@ -59,6 +59,83 @@ pub(crate) fn history(runs: u32, old: &[&str], since: &str, flaky: &[&str]) -> H
         commit: Some("bbbbbbb22222".into()),
         tests,
         ..History::default()
+    }
+}
+
+/// A run told against a history of three runs (12 to 14, the second on a
+/// commit with markup and a control character in it, and without a
+/// duration): `t.py::test_flip` fails now, flaky, its last 12 outcomes
+/// `✓✓✓↻✓✓✓✓✗✓✗✗`; `t.py::test_slow` passes in 3 s, its median 0.5 s
+/// (slower than usual); `t.py::test_ok` passes in 0.1 s.
+pub(crate) fn run_with_trend() -> Run {
+    use Mark::{Failed as F, Flaky as K, Passed as P};
+    let mut flip = TestResult::new("t.py::test_flip", Outcome::Failed);
+    flip.set_message(Some("E: flip".into()));
+    flip.location = Some(Location::new("t.py", Some(2)));
+    let mut slow = TestResult::new("t.py::test_slow", Outcome::Passed);
+    slow.duration = Some(3.0);
+    let mut ok = TestResult::new("t.py::test_ok", Outcome::Passed);
+    ok.duration = Some(0.1);
+    let mut tests = std::collections::HashMap::new();
+    let recent = vec![P, P, P, K, P, P, P, P, F, P, F, F];
+    let h = TestHistory {
+        runs: 12,
+        failed: 3,
+        flaky: true,
+        state: State::Flaky,
+        recent,
+        ..TestHistory::default()
+    };
+    tests.insert("t.py::test_flip".to_string(), h);
+    let h = TestHistory {
+        runs: 3,
+        recent: vec![P, P, P],
+        median: Some(0.5),
+        slower: true,
+        ..TestHistory::default()
+    };
+    tests.insert("t.py::test_slow".to_string(), h);
+    let day = 86_400;
+    let trend = vec![
+        RunInfo {
+            id: 12,
+            commit: Some("aaaaaaa111".into()),
+            at: 1_700_000_000,
+            passed: 2,
+            flaky: 1,
+            duration: Some(1.0),
+            ..RunInfo::default()
+        },
+        RunInfo {
+            id: 13,
+            commit: Some("b|<b>\u{7}bbbbbb".into()),
+            at: 1_700_000_000 + day,
+            passed: 2,
+            failed: 1,
+            ..RunInfo::default()
+        },
+        RunInfo {
+            id: 14,
+            commit: Some("ccccccc333".into()),
+            at: 1_700_000_000 + 2 * day,
+            passed: 2,
+            failed: 1,
+            duration: Some(4.0),
+            ..RunInfo::default()
+        },
+    ];
+    Run {
+        tests: vec![flip, slow, ok],
+        recorded_exit: Some(1),
+        duration: Some(4.0),
+        history: Some(History {
+            runs: 3,
+            run: 14,
+            commit: Some("ccccccc333".into()),
+            tests,
+            trend,
+        }),
+        ..Run::default()
     }
 }
 

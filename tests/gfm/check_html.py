@@ -66,7 +66,7 @@ MENTION = re.compile(r"(?:^|[^\w`/])@[A-Za-z0-9]")
 REFERENCE = re.compile(r"(?:^|[^\w&/])#\d")
 # Our headings: the first line, and the parts of the report.
 HEADING = re.compile(
-    r"^(Test [A-Z ]+( \(\d+\.\ds\))? — |Report ERROR|Failures: |New failures: |Fixed: |Flaky \(|Collection errors: )"
+    r"^(Test [A-Z ]+( \(\d+\.\ds\))? — |Report ERROR|Failures: |New failures: |Fixed: |Flaky \(|Slower than usual \(|Collection errors: )"
 )
 
 

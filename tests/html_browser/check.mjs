@@ -2,9 +2,13 @@
 // tests/html.rs: `node check.mjs JOB.json`, printing one JSON object.
 //
 // JOB: { "page": path, "script": bool, "checks": [...], "shot": path|null,
-//        "ids": [...], "texts": [...], "search": text, "search_count": n }
+//        "ids": [...], "texts": [...], "search": text, "search_count": n,
+//        "dark": bool }
 // checks: "interact" (filter, search, sort), "visible" (ids and texts
-// in the rendered text), "print" (what printing shows); load timings always.
+// in the rendered text), "print" (what printing shows), "history" (the
+// trend's chart and the failures' strips as drawn: sizes and computed
+// colours); load timings always. `dark`: the page is shown in the dark
+// colour scheme.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
@@ -23,6 +27,7 @@ try {
   const context = await browser.newContext({
     javaScriptEnabled: job.script,
     viewport: { width: 1200, height: 900 },
+    colorScheme: job.dark ? "dark" : "light",
   });
   const page = await context.newPage();
   const url = pathToFileURL(job.page).href;
@@ -55,6 +60,7 @@ try {
     out.missing_ids = job.ids.filter((id) => !text.includes(squash(id)));
     out.missing_texts = job.texts.filter((t) => !text.includes(squash(t)));
   }
+  if (job.checks.includes("history")) out.history = await history(page);
   if (job.shot) await page.screenshot({ path: job.shot, fullPage: true });
   if (job.checks.includes("interact")) out.interact = await interact(page);
   if (job.checks.includes("print")) {
@@ -75,6 +81,42 @@ try {
   await browser.close();
 }
 process.stdout.write(JSON.stringify(out) + "\n");
+
+// The history as drawn: the trend's size, its runs and their titles, the
+// computed colours of its parts, and each strip's label, symbols and
+// colours, with the page's background to compare them with.
+async function history(page) {
+  return page.evaluate(() => {
+    const css = (e) => (e ? getComputedStyle(e) : null);
+    const svg = document.querySelector("svg.trend");
+    const box = svg && svg.getBoundingClientRect();
+    const fill = (sel) => { const e = svg && svg.querySelector(sel); return e ? css(e).fill : null; };
+    const line = svg && svg.querySelector("polyline.dur");
+    return {
+      background: css(document.documentElement).backgroundColor,
+      trend: svg && {
+        width: box.width,
+        height: box.height,
+        runs: svg.querySelectorAll("g.run").length,
+        titles: Array.from(svg.querySelectorAll("g.run > title"), (t) => t.textContent),
+        fills: { p: fill("rect.p"), f: fill("rect.f"), k: fill("rect.k"), hit: fill("rect.hit"),
+          text: fill("text") },
+        line: line && { stroke: css(line).stroke, fill: css(line).fill },
+      },
+      strips: Array.from(document.querySelectorAll(".strip"), (s) => {
+        const head = s.parentElement.getBoundingClientRect();
+        const b = s.getBoundingClientRect();
+        return {
+          label: s.getAttribute("aria-label"),
+          text: s.textContent,
+          inside: b.top >= head.top && b.bottom <= head.bottom && b.right <= head.right,
+          marks: Array.from(s.children, (i) => ({ cls: i.className, color: css(i).color,
+            background: css(i).backgroundColor })),
+        };
+      }),
+    };
+  });
+}
 
 // Filter, search and sort as a reader would, reporting what the DOM shows:
 // counts of rows shown by outcome, and rows that break the rule at hand.

@@ -6,6 +6,7 @@
 use std::cell::OnceCell;
 use std::fmt::Write as _;
 
+use super::history;
 use super::sections::{self, Collection, LISTED, tests};
 use super::{Baseline, Options};
 use crate::budget::{Budget, Truncation};
@@ -54,14 +55,30 @@ pub(super) struct Doc<'r> {
     /// The tests that passed only after failing, listed in the Flaky
     /// section with the extras, and how many.
     pub(super) retried: (String, usize),
-    /// The slowest and skipped lists.
+    /// The tests slower than usual and the trend (with a history of
+    /// runs), the slowest and skipped lists.
     pub(super) extras: String,
+    /// What leaving the extras out leaves out, as the closing note says
+    /// it.
+    pub(super) extras_words: String,
     /// Every group in full at each detail a plan shows, rendered when a
     /// plan first asks for it and kept for the plans after it.
     pub(super) fulls: [OnceCell<Vec<String>>; 3],
     /// The whole rendering's plan, and its size as the notes say it.
     pub(super) whole: Plan,
     pub(super) size: String,
+}
+
+/// `the flaky, slowest and skipped tests and the fixed tests' ids`, with
+/// the trend and the tests slower than usual when there are some.
+fn extras_words(trend: bool, slower: bool) -> String {
+    let lists = if slower {
+        "flaky, slower than usual, slowest and skipped"
+    } else {
+        "flaky, slowest and skipped"
+    };
+    let trend = if trend { "the trend, " } else { "" };
+    format!("{trend}the {lists} tests and the fixed tests' ids")
 }
 
 impl<'r> Doc<'r> {
@@ -90,11 +107,17 @@ impl<'r> Doc<'r> {
             .take_while(|g| !g.new_ids.is_empty())
             .count();
         let retried = view::flaky(run);
-        let extras = [sections::slowest(run), sections::skips(run)].concat();
+        let (slower, trend) = (history::slower(run), history::trend(run));
+        let extras_words = extras_words(!trend.is_empty(), !slower.is_empty());
+        let extras = [slower, trend, sections::slowest(run), sections::skips(run)].concat();
+        let mut head = super::head(run, &counts, baseline.as_ref());
+        if groups.iter().any(|g| view::strip(g).is_some()) {
+            head.push_str(&history::legend());
+        }
         let n = groups.len();
         Doc {
             run,
-            head: super::head(run, &counts, baseline.as_ref()),
+            head,
             baseline,
             options,
             budget,
@@ -105,6 +128,7 @@ impl<'r> Doc<'r> {
             flaky_at,
             retried: (sections::retried(options, &retried), retried.len()),
             extras,
+            extras_words,
             fulls: Default::default(),
             whole: Plan {
                 detail: Detail::Full,

@@ -7,7 +7,8 @@
 //! 2. captured output dropped from the code blocks;
 //! 3. tracebacks cut to the crash lines;
 //! 4. the flaky, slowest and skipped lists and the fixed tests' ids left
-//!    out (their counts stay in the table);
+//!    out (their counts stay in the table), and with them, with a history
+//!    of runs, the trend and the tests slower than usual;
 //! 5. fewer groups in full, the others one line each, new failures first;
 //! 6. the first groups in full (at most the open ones), as many others
 //!    one line each as fit; the new failures of the groups left out still
@@ -173,8 +174,7 @@ impl Doc<'_> {
             t.dropped.push("traceback lines beyond the crash".into());
         }
         if !plan.extras {
-            t.dropped
-                .push("the flaky, slowest and skipped tests and the fixed tests' ids".into());
+            t.dropped.push(self.extras_words.clone());
         }
         if plan.full == 0 && !self.groups.is_empty() {
             t.dropped

@@ -39,10 +39,17 @@
 //! since 1a2b3c4)`). Flaky failures are never among the failures: the
 //! Flaky section holds them (collapsed, with their rate and their code
 //! block, as groups are shown) with the tests that passed only after
-//! failing, and the table's Flaky column counts both.
+//! failing, and the table's Flaky column counts both. Each group's summary
+//! carries its first test's strip of its last 10 outcomes, oldest first,
+//! in symbols that read without colour (`✓✓✗↻✗`, a legend under the
+//! counts, the same in words in the group: [`view::strip`]); after the
+//! Flaky section come the tests slower than usual and the trend of the
+//! last runs, a table collapsed ([`history`]), dropped with the other
+//! lists when the budget is small.
 //!
-//! The groups, their "Same failure in" lines, the flaky, slowest and
-//! skipped lists are the view's ([`super::view`]), as in every output; a
+//! The groups, their "Same failure in" lines, the flaky, slowest,
+//! skipped and slower than usual lists, the strips and the trend are the
+//! view's ([`super::view`]), as in every output; a
 //! group's code block holds exactly what the agent Markdown writes under
 //! its heading ([`super::markdown::failure_lines`]). Nothing from a test
 //! is read as Markdown or HTML ([`escape`]). Shortened to a budget by
@@ -51,6 +58,7 @@
 mod document;
 mod escape;
 mod fit;
+mod history;
 mod sections;
 
 use std::fmt::Write as _;

@@ -74,13 +74,17 @@ fn crash_place(options: &Options, t: &TestResult) -> Option<String> {
 
 /// The summary of a group's `<details>`: kind, count (with how it stands
 /// against the history of runs, else how many are new against the
-/// baseline), the first test's id.
+/// baseline), its first test's strip of recent outcomes (with a history of
+/// runs), the first test's id.
 fn summary(g: &Group<'_>, baseline: bool) -> String {
     let mut s = format!("<strong>{}</strong> · {}", g.label(), tests(g.count));
     if let Some(mark) = mark(g, baseline) {
         let _ = write!(s, " ({})", html_text(&mark));
     } else if baseline && g.new > 0 && g.new < g.count {
         let _ = write!(s, " ({} new)", g.new);
+    }
+    if let Some(strip) = view::strip(g) {
+        let _ = write!(s, " · {}", strip.symbols());
     }
     let _ = write!(s, " · {}", html_code(&g.first.node_id));
     s
@@ -126,6 +130,8 @@ pub(super) fn group_full(
         };
         lead.push(format!("{verb} {at}."));
     }
+    // The strip in words: its text alternative.
+    lead.extend(view::strip(g).map(|strip| format!("{}.", escape_text(&strip.words()))));
     lead.extend(g.same_line(LISTED_IDS, code_span));
     for paragraph in lead {
         let _ = writeln!(out, "{paragraph}\n");
@@ -143,12 +149,14 @@ pub(super) fn group_full(
 }
 
 /// A group in one line: a list item with the kind, the count (and how it
-/// stands against the history of runs), the id and the crash place.
+/// stands against the history of runs, and its strip), the id and the
+/// crash place.
 pub(super) fn group_line(options: &Options, g: &Group<'_>, baseline: bool) -> String {
     let standing =
         mark(g, baseline).map_or_else(String::new, |m| format!(" ({})", escape_text(&m)));
+    let strip = view::strip(g).map_or_else(String::new, |s| format!(" · {}", s.symbols()));
     let mut line = format!(
-        "- **{}** · {}{standing} · {}",
+        "- **{}** · {}{standing}{strip} · {}",
         g.label(),
         tests(g.count),
         code_span(&g.first.node_id)

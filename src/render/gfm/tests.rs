@@ -392,3 +392,72 @@ fn a_commit_in_a_mark_is_text() {
         "{line}"
     );
 }
+
+/// With a history's trend: each group's summary carries its strip (a
+/// legend under the counts says the symbols, the group says them in
+/// words), the test slower than usual is listed, and the trend is a table,
+/// collapsed, whose commits neither end a cell nor read as Markdown.
+#[test]
+fn a_history_shows_strips_the_slower_tests_and_the_trend() {
+    let run = crate::model::testing::run_with_trend();
+    let text = render_fitted(&run, None, &Options::default(), &Budget::NONE).text;
+    let at = |part: &str| {
+        text.find(part)
+            .unwrap_or_else(|| panic!("{part} in\n{text}"))
+    };
+    let legend = at(
+        "\n\nEach failure's last runs, oldest first: ✓ passed, ✗ failed, ↻ flaky (passed after failing)\n",
+    );
+    let summary = at(
+        "<summary><strong>FAILED</strong> · 1 test (flaky, failed 3 of the last 12 runs) · ✓↻✓✓✓✓✗✓✗✗ · <code>t.py::test_flip</code></summary>",
+    );
+    at(
+        "\n\nLast 10 runs, oldest first: passed, flaky, passed 4 times, failed, passed, failed 2 times.\n\n",
+    );
+    let slower =
+        at("\n### Slower than usual (1)\n\n- 3.0s (median 500 ms, 6.0×) `t.py::test_slow`\n");
+    let trend = at("\n<details>\n<summary>Trend of the last 3 runs</summary>\n\n| Run | Commit |");
+    at("\n| 12 | `aaaaaaa` | 2023-11-14 22:13 | 2 | 0 | 1 | 1.0s |\n");
+    at("\n| 13 | `b\\|<b>bb` | 2023-11-15 22:13 | 2 | 1 | 0 | – |\n");
+    at("\n| 14, this run | `ccccccc` | 2023-11-16 22:13 | 2 | 1 | 0 | 4.0s |\n\n</details>\n");
+    let slowest = at("<summary>Slowest 2 tests</summary>");
+    assert!(legend < summary && summary < slower && slower < trend && trend < slowest);
+    let g = view::failure_groups(&run, view::New::SinceLastRun);
+    let line = sections::group_line(&Options::default(), &g[0], false);
+    assert!(
+        line.starts_with(
+            "- **FAILED** · 1 test (flaky, failed 3 of the last 12 runs) · ✓↻✓✓✓✓✗✓✗✗ · `t.py::test_flip`"
+        ),
+        "{line}"
+    );
+}
+
+/// Shrunk, the trend and the tests slower than usual go first, with the
+/// other lists, and the note says so; the strips stay with their groups.
+/// Without a history, no legend.
+#[test]
+fn a_small_budget_drops_the_trend_and_says_so() {
+    let run = crate::model::testing::run_with_trend();
+    let whole = render_fitted(&run, None, &Options::default(), &Budget::NONE).text;
+    let max = whole.chars().count() - 1;
+    let text = render_fitted(&run, None, &Options::default(), &Budget::chars(max)).text;
+    assert!(text.chars().count() <= max, "{text}");
+    assert!(
+        !text.contains("Trend of") && !text.contains("Slower than usual"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            ", the trend, the flaky, slower than usual, slowest and skipped tests and the fixed tests' ids left out."
+        ),
+        "{text}"
+    );
+    assert!(text.contains(" · ✓↻✓✓✓✓✗✓✗✗ · "), "{text}");
+    let mut bare = run.clone();
+    bare.history = None;
+    let text = render_fitted(&bare, None, &Options::default(), &Budget::NONE).text;
+    assert!(
+        !text.contains("last runs, oldest first") && !text.contains('✓'),
+        "{text}"
+    );
+}

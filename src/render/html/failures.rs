@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use super::escape::{push, push_id};
+use super::history;
 use crate::model::{Run, TestResult};
 use crate::render::view::failure::{self, Detail};
 use crate::render::view::{self, Group};
@@ -53,7 +54,7 @@ fn plural(n: usize, word: &str) -> String {
 
 /// One group: its kind and first test, how it stands against the history
 /// of runs (new, failing since when, flaky at what rate), how many more it
-/// hit, the first test's detail as the Markdown shows it, and the others'
+/// hit, its first test's strip of recent outcomes, the first test's detail as the Markdown shows it, and the others'
 /// ids.
 fn group(out: &mut String, run: &Run, n: usize, g: &Group<'_>) {
     let t = g.first;
@@ -61,10 +62,10 @@ fn group(out: &mut String, run: &Run, n: usize, g: &Group<'_>) {
     let body = failure::failure_lines(t, Detail::Full);
     let class = if label.starts_with("ERROR") { "e" } else { "f" };
     let flaky = if g.is_flaky() { " k" } else { "" };
-    let _ = write!(
-        out,
-        "<article class=\"grp {class}{flaky}\" id=g{n}>\n<h3><span class=tag>{label}</span> <code>"
-    );
+    let _ = write!(out, "<article class=\"grp {class}{flaky}\" id=g{n}>\n<h3>");
+    // First, floated to the right of the heading's first line.
+    history::strip(out, g);
+    let _ = write!(out, "<span class=tag>{label}</span> <code>");
     push_id(out, &t.node_id);
     out.push_str("</code>");
     if let Some(mark) = view::history_mark(g) {

@@ -4,11 +4,16 @@
 //!
 //! ```text
 //! header     status, counts, an SVG bar of outcomes        summary.rs
+//! trend      with a history of runs, the last runs as an   history.rs
+//!            SVG chart (passed, failed, flaky; duration
+//!            as a line) and as a table, folded
 //! baseline   new failures, fixed, still failing            summary.rs
 //! failures   one block per root-cause group, open:         failures.rs
 //!            message, `at file:line`, source line, output;
 //!            with a history of runs, how it stands (new,
-//!            failing since when, flaky at what rate)
+//!            failing since when, flaky at what rate) and
+//!            its strip of recent outcomes (history.rs)
+//! slower     tests slower than usual (history of runs)     history.rs
 //! slowest    the 10 slowest tests                          summary.rs
 //! tests      every test, by file (passes collapsed), with  list.rs
 //!            its duration; filter (by outcome, and flaky
@@ -37,6 +42,7 @@
 
 mod escape;
 mod failures;
+mod history;
 mod list;
 mod markdown_page;
 mod summary;
@@ -90,6 +96,8 @@ pub fn report(run: &Run, comparison: Option<&Comparison>, title: &str) -> String
             .collect()
     });
     let slowest = view::slowest(run, summary::SLOWEST);
+    let slower = view::slower(run);
+    let trend = view::trend(run, history::TREND_RUNS).is_some();
     let mut body = String::with_capacity(run.tests.len() * 90 + 32 * 1024);
     let counts = run.counts();
     summary::header(&mut body, run, &counts, title);
@@ -98,12 +106,16 @@ pub fn report(run: &Run, comparison: Option<&Comparison>, title: &str) -> String
         groups: groups.len(),
         flaky: !flaky.is_empty(),
         slowest: !slowest.is_empty(),
+        trend,
+        slower: !slower.is_empty(),
     };
     summary::contents(&mut body, run, &shown);
+    history::trend(&mut body, run);
     if let Some(c) = comparison {
         summary::baseline(&mut body, run, c, &group_of);
     }
     failures::write(&mut body, run, &groups, &flaky);
+    history::slower(&mut body, &slower);
     summary::slowest(&mut body, run, &slowest, &group_of);
     let links = list::Links {
         group_of: &group_of,

@@ -131,11 +131,18 @@ pub struct Sections {
     pub groups: usize,
     pub flaky: bool,
     pub slowest: bool,
+    /// The trend of the history's runs.
+    pub trend: bool,
+    /// Tests slower than usual.
+    pub slower: bool,
 }
 
 /// Links to the page's sections.
 pub fn contents(out: &mut String, run: &Run, shown: &Sections) {
     out.push_str("<nav class=toc>");
+    if shown.trend {
+        out.push_str("<a href=\"#trend\">Trend</a>");
+    }
     if shown.baseline {
         out.push_str("<a href=\"#baseline\">Baseline</a>");
     }
@@ -144,6 +151,9 @@ pub fn contents(out: &mut String, run: &Run, shown: &Sections) {
     }
     if shown.flaky {
         out.push_str("<a href=\"#flaky\">Flaky</a>");
+    }
+    if shown.slower {
+        out.push_str("<a href=\"#slower\">Slower than usual</a>");
     }
     if shown.slowest {
         out.push_str("<a href=\"#slowest\">Slowest</a>");

@@ -90,3 +90,46 @@ fn a_history_marks_the_groups_and_the_flaky_rows() {
     assert_eq!(page.matches("<tr class=\"f k\">").count(), 1);
     assert!(page.contains("value=k checked> flaky <b>1</b>"));
 }
+
+/// With a history's trend: the chart and its table, the failure card's
+/// strip in symbols with its words as title and label, the test slower
+/// than usual; a commit from outside is text in the chart, its titles and
+/// the table. With one run in the history, no trend.
+#[test]
+fn a_history_draws_the_trend_the_strips_and_the_slower_tests() {
+    let run = crate::model::testing::run_with_trend();
+    let page = report(&run, None, "t");
+    let words = "Last 10 runs, oldest first: passed, flaky, passed 4 times, failed, passed, \
+                 failed 2 times";
+    assert!(
+        page.contains(&format!(
+            "<h3><span class=strip role=img title=\"{words}\" aria-label=\"{words}\">\
+             <i class=p>✓</i><i class=k>↻</i><i class=p>✓</i>"
+        )),
+        "{page}"
+    );
+    assert!(page.contains("<a href=\"#trend\">Trend</a>"));
+    assert!(page.contains("<h2>Trend <span class=n>the last 3 runs, oldest first</span></h2>"));
+    assert_eq!(page.matches("<g class=\"run").count(), 3);
+    assert!(page.contains(
+        "<title>Run 13 · b|&lt;b&gt;bb · 2023-11-15 22:13 UTC: 2 passed, 1 failed, 0 flaky</title>"
+    ));
+    assert!(page.contains("<text class=c x="), "{page}");
+    assert!(page.contains(">b|&lt;b&gt;bb</text>"), "{page}");
+    assert!(page.contains("<tr><td>13<td>b|&lt;b&gt;bb<td>2023-11-15 22:13<td>2<td>1<td>0<td>–"));
+    // The line is broken where a run has no duration: two dots, no line.
+    assert_eq!(page.matches("<circle class=dur").count(), 2);
+    assert!(!page.contains("<polyline"), "{page}");
+    assert!(page.contains(
+        "<tr><td>t.py::test_slow<td>6.0× its median<small>median 0.500s</small><td>3.000s"
+    ));
+    let mut one = run.clone();
+    if let Some(h) = one.history.as_mut() {
+        h.trend.truncate(1);
+    }
+    let page = report(&one, None, "t");
+    assert!(
+        !page.contains("id=trend") && !page.contains("#trend"),
+        "{page}"
+    );
+}

@@ -1,12 +1,16 @@
 //! The view of a run: what every output shows, worked out once and in no
 //! format. Failure groups as shown (first test, count, the others' ids,
 //! new or not, label), skip reasons, flaky tests, the slowest tests and
-//! the comparison with a baseline are decided here; Markdown, the GitHub
-//! rendering, JSON, the structured result, HTML and the annotations only
-//! format them (ARCHITECTURE.md, "One view, thin outputs").
+//! the comparison with a baseline are decided here, and, with a history of
+//! runs, each failure's strip of recent outcomes, the trend of the runs
+//! and the tests slower than usual (`history.rs`); Markdown,
+//! the GitHub rendering, JSON, the structured result, HTML and the
+//! annotations only format them (ARCHITECTURE.md, "One view, thin
+//! outputs").
 
 pub mod failure;
 mod groups;
+mod history;
 mod lists;
 mod phrases;
 mod status;
@@ -15,6 +19,9 @@ mod summary;
 pub use groups::{
     Group, New, error_phase, failure_groups, history_mark, label, new_words, rate, short_commit,
     standing_mark,
+};
+pub use history::{
+    STRIP, Slower, Strip, Trend, TrendRun, slower, strip, strip_legend, symbol, trend,
 };
 pub use lists::{SkipReasons, Standings, flaky, skip_reasons, slowest, standings};
 pub use phrases::{counts_phrase, counts_phrase_of, read_as_usual, sources_note};
