@@ -142,6 +142,10 @@ pytest-mcp plan --shards 4 --durations report.json -o plan.json\n  \
 pytest-mcp plan --shards 4 --durations main.json --format ids -o shards/ && pytest @shards/shard-2.txt\n  \
 pytest-mcp plan --shards 3 --durations junit.xml -m 'not slow' tests/api"
     )]
+    #[command(
+        mut_arg("timeout", |a| a.help(PLAN_TIMEOUT_HELP)),
+        mut_arg("kill_grace", |a| a.help(PLAN_GRACE_HELP))
+    )]
     Plan(PlanArgs),
     /// Serve execute_tests and discover_tests over MCP on stdin/stdout.
     #[command(
@@ -279,9 +283,12 @@ fn parse_history_runs(value: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("expected a number of runs from 2 to {max}"))
 }
 
-/// Options shared by `run` and `discover`.
+/// Where pytest runs and how it is stopped: the options of every command
+/// that starts pytest for a project (`run`, `discover`, `plan`). `plan`
+/// words `--timeout` and `--kill-grace` for its collecting
+/// (`PLAN_TIMEOUT_HELP`, `PLAN_GRACE_HELP`).
 #[derive(Debug, clap::Args)]
-pub struct ProjectArgs {
+pub struct PytestArgs {
     /// The project directory; every path and test id must stay inside it.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub root: PathBuf,
@@ -296,6 +303,19 @@ pub struct ProjectArgs {
     /// a run is ended (time limit, cancellation, a signal to pytest-mcp).
     #[arg(long, value_name = "SECS", default_value = "2", value_parser = parse_grace)]
     pub kill_grace: Duration,
+}
+
+/// `plan --timeout`'s help: its pytest only collects.
+const PLAN_TIMEOUT_HELP: &str =
+    "Time limit in seconds for collecting the tests, 1 to 86400 (default: 300)";
+/// `plan --kill-grace`'s help.
+const PLAN_GRACE_HELP: &str = "Seconds pytest's process group gets between SIGTERM and SIGKILL when collecting is ended (time limit, a signal to pytest-mcp)";
+
+/// Options shared by `run` and `discover`.
+#[derive(Debug, clap::Args)]
+pub struct ProjectArgs {
+    #[command(flatten)]
+    pub pytest: PytestArgs,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = OutputFormat::default())]
     pub format: OutputFormat,
@@ -416,20 +436,8 @@ pub struct PlanArgs {
     /// created if need be) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE|DIR")]
     pub output: Option<PathBuf>,
-    /// The project directory; every path and test id must stay inside it.
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub root: PathBuf,
-    /// The Python interpreter that has the project's pytest.
-    #[arg(long, value_name = "PATH")]
-    pub python: Option<PathBuf>,
-    /// Time limit in seconds for collecting the tests, 1 to 86400
-    /// (default: 300).
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<i64>,
-    /// Seconds pytest's process group gets between SIGTERM and SIGKILL when
-    /// collecting is ended (time limit, a signal to pytest-mcp).
-    #[arg(long, value_name = "SECS", default_value = "2", value_parser = parse_grace)]
-    pub kill_grace: Duration,
+    #[command(flatten)]
+    pub pytest: PytestArgs,
 }
 
 /// What `plan` writes.

@@ -98,12 +98,12 @@ fn run_serve(args: &ServeArgs) -> u8 {
 /// The settings of a `run` or `discover`; an unusable root is reported
 /// here and becomes exit status 4.
 fn settings(project: &ProjectArgs) -> Result<Settings, u8> {
-    match Root::new(&project.root) {
+    match Root::new(&project.pytest.root) {
         Ok(root) => Ok(Settings {
             root,
-            python: project.python.clone(),
+            python: project.pytest.python.clone(),
             default_timeout: std::time::Duration::from_secs(DEFAULT_TIMEOUT_SECS),
-            kill_grace: project.kill_grace,
+            kill_grace: project.pytest.kill_grace,
             history: None,
         }),
         Err(e) => {
@@ -186,7 +186,7 @@ fn run_pytest(args: &RunArgs) -> u8 {
                 .map_or_else(|_| serde_json::Value::from(w), serde_json::Value::from)
         }),
         retries: args.retries,
-        timeout: project.timeout,
+        timeout: project.pytest.timeout,
         max_tokens: project.max_tokens,
         format: Some(project.format.tool_name().to_string()),
     };
@@ -294,7 +294,7 @@ fn run_discover(args: &DiscoverArgs) -> u8 {
     let request = DiscoverTestsRequest {
         path: args.path.clone(),
         pattern: args.pattern.clone(),
-        timeout: project.timeout,
+        timeout: project.pytest.timeout,
         max_tokens: project.max_tokens,
         format: None,
     };

@@ -66,22 +66,22 @@ fn read_durations(files: &[std::path::PathBuf]) -> Result<Durations, u8> {
 /// A refused parameter, a collection that fails or has collection errors
 /// (whose tests a plan would silently leave out) is answered here.
 fn collect(args: &PlanArgs) -> Result<Vec<String>, u8> {
-    let root = Root::new(&args.root).map_err(|e| {
+    let root = Root::new(&args.pytest.root).map_err(|e| {
         eprintln!("pytest-mcp: error: {e}");
         EXIT_INVALID_PARAMS
     })?;
     let settings = Settings {
         root,
-        python: args.python.clone(),
+        python: args.pytest.python.clone(),
         default_timeout: std::time::Duration::from_secs(DEFAULT_TIMEOUT_SECS),
-        kill_grace: args.kill_grace,
+        kill_grace: args.pytest.kill_grace,
         history: None,
     };
     let request = ExecuteTestsRequest {
         node_ids: args.node_ids.clone(),
         markers: args.markers.clone(),
         keywords: args.keywords.clone(),
-        timeout: args.timeout,
+        timeout: args.pytest.timeout,
         ..ExecuteTestsRequest::default()
     };
     let params = request
