@@ -389,6 +389,21 @@ pub struct RunArgs {
     /// elsewhere paths are plain text.
     #[arg(long, value_name = "URL")]
     pub link_base: Option<String>,
+    /// Run one shard of the suite (docs/sharding.md): `K/N`, shard K of a
+    /// plan of N made here from the history of runs and what pytest
+    /// collects (the same on every machine with the same history); `K`,
+    /// shard K of --plan FILE; `auto`, the CI's parallel job (GitLab's
+    /// CI_NODE_INDEX/CI_NODE_TOTAL, CircleCI's CIRCLE_NODE_INDEX/TOTAL,
+    /// Buildkite's BUILDKITE_PARALLEL_JOB/_COUNT). A collected test the
+    /// plan does not name goes to one shard, its module's; an empty shard
+    /// passes (exit status 0), saying so.
+    #[arg(long, value_name = "K/N|K|auto", conflicts_with_all = ["last_failed", "affected"])]
+    pub shard: Option<String>,
+    /// With --shard: the plan to take the shard from (`pytest-mcp plan`'s
+    /// JSON), as every job of a CI reads the one plan a first job made.
+    /// Give `run` the selection (ids, -m, -k) the plan was made with.
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub plan: Option<PathBuf>,
     #[command(flatten)]
     pub history: HistoryArgs,
     #[command(flatten)]
@@ -415,10 +430,17 @@ pub struct PlanArgs {
     /// A result file of an earlier run: pytest-json-report JSON (setup,
     /// call and teardown: shared fixture setup is told from the tests'
     /// own time), or JUnit XML or CTRF (each test's total). Repeat for
-    /// several runs; each test takes its median. Without it every test
-    /// counts alike.
+    /// several runs; each test takes its median. Without it (or
+    /// --history) every test counts alike.
     #[arg(long, value_name = "FILE")]
     pub durations: Vec<PathBuf>,
+    /// The history of runs to take durations from (an SQLite file `run`
+    /// and `report --history` keep; `run`'s default is
+    /// <root>/.pytest_cache/d/pytest-mcp/history.sqlite): each test's
+    /// median over its last 10 runs, phase by phase where the runs timed
+    /// them. A missing file is a history with no runs yet.
+    #[arg(long, value_name = "PATH")]
+    pub history: Option<PathBuf>,
     /// Test ids or paths to plan, as `run` takes them; all tests when none.
     #[arg(value_name = "NODE_ID")]
     pub node_ids: Vec<String>,
