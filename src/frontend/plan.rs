@@ -140,15 +140,17 @@ pub fn summary(plan: &Plan) -> String {
     let empty = plan.shards.iter().filter(|s| s.tests.is_empty()).count();
     let basis = &plan.basis;
     let mut line = format!(
-        "planned {} tests in {} shards, the slowest expected to take {slowest:.1}s",
-        basis.tests,
-        plan.shards.len()
+        "planned {} in {}",
+        crate::text::plural(basis.tests, "test", "tests"),
+        crate::text::plural(plan.shards.len(), "shard", "shards"),
     );
     if basis.runs == 0 {
-        line.push_str(
-            "; no durations (--durations FILE, or a history of runs): every test counted alike",
-        );
+        let most = plan.shards.iter().map(|s| s.tests.len()).max().unwrap_or(0);
+        line.push_str(&format!(
+            ", up to {most} each; no durations (--durations FILE, or a history of runs): every test counted alike"
+        ));
     } else {
+        line.push_str(&format!(", the slowest expected to take {slowest:.1}s"));
         line.push_str(&format!(
             "; durations of {} from {} run{}",
             basis.tests - basis.estimated,
@@ -164,7 +166,8 @@ pub fn summary(plan: &Plan) -> String {
     }
     if empty > 0 {
         line.push_str(&format!(
-            "; {empty} shards are empty (more shards than tests)"
+            "; {} (more shards than tests)",
+            crate::text::plural(empty, "shard is empty", "shards are empty")
         ));
     }
     line

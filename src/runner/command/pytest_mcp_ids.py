@@ -7,11 +7,9 @@ carries (the kernel's limit on arguments). pytest-mcp writes them to the
 file named by PYTEST_MCP_IDS, one a line, ends pytest's arguments with `--`,
 and this plugin appends the ids after it in pytest_load_initial_conftests,
 the hook pytest documents for changing the arguments; they are then read
-as pytest reads any test ids given on its command line. pytest 8.2's
-`@file` would do the same only from 8.2 on, and it is expanded before
-pytest decides its rootdir, which the ids would then move (to their common
-directory when the project has no configuration file), so that the ids
-pytest reports would no longer be the plan's.
+as pytest reads any test ids given on its command line. pytest's own
+`@file` does the same from pytest 8.2 on only; this works with any pytest
+pytest-mcp runs.
 
 pytest-xdist's workers parse the controller's original arguments again, so
 the plugin is loaded there too, and appends the same ids.
