@@ -419,3 +419,76 @@ fn plan_ids_bytes(plan: &[u8]) -> usize {
         .map(|t| t.as_str().expect("id").len() + 1)
         .sum()
 }
+
+#[test]
+fn report_plan_names_a_withheld_shards_tests_and_fails() {
+    let (_dir, root) = recorded_suite();
+    let made = pytest_mcp(
+        &root,
+        &[
+            "plan",
+            "--shards",
+            "3",
+            "--history",
+            "history.sqlite",
+            "-o",
+            "plan.json",
+        ],
+        &[],
+    );
+    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    std::fs::create_dir_all(root.join("results")).expect("results/");
+    for k in ["1", "2", "3"] {
+        let out = format!("results/shard-{k}.xml");
+        let args = ["run", "--no-history", "--plan", "plan.json", "--shard", k];
+        let ran = pytest_mcp(
+            &root,
+            &[&args[..], &["--format", "junit", "-o", &out]].concat(),
+            &[],
+        );
+        assert!(matches!(ran.status.code(), Some(0 | 1)), "{}", stderr(&ran));
+    }
+    // The plan kept beside the results is no result file.
+    std::fs::copy(root.join("plan.json"), root.join("results/plan.json")).expect("copy");
+    let report = |files: &[&str]| {
+        let plan = ["report", "--plan", "results/plan.json", "--format", "json"];
+        let args = [&plan[..], files].concat();
+        let mut c = clean_command(Path::new(BIN));
+        let out = c.current_dir(&root).args(args).output().expect("report");
+        let value: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        (out.status.code(), value)
+    };
+    let (status, all) = report(&["results/"]);
+    assert_eq!(status, Some(0), "every planned test ran once: {all:#}");
+    assert_eq!(all["shards"]["came_back"], serde_json::json!([1, 2, 3]));
+    assert_eq!(all["shards"]["not_run"], serde_json::json!([]));
+    assert_eq!(all["summary"]["total"], 30);
+    let (status, lost) = report(&["results/shard-1.xml", "results/shard-3.xml"]);
+    assert_eq!(status, Some(1), "a lost shard fails the build");
+    let second = plan_shards(&root.join("plan.json"))[1].clone();
+    assert_eq!(lost["shards"]["missing"], serde_json::json!([2]));
+    assert_eq!(lost["shards"]["not_run"], serde_json::json!(second));
+    let errors: Vec<&str> = lost["tests"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .filter(|t| t["outcome"] == "error")
+        .map(|t| t["node_id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(errors, second, "each an error of the run");
+    // Markdown says it too.
+    let md = clean_command(Path::new(BIN))
+        .current_dir(&root)
+        .args([
+            "report",
+            "--plan",
+            "plan.json",
+            "results/shard-1.xml",
+            "results/shard-3.xml",
+        ])
+        .output()
+        .expect("report");
+    let text = String::from_utf8_lossy(&md.stdout);
+    assert!(text.contains("shard 2 did not"), "{text}");
+    assert!(text.contains(&second[0]), "{text}");
+}

@@ -61,8 +61,13 @@ unreadable file is answered with the Markdown error under a heading, in a code b
 valid against CTRF's schema, for the dashboards and reporters that read CTRF: one entry \
 per test, named by its id, errors as failed with the phase in rawStatus, collection \
 errors as entries of their own. An unreadable file prints the Markdown error.\n\n\
+--plan FILE checks shards against the plan they ran (`pytest-mcp plan`'s JSON, \
+docs/sharding.md): the report names the shards whose results came back, shows every \
+planned test no shard ran as an error (\"Not run: planned for shard 3 of 4, whose results \
+did not come back\") in every format, and names every test two shards ran.\n\n\
 Exit status: 0 when the report was written (whatever the test outcomes, unless \
---fail-on says otherwise: then 1 when the results fail), 2 when a file could not be read (every bad file is listed, with line and column for broken \
+--fail-on says otherwise: then 1 when the results fail; with --plan, 1 when a planned test \
+was not run), 2 when a file could not be read (every bad file is listed, with line and column for broken \
 XML or JSON) or the output could not be written.",
         after_help = "Examples:\n  \
 pytest-mcp report junit.xml\n  \
@@ -72,7 +77,8 @@ pytest-mcp report --format github --fail-on failures reports/\n  \
 pytest-mcp report --format gfm --baseline main.xml pr.xml -o comment.md\n  \
 pytest-mcp report junit.xml --format ctrf -o ctrf-report.json\n  \
 pytest-mcp report --baseline main.xml --baseline main.json pr.xml pr.json\n  \
-pytest-mcp report --history history.sqlite --fail-on new junit.xml    # in CI, the store restored"
+pytest-mcp report --history history.sqlite --fail-on new junit.xml    # in CI, the store restored\n  \
+pytest-mcp report --plan plan.json shards/    # every planned test ran, once?"
     )]
     Report(ReportArgs),
     /// Run pytest in a project and report the result.
@@ -528,6 +534,12 @@ pub struct ReportArgs {
     /// The report is the same, byte for byte, whatever N.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
+    /// The plan the result files are the shards of (`pytest-mcp plan`'s
+    /// JSON): the report names the shards that came back, lists every
+    /// planned test no shard ran as an error (and exits with status 1,
+    /// whatever --fail-on says) and every test two shards ran.
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
     /// Record this run in the history of runs kept in this SQLite file
     /// (e.g. restored from a CI cache), and tell each failure as new,
     /// failing since an earlier run, or flaky (docs/flaky.md).
