@@ -25,7 +25,7 @@ mod scopes;
 
 use std::num::NonZeroUsize;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How long one test took in an earlier run.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -134,14 +134,14 @@ pub struct Input<'a> {
 }
 
 /// The plan: which tests each shard runs, and what it was made from.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     pub shards: Vec<Shard>,
     pub basis: Basis,
 }
 
 /// One shard of a plan.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Shard {
     /// 1-based, as CI matrices count.
     pub index: usize,
@@ -154,7 +154,7 @@ pub struct Shard {
 }
 
 /// What a plan rests on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Basis {
     /// Earlier runs the durations come from.
     pub runs: usize,

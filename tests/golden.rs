@@ -10,7 +10,9 @@
 //! and `expected.ctrf.json` (`--format ctrf`) where those files exist. An
 //! optional `max_chars` file holds a size budget for the Markdown
 //! (`report --max-chars`); an optional `baseline` file lists the result
-//! files of an earlier run to compare with (`report --baseline`). A mismatch prints a unified diff.
+//! files of an earlier run to compare with (`report --baseline`), an
+//! optional `plan` file names the plan the inputs are the shards of
+//! (`report --plan`). A mismatch prints a unified diff.
 //!
 //! To accept new output after reviewing it:
 //!
@@ -62,6 +64,29 @@ fn baseline(scenario: &Path) -> Vec<Input> {
         read_list(&path)
     } else {
         Vec::new()
+    }
+}
+
+/// The scenario's `plan` file: the plan its inputs are the shards of
+/// (`report --plan`), each shard's node ids.
+fn plan(scenario: &Path) -> Option<Vec<Vec<String>>> {
+    let list = std::fs::read_to_string(scenario.join("plan")).ok()?;
+    let bytes = std::fs::read(root().join(list.trim())).expect("the plan");
+    let plan = pytest_mcp::frontend::plan::read(&bytes).expect("a plan");
+    Some(plan.shards.into_iter().map(|s| s.tests).collect())
+}
+
+/// What `pytest-mcp report --plan` prints for the shards' files in this
+/// format, with `style`.
+fn render_planned(
+    inputs: &[Input],
+    plan: &[Vec<String>],
+    format: OutputFormat,
+    style: &Style,
+) -> String {
+    match report::read_planned(inputs, Reading::for_format(format), plan) {
+        Ok(run) => dispatch::output(Subject::run(&run), format, style).text,
+        Err(errors) => respond::unreadable(&errors, inputs.len(), format).into_text(),
     }
 }
 
@@ -236,15 +261,31 @@ fn golden_files() {
         if scenario.join("expected.ctrf.json").exists() {
             formats.push((OutputFormat::Ctrf, "expected.ctrf.json"));
         }
+        let plan = plan(scenario);
         for (format, file) in formats {
-            let actual = render(&inputs, &baseline, format, &budget);
+            let actual = match &plan {
+                Some(plan) => render_planned(&inputs, plan, format, &Style::report(budget)),
+                None => render(&inputs, &baseline, format, &budget),
+            };
             if let Some(diff) = check(&scenario.join(file), &actual) {
                 failures.push(diff);
             }
         }
         let gfm = scenario.join("expected.gfm");
         if gfm.exists() {
-            let actual = render_gfm(&inputs, &baseline, &gfm_options(scenario), &budget);
+            let actual = match &plan {
+                Some(plan) => {
+                    let style = Style {
+                        links: gfm_options(scenario),
+                        ..Style::report(Budget {
+                            chars: budget.chars.or(Some(report::DEFAULT_MAX_CHARS)),
+                            ..budget
+                        })
+                    };
+                    render_planned(&inputs, plan, OutputFormat::Gfm, &style)
+                }
+                None => render_gfm(&inputs, &baseline, &gfm_options(scenario), &budget),
+            };
             failures.extend(check(&gfm, &actual));
         }
     }

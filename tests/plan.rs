@@ -152,6 +152,60 @@ fn every_collected_test_is_in_one_shard_and_costly_scopes_stay_together() {
     );
 }
 
+/// The history of runs gives a plan what the file it was recorded from
+/// gives: `report --history` keeps each test's phases, and `plan
+/// --history` plans the same shards (seconds to within the history's
+/// microseconds), the fixtures' modules kept together.
+#[test]
+fn the_history_plans_as_the_result_file_it_recorded() {
+    let (dir, root) = project_copy("sharding");
+    let durations = fixture("report.json");
+    let history = dir.path().join("history.sqlite");
+    let recorded = clean_command(Path::new(BIN))
+        .arg("report")
+        .arg(&durations)
+        .arg("--history")
+        .arg(&history)
+        .args(["--commit", "abc1234", "-o"])
+        .arg(dir.path().join("report.md"))
+        .output()
+        .expect("pytest-mcp report --history");
+    assert_eq!(recorded.status.code(), Some(0), "{}", stderr(&recorded));
+    let from_file = [
+        "--shards",
+        "3",
+        "--durations",
+        durations.to_str().expect("path"),
+    ];
+    let from_history = [
+        "--shards",
+        "3",
+        "--history",
+        history.to_str().expect("path"),
+    ];
+    let (file_plan, _) = plan_json(&root, &from_file);
+    let (history_plan, out) = plan_json(&root, &from_history);
+    assert!(
+        stderr(&out).contains("durations of 274 from 1 run"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(history_plan["basis"]["runs"], 1);
+    assert_eq!(history_plan["basis"]["estimated"], 0);
+    for (a, b) in shards(&file_plan).iter().zip(shards(&history_plan)) {
+        assert_eq!(ids(a), ids(b));
+        let (a, b) = (a["seconds"].as_f64(), b["seconds"].as_f64());
+        assert!(
+            (a.expect("seconds") - b.expect("seconds")).abs() < 0.01,
+            "{a:?} {b:?}"
+        );
+    }
+    let shared = |p: &Value| p["basis"]["shared_setup"].as_f64().expect("seconds");
+    assert!((shared(&file_plan) - shared(&history_plan)).abs() < 0.01);
+    // Byte for byte the same from the same history.
+    assert_eq!(plan(&root, &from_history).stdout, out.stdout);
+}
+
 #[test]
 fn ids_files_are_what_pytest_runs_for_each_shard() {
     let (dir, root) = project_copy("sharding");

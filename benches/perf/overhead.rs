@@ -89,6 +89,7 @@ pub fn run(env: &Env) {
         timeout: std::time::Duration::from_secs(600),
         format: OutputFormat::Markdown,
         max_tokens: None,
+        shard: None,
     };
 
     let py = env.python.clone();

@@ -1,6 +1,7 @@
 //! The transports: the command line ([`cli`]), the MCP server over stdio
 //! ([`server`]), and `report`, which reads result files the user names
-//! ([`report`]); `plan` ([`plan`]) splits a collection into shards. They map a request onto the runner or the sources, and
+//! ([`report`]); `plan` ([`plan`]) splits a collection into shards, and
+//! [`shard`] picks a job's. They map a request onto the runner or the sources, and
 //! [`respond`] turns what comes back into the answer in the requested format;
 //! [`tools`] describes the server's tools.
 
@@ -12,4 +13,5 @@ pub mod remember;
 pub mod report;
 pub mod respond;
 pub mod server;
+pub mod shard;
 pub mod tools;

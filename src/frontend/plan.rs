@@ -35,6 +35,22 @@ impl Durations {
         }
     }
 
+    /// Adds the runs of the history of runs ([`crate::history::timings`]):
+    /// each test's timing in every run that timed it, phase by phase when
+    /// the run's source timed the phases.
+    pub fn add_history(&mut self, timings: crate::history::Timings) {
+        self.runs += timings.runs;
+        for (id, runs) in timings.tests {
+            let list = self.by_id.entry(id).or_default();
+            list.extend(runs.into_iter().map(|t| match t.setup_teardown {
+                Some((setup, teardown)) => {
+                    Timing::phased(setup, (t.seconds - setup - teardown).max(0.0), teardown)
+                }
+                None => Timing::total(t.seconds),
+            }));
+        }
+    }
+
     /// A test's timing over the runs: the median ([`Timing::median`]).
     fn of(&self, id: &str) -> Option<Timing> {
         self.by_id.get(id).and_then(|runs| Timing::median(runs))
@@ -63,6 +79,30 @@ pub fn json(plan: &Plan) -> String {
     let mut text = serde_json::to_string_pretty(plan).unwrap_or_default();
     text.push('\n');
     text
+}
+
+/// A plan file read back (`run --plan`, `report --plan`): the JSON
+/// [`json`] writes. Keys it does not know are left alone (a later version
+/// may add some); `Err` says what is wrong, in a sentence.
+pub fn read(bytes: &[u8]) -> Result<Plan, String> {
+    let plan: Plan = serde_json::from_slice(crate::sources::without_bom(bytes))
+        .map_err(|e| format!("is not a plan (pytest-mcp plan's JSON, docs/sharding.md): {e}"))?;
+    if plan.shards.is_empty() {
+        return Err("is a plan of no shards".to_string());
+    }
+    if let Some((k, shard)) = plan
+        .shards
+        .iter()
+        .enumerate()
+        .find(|(k, shard)| shard.index != k + 1)
+    {
+        return Err(format!(
+            "is not a plan pytest-mcp wrote: its shard {} has the index {} (shards are numbered 1 to N in order)",
+            k + 1,
+            shard.index
+        ));
+    }
+    Ok(plan)
 }
 
 /// What an empty shard's ids file holds: a marker expression no test can
@@ -100,13 +140,17 @@ pub fn summary(plan: &Plan) -> String {
     let empty = plan.shards.iter().filter(|s| s.tests.is_empty()).count();
     let basis = &plan.basis;
     let mut line = format!(
-        "planned {} tests in {} shards, the slowest expected to take {slowest:.1}s",
-        basis.tests,
-        plan.shards.len()
+        "planned {} in {}",
+        crate::text::plural(basis.tests, "test", "tests"),
+        crate::text::plural(plan.shards.len(), "shard", "shards"),
     );
     if basis.runs == 0 {
-        line.push_str("; no durations given (--durations FILE): every test counted alike");
+        let most = plan.shards.iter().map(|s| s.tests.len()).max().unwrap_or(0);
+        line.push_str(&format!(
+            ", up to {most} each; no durations (--durations FILE, or a history of runs): every test counted alike"
+        ));
     } else {
+        line.push_str(&format!(", the slowest expected to take {slowest:.1}s"));
         line.push_str(&format!(
             "; durations of {} from {} run{}",
             basis.tests - basis.estimated,
@@ -122,7 +166,8 @@ pub fn summary(plan: &Plan) -> String {
     }
     if empty > 0 {
         line.push_str(&format!(
-            "; {empty} shards are empty (more shards than tests)"
+            "; {} (more shards than tests)",
+            crate::text::plural(empty, "shard is empty", "shards are empty")
         ));
     }
     line

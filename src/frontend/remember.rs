@@ -12,9 +12,24 @@ use crate::model::Run;
 /// Records a run we ran in `root`. The warning line, when the store could
 /// not be used.
 pub fn after_run(run: &mut Run, keeping: Option<&Keeping>, root: &Path) -> Option<String> {
+    recorded(run, keeping, root, Origin::Run)
+}
+
+/// Records the run of one shard (`run --shard`): as [`after_run`], marked
+/// so that plans do not read it ([`Origin::Shard`]).
+pub fn after_shard(run: &mut Run, keeping: Option<&Keeping>, root: &Path) -> Option<String> {
+    recorded(run, keeping, root, Origin::Shard)
+}
+
+fn recorded(
+    run: &mut Run,
+    keeping: Option<&Keeping>,
+    root: &Path,
+    origin: Origin,
+) -> Option<String> {
     let keeping = keeping?;
     let code = history::identify(root, &keeping.path);
-    history::remember(run, keeping, &code, Origin::Run).err()
+    history::remember(run, keeping, &code, origin).err()
 }
 
 /// Records a run read from result files: it ran `commit` when one is given

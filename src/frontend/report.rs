@@ -9,6 +9,7 @@ use std::io::Write;
 
 use crate::budget::{Budget, Fitted, Truncation};
 use crate::frontend::dispatch::{self, Style, Subject};
+use crate::model::shards::Checker;
 use crate::model::{Counts, Run, Unlisted};
 use crate::request::OutputFormat;
 use crate::sources::merge::merge;
@@ -113,12 +114,29 @@ impl Reading {
 
 /// Reads and merges every input into one run, every test listed.
 pub fn read_run(inputs: &[impl Load], reading: Reading) -> Result<Run, Vec<InputError>> {
-    let options = ReadOptions {
+    read_merged(inputs, listed(reading), reading.threads, None)
+}
+
+/// [`read_run`] of the shards of a plan (`report --plan`): each shard's
+/// tests (shard K holds `plan[K - 1]`). The run says which shards came
+/// back and which tests two shards ran (`Run::shards`), and holds every
+/// planned test no file holds as an error
+/// ([`crate::model::shards::ShardCheck::apply`]).
+pub fn read_planned(
+    inputs: &[impl Load],
+    reading: Reading,
+    plan: &[Vec<String>],
+) -> Result<Run, Vec<InputError>> {
+    read_merged(inputs, listed(reading), reading.threads, Some(plan))
+}
+
+/// The readers' options for a run with every test listed.
+fn listed(reading: Reading) -> ReadOptions {
+    ReadOptions {
         keep_json_report: reading.keep_json_report,
         passing_as_counts: false,
         threads: 1,
-    };
-    read_merged(inputs, options, reading.threads)
+    }
 }
 
 /// How many files are read at once by default: one per core.
@@ -166,7 +184,7 @@ impl RenderOnly {
             passing_as_counts: format.counts_passes() && inputs.len() == 1,
             threads: 1,
         };
-        let run = read_merged(inputs, options, threads)?;
+        let run = read_merged(inputs, options, threads, None)?;
         Ok(RenderOnly { run, format })
     }
 
@@ -274,11 +292,13 @@ pub fn cli_budget(format: OutputFormat, max_tokens: Option<usize>, max_chars: us
     }
 }
 
-/// Every input read, then merged in the inputs' order.
+/// Every input read, then merged in the inputs' order; with a plan,
+/// checked against it file by file first.
 fn read_merged(
     inputs: &[impl Load],
     options: ReadOptions,
     threads: usize,
+    plan: Option<&[Vec<String>]>,
 ) -> Result<Run, Vec<InputError>> {
     let mut runs = Vec::with_capacity(inputs.len());
     let mut errors = Vec::new();
@@ -288,11 +308,19 @@ fn read_merged(
             Err(e) => errors.push(e),
         }
     }
-    if errors.is_empty() {
-        Ok(merge(runs))
-    } else {
-        Err(errors)
+    if !errors.is_empty() {
+        return Err(errors);
     }
+    let Some(plan) = plan else {
+        return Ok(merge(runs));
+    };
+    let mut checker = Checker::new(plan);
+    for run in &runs {
+        checker.file(run.tests.iter().map(|t| t.node_id.as_str()));
+    }
+    let mut merged = merge(runs);
+    checker.finish().apply(&mut merged);
+    Ok(merged)
 }
 
 /// Reads every input on up to `threads` threads (shards of a large suite:

@@ -47,6 +47,45 @@ pub fn default_path(root: &Path) -> PathBuf {
         .join("history.sqlite")
 }
 
+/// Runs of the history a shard plan reads durations from (`plan
+/// --history`, `run --shard K/N`): each test's median over them, so that
+/// one slow run does not move the plan, and recent enough that a test made
+/// faster is planned by its new time.
+pub const PLAN_RUNS: usize = 10;
+
+/// One test's time in one run, as the history keeps it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Timed {
+    /// Seconds in all.
+    pub seconds: f64,
+    /// Setup and teardown seconds, when the run's source timed the phases
+    /// (the call has the rest).
+    pub setup_teardown: Option<(f64, f64)>,
+}
+
+/// The tests' times in the last runs of a history ([`timings`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Timings {
+    /// Runs that timed at least one test.
+    pub runs: usize,
+    /// Each timed test's node id and its times, one per run that timed it,
+    /// oldest first; sorted by node id.
+    pub tests: Vec<(String, Vec<Timed>)>,
+}
+
+/// The times of the tests in the last `runs` runs of the history at
+/// `path`, for a shard plan, runs of one shard left out
+/// ([`Origin::Shard`]). A missing file is a history with no runs (the
+/// first CI run has none yet), and nothing is created; `Err` says why the
+/// store could not be read.
+pub fn timings(path: &Path, runs: usize) -> Result<Timings, String> {
+    if !path.exists() {
+        return Ok(Timings::default());
+    }
+    let why = |e: store::StoreError| format!("{}: {}", path.display(), e.explain());
+    Store::open(path).map_err(why)?.timings(runs).map_err(why)
+}
+
 /// Where a run came from, as the store records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
@@ -54,13 +93,20 @@ pub enum Origin {
     Run,
     /// Result files were read (`report --history`).
     Report,
+    /// We ran one shard of a plan (`run --shard`). Plans do not read such
+    /// runs ([`timings`]): every shard of a plan must plan from the same
+    /// history, and a shard run here must not change the next shard's
+    /// plan; the merged shards are recorded by `report --history`.
+    Shard,
 }
 
 impl Origin {
-    fn as_str(self) -> &'static str {
+    /// The word the store keeps.
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Origin::Run => "run",
             Origin::Report => "report",
+            Origin::Shard => "shard",
         }
     }
 }

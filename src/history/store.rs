@@ -26,6 +26,8 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 use crate::model::history::{Entry, Mark, Recorded, RunInfo, Window};
 
+use super::{Timed, Timings};
+
 /// The schema this build reads and writes.
 pub const SCHEMA: i64 = 2;
 /// Tests judged beyond which their marks are read in one pass over the
@@ -393,6 +395,67 @@ impl Store {
         }
         tx.commit()?;
         Ok(id)
+    }
+
+    /// Every timed result of the last `runs` runs that were not one shard's
+    /// ([`super::Origin::Shard`]), for a shard plan: each
+    /// test's timings, tests sorted by node id and each test's timings by
+    /// run, so that the same store reads the same, byte for byte; and how
+    /// many of those runs timed any test (runs recorded before durations
+    /// were kept time none).
+    pub fn timings(&self, runs: usize) -> Result<Timings, StoreError> {
+        let shard = super::Origin::Shard.as_str();
+        let first: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT min(id) FROM (SELECT id FROM runs WHERE origin <> ?1 ORDER BY id DESC LIMIT ?2)",
+                params![shard, runs as i64],
+                |r| r.get(0),
+            )?;
+        let Some(first) = first else {
+            return Ok(Timings::default());
+        };
+        let names: HashMap<i64, String> = self
+            .conn
+            .prepare("SELECT id, node_id FROM tests")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut stmt = self.conn.prepare(
+            "SELECT run, test, duration, setup, teardown FROM results
+             WHERE run >= ?1 AND duration IS NOT NULL
+             AND run IN (SELECT id FROM runs WHERE origin <> ?2)
+             ORDER BY test, run",
+        )?;
+        let rows = stmt.query_map(params![first, shard], |r| {
+            let seconds: i64 = r.get(2)?;
+            let setup: Option<i64> = r.get(3)?;
+            let teardown: Option<i64> = r.get(4)?;
+            let timed = Timed {
+                seconds: secs(seconds),
+                setup_teardown: setup.zip(teardown).map(|(s, t)| (secs(s), secs(t))),
+            };
+            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, timed))
+        })?;
+        let mut timed_runs = std::collections::BTreeSet::new();
+        let mut tests: Vec<(String, Vec<Timed>)> = Vec::new();
+        let mut last_test = None;
+        for row in rows {
+            let (run, test, timed) = row?;
+            let Some(name) = names.get(&test) else {
+                continue;
+            };
+            timed_runs.insert(run);
+            match tests.last_mut() {
+                Some(last) if last_test == Some(test) => last.1.push(timed),
+                _ => tests.push((name.clone(), vec![timed])),
+            }
+            last_test = Some(test);
+        }
+        tests.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        Ok(Timings {
+            runs: timed_runs.len(),
+            tests,
+        })
     }
 
     /// The number the next run will get (for a run that could not be

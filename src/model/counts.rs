@@ -31,6 +31,8 @@ pub struct Counts {
     pub subtests_failed: usize,
     pub collection_errors: usize,
     pub warnings: usize,
+    /// Planned tests no shard ran (`report --plan`): a subset of `errors`.
+    pub not_run: usize,
 }
 
 impl Run {
@@ -41,6 +43,7 @@ impl Run {
             passed: self.unlisted.passed,
             collection_errors: self.collection_errors.len(),
             warnings: self.warnings.len(),
+            not_run: self.shards.as_ref().map_or(0, |s| s.not_run.len()),
             ..Counts::default()
         };
         for t in &self.tests {

@@ -213,7 +213,7 @@ pub fn shape(t: &TestResult) -> Option<Shape<'_>> {
 /// files (or the deepest frame when none is), of the last traceback (other
 /// failing phases' come after the test's own); else the first stack frame
 /// of another framework's trace that is not the framework's; else the
-/// test's own `file:line`.
+/// test's own `file:line` (an error with no traceback: its file).
 fn crash_place(t: &TestResult) -> Option<(&str, Option<u32>)> {
     let tracebacks = || crash::tracebacks(t);
     for tb in tracebacks() {
@@ -240,7 +240,13 @@ fn crash_place(t: &TestResult) -> Option<(&str, Option<u32>)> {
         return Some((frame, None));
     }
     let loc = t.location.as_ref()?;
-    Some((&loc.file, Some(loc.line?)))
+    match loc.line {
+        Some(line) => Some((&loc.file, Some(line))),
+        // A test that never ran has no traceback, and only its file for a
+        // place (a planned test no shard ran, `report --plan`).
+        None if t.traceback().is_none() && t.outcome == Outcome::Error => Some((&loc.file, None)),
+        None => None,
+    }
 }
 
 /// Where temporary directories live: a path starting with one of these is

@@ -21,6 +21,7 @@ pub mod paths;
 mod phase;
 pub mod raw_report;
 pub mod rerun;
+pub mod shards;
 pub mod subtests;
 
 pub use attempt::Attempt;
@@ -88,6 +89,8 @@ pub struct Run {
     /// What earlier runs say of this run's failures, when a history of
     /// runs was kept and held earlier runs (docs/flaky.md).
     pub history: Option<history::History>,
+    /// Shards merged and checked against their plan (`report --plan`).
+    pub shards: Option<shards::ShardCheck>,
 }
 
 /// Passing tests counted, not listed (see [`Run::unlisted`]).

@@ -239,6 +239,17 @@ fn execute(
             shown.clone(),
         )
     })?;
+    if let Mode::Run(RunParams {
+        shard: Some(ids), ..
+    }) = mode
+    {
+        ws.write_ids(ids).map_err(|e| {
+            spawn_error(
+                format!("Failed to spawn pytest subprocess: cannot write the shard's test ids into the private temporary directory ({e}); check TMPDIR"),
+                shown.clone(),
+            )
+        })?;
+    }
     let spec = command::build(&python, &settings.root, caps, &ws, mode);
     let mut tail = EventTail::new(ws.events());
     let finished = process::run_watched(&spec, settings.kill_grace, cancel, &mut || {

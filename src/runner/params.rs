@@ -141,6 +141,10 @@ pub struct RunParams {
     pub format: OutputFormat,
     /// The answer's token budget, when the request set one.
     pub max_tokens: Option<usize>,
+    /// A shard's tests (`run --shard`), run instead of `node_ids`: handed
+    /// to pytest through a file, so that no number of them meets the
+    /// command line's length limit (they come from a plan, not a request).
+    pub shard: Option<Vec<String>>,
 }
 
 /// Validated parameters of a discovery (`--collect-only`).
@@ -265,6 +269,7 @@ impl ExecuteTestsRequest {
             timeout: timeout(self.timeout, default_timeout)?,
             format: format(self.format)?,
             max_tokens: max_tokens(self.max_tokens)?,
+            shard: None,
         })
     }
 }

@@ -61,8 +61,13 @@ unreadable file is answered with the Markdown error under a heading, in a code b
 valid against CTRF's schema, for the dashboards and reporters that read CTRF: one entry \
 per test, named by its id, errors as failed with the phase in rawStatus, collection \
 errors as entries of their own. An unreadable file prints the Markdown error.\n\n\
+--plan FILE checks shards against the plan they ran (`pytest-mcp plan`'s JSON, \
+docs/sharding.md): the report names the shards whose results came back, shows every \
+planned test no shard ran as an error (\"Not run: planned for shard 3 of 4, whose results \
+did not come back\") in every format, and names every test two shards ran.\n\n\
 Exit status: 0 when the report was written (whatever the test outcomes, unless \
---fail-on says otherwise: then 1 when the results fail), 2 when a file could not be read (every bad file is listed, with line and column for broken \
+--fail-on says otherwise: then 1 when the results fail; with --plan, 1 when a planned test \
+was not run), 2 when a file could not be read (every bad file is listed, with line and column for broken \
 XML or JSON) or the output could not be written.",
         after_help = "Examples:\n  \
 pytest-mcp report junit.xml\n  \
@@ -72,7 +77,8 @@ pytest-mcp report --format github --fail-on failures reports/\n  \
 pytest-mcp report --format gfm --baseline main.xml pr.xml -o comment.md\n  \
 pytest-mcp report junit.xml --format ctrf -o ctrf-report.json\n  \
 pytest-mcp report --baseline main.xml --baseline main.json pr.xml pr.json\n  \
-pytest-mcp report --history history.sqlite --fail-on new junit.xml    # in CI, the store restored"
+pytest-mcp report --history history.sqlite --fail-on new junit.xml    # in CI, the store restored\n  \
+pytest-mcp report --plan plan.json shards/    # every planned test ran, once?"
     )]
     Report(ReportArgs),
     /// Run pytest in a project and report the result.
@@ -141,6 +147,10 @@ refused parameter; 124 timeout; 127 pytest cannot be started.",
 pytest-mcp plan --shards 4 --durations report.json -o plan.json\n  \
 pytest-mcp plan --shards 4 --durations main.json --format ids -o shards/ && pytest @shards/shard-2.txt\n  \
 pytest-mcp plan --shards 3 --durations junit.xml -m 'not slow' tests/api"
+    )]
+    #[command(
+        mut_arg("timeout", |a| a.help(PLAN_TIMEOUT_HELP)),
+        mut_arg("kill_grace", |a| a.help(PLAN_GRACE_HELP))
     )]
     Plan(PlanArgs),
     /// Serve execute_tests and discover_tests over MCP on stdin/stdout.
@@ -279,9 +289,12 @@ fn parse_history_runs(value: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("expected a number of runs from 2 to {max}"))
 }
 
-/// Options shared by `run` and `discover`.
+/// Where pytest runs and how it is stopped: the options of every command
+/// that starts pytest for a project (`run`, `discover`, `plan`). `plan`
+/// words `--timeout` and `--kill-grace` for its collecting
+/// (`PLAN_TIMEOUT_HELP`, `PLAN_GRACE_HELP`).
 #[derive(Debug, clap::Args)]
-pub struct ProjectArgs {
+pub struct PytestArgs {
     /// The project directory; every path and test id must stay inside it.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub root: PathBuf,
@@ -296,6 +309,19 @@ pub struct ProjectArgs {
     /// a run is ended (time limit, cancellation, a signal to pytest-mcp).
     #[arg(long, value_name = "SECS", default_value = "2", value_parser = parse_grace)]
     pub kill_grace: Duration,
+}
+
+/// `plan --timeout`'s help: its pytest only collects.
+const PLAN_TIMEOUT_HELP: &str =
+    "Time limit in seconds for collecting the tests, 1 to 86400 (default: 300)";
+/// `plan --kill-grace`'s help.
+const PLAN_GRACE_HELP: &str = "Seconds pytest's process group gets between SIGTERM and SIGKILL when collecting is ended (time limit, a signal to pytest-mcp)";
+
+/// Options shared by `run` and `discover`.
+#[derive(Debug, clap::Args)]
+pub struct ProjectArgs {
+    #[command(flatten)]
+    pub pytest: PytestArgs,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = OutputFormat::default())]
     pub format: OutputFormat,
@@ -369,6 +395,21 @@ pub struct RunArgs {
     /// elsewhere paths are plain text.
     #[arg(long, value_name = "URL")]
     pub link_base: Option<String>,
+    /// Run one shard of the suite (docs/sharding.md): `K/N`, shard K of a
+    /// plan of N made here from the history of runs and what pytest
+    /// collects (the same on every machine with the same history); `K`,
+    /// shard K of --plan FILE; `auto`, the CI's parallel job (GitLab's
+    /// CI_NODE_INDEX/CI_NODE_TOTAL, CircleCI's CIRCLE_NODE_INDEX/TOTAL,
+    /// Buildkite's BUILDKITE_PARALLEL_JOB/_COUNT). A collected test the
+    /// plan does not name goes to one shard, its module's; an empty shard
+    /// passes (exit status 0), saying so.
+    #[arg(long, value_name = "K/N|K|auto", conflicts_with_all = ["last_failed", "affected"])]
+    pub shard: Option<String>,
+    /// With --shard: the plan to take the shard from (`pytest-mcp plan`'s
+    /// JSON), as every job of a CI reads the one plan a first job made.
+    /// Give `run` the selection (ids, -m, -k) the plan was made with.
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub plan: Option<PathBuf>,
     #[command(flatten)]
     pub history: HistoryArgs,
     #[command(flatten)]
@@ -395,10 +436,17 @@ pub struct PlanArgs {
     /// A result file of an earlier run: pytest-json-report JSON (setup,
     /// call and teardown: shared fixture setup is told from the tests'
     /// own time), or JUnit XML or CTRF (each test's total). Repeat for
-    /// several runs; each test takes its median. Without it every test
-    /// counts alike.
+    /// several runs; each test takes its median. Without it (or
+    /// --history) every test counts alike.
     #[arg(long, value_name = "FILE")]
     pub durations: Vec<PathBuf>,
+    /// The history of runs to take durations from (an SQLite file `run`
+    /// and `report --history` keep; `run`'s default is
+    /// <root>/.pytest_cache/d/pytest-mcp/history.sqlite): each test's
+    /// median over its last 10 runs, phase by phase where the runs timed
+    /// them. A missing file is a history with no runs yet.
+    #[arg(long, value_name = "PATH")]
+    pub history: Option<PathBuf>,
     /// Test ids or paths to plan, as `run` takes them; all tests when none.
     #[arg(value_name = "NODE_ID")]
     pub node_ids: Vec<String>,
@@ -416,20 +464,8 @@ pub struct PlanArgs {
     /// created if need be) instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE|DIR")]
     pub output: Option<PathBuf>,
-    /// The project directory; every path and test id must stay inside it.
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub root: PathBuf,
-    /// The Python interpreter that has the project's pytest.
-    #[arg(long, value_name = "PATH")]
-    pub python: Option<PathBuf>,
-    /// Time limit in seconds for collecting the tests, 1 to 86400
-    /// (default: 300).
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<i64>,
-    /// Seconds pytest's process group gets between SIGTERM and SIGKILL when
-    /// collecting is ended (time limit, a signal to pytest-mcp).
-    #[arg(long, value_name = "SECS", default_value = "2", value_parser = parse_grace)]
-    pub kill_grace: Duration,
+    #[command(flatten)]
+    pub pytest: PytestArgs,
 }
 
 /// What `plan` writes.
@@ -498,6 +534,12 @@ pub struct ReportArgs {
     /// The report is the same, byte for byte, whatever N.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
+    /// The plan the result files are the shards of (`pytest-mcp plan`'s
+    /// JSON): the report names the shards that came back, lists every
+    /// planned test no shard ran as an error (and exits with status 1,
+    /// whatever --fail-on says) and every test two shards ran.
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
     /// Record this run in the history of runs kept in this SQLite file
     /// (e.g. restored from a CI cache), and tell each failure as new,
     /// failing since an earlier run, or flaky (docs/flaky.md).

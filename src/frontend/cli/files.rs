@@ -39,6 +39,32 @@ fn status(read: &Read, fail_on: FailOn) -> u8 {
     if fails { EXIT_TESTS_FAILED } else { EXIT_OK }
 }
 
+/// Exit status 1 when planned tests were not run (`--plan`): a shard
+/// lost on the way fails the build whatever `--fail-on` says.
+fn not_run(read: &Read) -> u8 {
+    match read {
+        Read::Whole { run, .. } if run.shards.as_ref().is_some_and(|s| !s.not_run.is_empty()) => {
+            EXIT_TESTS_FAILED
+        }
+        _ => EXIT_OK,
+    }
+}
+
+/// The plan at `path` (`--plan`): each shard's node ids, shard K at
+/// `K - 1`. An unreadable plan is an input error, answered as an
+/// unreadable result file is.
+fn plan_shards(path: &Path) -> Result<Vec<Vec<String>>, InputError> {
+    let error = |detail: String| InputError {
+        file: path.display().to_string(),
+        line: 0,
+        column: 0,
+        detail,
+    };
+    let bytes = std::fs::read(path).map_err(|e| error(format!("cannot read the plan: {e}")))?;
+    let plan = crate::frontend::plan::read(&bytes).map_err(|e| error(format!("{e} (--plan)")))?;
+    Ok(plan.shards.into_iter().map(|s| s.tests).collect())
+}
+
 /// What `report` read: a run to render alone, or a run with every test
 /// listed, compared with its baseline (the comparison made once, whatever
 /// the format) or judged against the history of runs, or both.
@@ -63,13 +89,34 @@ impl Read {
 }
 
 pub(super) fn run_report(args: &ReportArgs) -> u8 {
-    let inputs: Vec<FileInput> = args.files.iter().flat_map(|arg| expand(arg)).collect();
+    let mut inputs: Vec<FileInput> = args.files.iter().flat_map(|arg| expand(arg)).collect();
     let baseline_inputs: Vec<FileInput> =
         args.baseline.iter().flat_map(|arg| expand(arg)).collect();
     let total_inputs = inputs.len() + baseline_inputs.len();
     let threads = args.threads.map_or_else(report::all_cores, usize::from);
-    let whole = args.history.is_some() || args.fail_on == FailOn::New;
-    let read = read(&inputs, &baseline_inputs, args.format, threads, whole);
+    let whole = args.history.is_some() || args.fail_on == FailOn::New || args.plan.is_some();
+    let plan = args.plan.as_deref().map(|path| {
+        // A plan kept beside the shards' files is no result file.
+        inputs.retain(|input| !input.is(path));
+        plan_shards(path)
+    });
+    let read = match plan {
+        Some(Err(e)) => Err(vec![e]),
+        Some(Ok(plan)) => read(
+            &inputs,
+            &baseline_inputs,
+            args.format,
+            threads,
+            (whole, Some(&plan)),
+        ),
+        None => read(
+            &inputs,
+            &baseline_inputs,
+            args.format,
+            threads,
+            (whole, None),
+        ),
+    };
     let output = args.output.as_ref();
     let mut read = match read {
         Ok(read) => read,
@@ -102,7 +149,7 @@ pub(super) fn run_report(args: &ReportArgs) -> u8 {
         }
     }
     let style = report_style(args);
-    let status = status(&read, args.fail_on);
+    let status = status(&read, args.fail_on).max(not_run(&read));
     let done = match &read {
         Read::Alone(alone) => {
             finish_with(output, |out| alone.write(&style, out).map(|_| ()), status)
@@ -160,18 +207,23 @@ fn report_style(args: &ReportArgs) -> Style {
 
 /// Reads the inputs, and the baseline's when there are any; every file
 /// that cannot be read is reported (the inputs' first). `whole`: every
-/// test listed even with no baseline (to be recorded in the history).
+/// test listed even with no baseline (to be recorded in the history, or
+/// checked against `plan`, each shard's node ids).
 fn read(
     inputs: &[FileInput],
     baseline: &[FileInput],
     format: OutputFormat,
     threads: usize,
-    whole: bool,
+    (whole, plan): (bool, Option<&[Vec<String>]>),
 ) -> Result<Read, Vec<InputError>> {
     let reading = Reading::for_format(format).on(threads);
+    let run = |inputs: &[FileInput], reading| match plan {
+        Some(plan) => report::read_planned(inputs, reading, plan),
+        None => report::read_run(inputs, reading),
+    };
     if baseline.is_empty() {
         if whole {
-            let run = report::read_run(inputs, reading)?;
+            let run = run(inputs, reading)?;
             return Ok(Read::Whole {
                 run,
                 compared: None,
@@ -183,10 +235,7 @@ fn read(
         keep_json_report: false,
         threads,
     };
-    match (
-        report::read_run(inputs, reading),
-        report::read_run(baseline, plain),
-    ) {
+    match (run(inputs, reading), report::read_run(baseline, plain)) {
         (Ok(run), Ok(baseline)) => {
             let compared = Some(Compared::of(&run, &baseline));
             Ok(Read::Whole { run, compared })
@@ -260,6 +309,17 @@ pub(super) struct FileInput {
     name: String,
     /// The file, or why there is none to read.
     path: Result<PathBuf, String>,
+}
+
+impl FileInput {
+    /// Whether this input is the file at `path`.
+    fn is(&self, path: &Path) -> bool {
+        let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => a == b,
+        };
+        self.path.as_deref().is_ok_and(|p| same(p, path))
+    }
 }
 
 impl Load for FileInput {

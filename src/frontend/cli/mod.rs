@@ -5,6 +5,7 @@ mod args;
 mod files;
 mod github;
 mod plan;
+mod shard;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -98,12 +99,12 @@ fn run_serve(args: &ServeArgs) -> u8 {
 /// The settings of a `run` or `discover`; an unusable root is reported
 /// here and becomes exit status 4.
 fn settings(project: &ProjectArgs) -> Result<Settings, u8> {
-    match Root::new(&project.root) {
+    match Root::new(&project.pytest.root) {
         Ok(root) => Ok(Settings {
             root,
-            python: project.python.clone(),
+            python: project.pytest.python.clone(),
             default_timeout: std::time::Duration::from_secs(DEFAULT_TIMEOUT_SECS),
-            kill_grace: project.kill_grace,
+            kill_grace: project.pytest.kill_grace,
             history: None,
         }),
         Err(e) => {
@@ -167,9 +168,10 @@ fn cancelled_on_signals() -> CancellationToken {
     cancel
 }
 
-fn run_pytest(args: &RunArgs) -> u8 {
+/// The request a `run` makes, as a tool's client would send it.
+fn run_request(args: &RunArgs) -> ExecuteTestsRequest {
     let project = &args.project;
-    let request = ExecuteTestsRequest {
+    ExecuteTestsRequest {
         node_ids: args.node_ids.clone(),
         markers: args.markers.clone(),
         keywords: args.keywords.clone(),
@@ -186,26 +188,40 @@ fn run_pytest(args: &RunArgs) -> u8 {
                 .map_or_else(|_| serde_json::Value::from(w), serde_json::Value::from)
         }),
         retries: args.retries,
-        timeout: project.timeout,
+        timeout: project.pytest.timeout,
         max_tokens: project.max_tokens,
         format: Some(project.format.tool_name().to_string()),
-    };
-    let (mut settings, params) =
+    }
+}
+
+fn run_pytest(args: &RunArgs) -> u8 {
+    let project = &args.project;
+    let request = run_request(args);
+    let (mut settings, mut params) =
         match checked(project, |s| request.validate(&s.root, s.default_timeout)) {
             Ok(checked) => checked,
             Err(status) => return status,
         };
     settings.history = args.history.keeping(settings.root.path());
+    let budget = report::cli_budget(project.format, params.max_tokens, project.max_chars);
+    let shard_note = match one_shard(args, &settings, &mut params, &budget) {
+        Ok(note) => note,
+        Err(status) => return status,
+    };
     let mut progress = ProgressLine::new();
     let cancel = cancelled_on_signals();
     let outcome = execute::run_tests(&settings, &params, &cancel, &mut |p| progress.show(p));
     progress.clear();
-    let budget = report::cli_budget(project.format, params.max_tokens, project.max_chars);
     let answered = match outcome {
         Ok(mut run) => {
+            run.notes.extend(shard_note);
             run.rerun_hint = Some(RerunHint::Cli);
             let keeping = settings.history.as_ref();
-            if let Some(warning) = remember::after_run(&mut run, keeping, settings.root.path()) {
+            let remember = match args.shard {
+                Some(_) => remember::after_shard,
+                None => remember::after_run,
+            };
+            if let Some(warning) = remember(&mut run, keeping, settings.root.path()) {
                 eprintln!("pytest-mcp: warning: {warning}");
             }
             let annotations = github::options_for_root(settings.root.path());
@@ -238,6 +254,33 @@ fn run_pytest(args: &RunArgs) -> u8 {
         }
     };
     answer(project, answered)
+}
+
+/// `run --shard`: the shard's tests put into `params`, and the note its
+/// answer carries. `Err`: the exit status of an answer already written (an
+/// empty shard's pass, a refused `--shard` or `--plan`) or explained.
+fn one_shard(
+    args: &RunArgs,
+    settings: &Settings,
+    params: &mut crate::runner::params::RunParams,
+    budget: &Budget,
+) -> Result<Option<String>, u8> {
+    let Some(spec) = &args.shard else {
+        return Ok(None);
+    };
+    let project = &args.project;
+    match shard::prepare(args, spec, settings, params) {
+        Ok(shard::Prepared::Tests { note }) => Ok(Some(note)),
+        Ok(shard::Prepared::Empty(run)) => {
+            let answered = respond::run(&run, project.format, &Style::within(*budget));
+            Err(answer(project, answered))
+        }
+        Err(shard::Refused::Param(e)) => {
+            eprintln!("pytest-mcp: {e}");
+            Err(answer(project, respond::invalid(&e, project.format)))
+        }
+        Err(shard::Refused::Status(status)) => Err(status),
+    }
 }
 
 /// An error's Markdown as `format` shows a page of it (a job summary's).
@@ -294,7 +337,7 @@ fn run_discover(args: &DiscoverArgs) -> u8 {
     let request = DiscoverTestsRequest {
         path: args.path.clone(),
         pattern: args.pattern.clone(),
-        timeout: project.timeout,
+        timeout: project.pytest.timeout,
         max_tokens: project.max_tokens,
         format: None,
     };

@@ -1,5 +1,6 @@
-//! `pytest-mcp plan`: the durations files read, the tests collected as
-//! `discover` collects them, the plan written (docs/sharding.md).
+//! `pytest-mcp plan`: the durations read (files, the history of runs), the
+//! tests collected as `discover` collects them, the plan written
+//! (docs/sharding.md). `run --shard` plans with the same functions.
 
 use std::num::NonZeroUsize;
 use std::path::Path;
@@ -8,6 +9,7 @@ use super::args::{PlanArgs, PlanFormat};
 use super::{cancelled_on_signals, finish};
 use crate::frontend::plan::{self, Durations};
 use crate::frontend::respond::{self, EXIT_INPUT_ERROR, EXIT_INVALID_PARAMS, EXIT_OK};
+use crate::plan::Plan;
 use crate::request::{ExecuteTestsRequest, OutputFormat};
 use crate::runner::execute::{self, Settings};
 use crate::runner::params::{DEFAULT_TIMEOUT_SECS, DiscoverParams, Root};
@@ -17,32 +19,67 @@ pub(super) fn run_plan(args: &PlanArgs) -> u8 {
         eprintln!("pytest-mcp: error: --format ids writes one file per shard: give -o DIR");
         return EXIT_INVALID_PARAMS;
     }
-    let durations = match read_durations(&args.durations) {
+    let mut durations = match read_durations(&args.durations) {
         Ok(d) => d,
         Err(status) => return status,
     };
-    let collected = match collect(args) {
+    if let Some(path) = &args.history
+        && let Err(status) = add_history(&mut durations, path)
+    {
+        return status;
+    }
+    let collected = match checked(args).and_then(|(settings, params)| collect(&settings, &params)) {
         Ok(ids) => ids,
         Err(status) => return status,
     };
     let shards = NonZeroUsize::new(usize::from(args.shards)).unwrap_or(NonZeroUsize::MIN);
-    let made = plan::make(&collected, &durations, shards);
-    if durations.runs > 0 && made.basis.tests > 0 && made.basis.estimated == made.basis.tests {
-        eprintln!(
-            "pytest-mcp: warning: no collected test has a duration in the --durations files: \
-do their node ids match this collection (the same --root as the run that wrote them)?"
-        );
-    }
-    eprintln!("pytest-mcp: {}", plan::summary(&made));
+    let made = planned(&collected, &durations, shards);
     match (args.format, &args.output) {
         (PlanFormat::Ids, Some(dir)) => write_ids(dir, &made),
         (_, output) => finish(output.as_ref(), &plan::json(&made), EXIT_OK),
     }
 }
 
+/// The plan of `collected`, what it rests on said on standard error (and
+/// a warning when no collected test has a duration though some were
+/// read: node ids of another rootdir).
+pub(super) fn planned(collected: &[String], durations: &Durations, shards: NonZeroUsize) -> Plan {
+    let made = plan::make(collected, durations, shards);
+    if durations.runs > 0 && made.basis.tests > 0 && made.basis.estimated == made.basis.tests {
+        eprintln!(
+            "pytest-mcp: warning: no collected test has a duration in the durations read: \
+do their node ids match this collection (the same --root as the runs that timed them)?"
+        );
+    }
+    eprintln!("pytest-mcp: {}", plan::summary(&made));
+    made
+}
+
+/// The durations of the last runs of the history at `path`
+/// ([`crate::history::PLAN_RUNS`]); a store that cannot be read is an
+/// error naming it (exit status 2).
+pub(super) fn add_history(durations: &mut Durations, path: &Path) -> Result<(), u8> {
+    match crate::history::timings(path, crate::history::PLAN_RUNS) {
+        Ok(timings) => {
+            if timings.runs == 0 {
+                eprintln!(
+                    "pytest-mcp: the history of runs {} holds no timed run yet",
+                    path.display()
+                );
+            }
+            durations.add_history(timings);
+            Ok(())
+        }
+        Err(e) => {
+            eprintln!("pytest-mcp: error: --history {e}");
+            Err(EXIT_INPUT_ERROR)
+        }
+    }
+}
+
 /// Every `--durations` file, one run each; an unreadable one is an error
 /// naming it (exit status 2), as `report` answers.
-fn read_durations(files: &[std::path::PathBuf]) -> Result<Durations, u8> {
+pub(super) fn read_durations(files: &[std::path::PathBuf]) -> Result<Durations, u8> {
     let mut durations = Durations::default();
     for file in files {
         let name = file.display().to_string();
@@ -62,26 +99,25 @@ fn read_durations(files: &[std::path::PathBuf]) -> Result<Durations, u8> {
     Ok(durations)
 }
 
-/// The node ids pytest collects with the selection, in collection order.
-/// A refused parameter, a collection that fails or has collection errors
-/// (whose tests a plan would silently leave out) is answered here.
-fn collect(args: &PlanArgs) -> Result<Vec<String>, u8> {
-    let root = Root::new(&args.root).map_err(|e| {
+/// The settings and the collection's parameters of `plan`: `run`'s
+/// selection; a refused parameter is answered here (exit status 4).
+fn checked(args: &PlanArgs) -> Result<(Settings, DiscoverParams), u8> {
+    let root = Root::new(&args.pytest.root).map_err(|e| {
         eprintln!("pytest-mcp: error: {e}");
         EXIT_INVALID_PARAMS
     })?;
     let settings = Settings {
         root,
-        python: args.python.clone(),
+        python: args.pytest.python.clone(),
         default_timeout: std::time::Duration::from_secs(DEFAULT_TIMEOUT_SECS),
-        kill_grace: args.kill_grace,
+        kill_grace: args.pytest.kill_grace,
         history: None,
     };
     let request = ExecuteTestsRequest {
         node_ids: args.node_ids.clone(),
         markers: args.markers.clone(),
         keywords: args.keywords.clone(),
-        timeout: args.timeout,
+        timeout: args.pytest.timeout,
         ..ExecuteTestsRequest::default()
     };
     let params = request
@@ -91,14 +127,20 @@ fn collect(args: &PlanArgs) -> Result<Vec<String>, u8> {
             eprintln!("pytest-mcp: {e}");
             EXIT_INVALID_PARAMS
         })?;
-    let discovery =
-        execute::discover(&settings, &params, &cancelled_on_signals()).map_err(|e| {
-            let budget = crate::budget::Budget::default();
-            let answer = respond::exec_error(&e, OutputFormat::Markdown, &budget);
-            let status = answer.exit();
-            eprintln!("{}", answer.into_text());
-            status
-        })?;
+    Ok((settings, params))
+}
+
+/// The node ids pytest collects with the selection, in collection order.
+/// A collection that fails or has collection errors (whose tests a plan
+/// would silently leave out) is answered here.
+pub(super) fn collect(settings: &Settings, params: &DiscoverParams) -> Result<Vec<String>, u8> {
+    let discovery = execute::discover(settings, params, &cancelled_on_signals()).map_err(|e| {
+        let budget = crate::budget::Budget::default();
+        let answer = respond::exec_error(&e, OutputFormat::Markdown, &budget);
+        let status = answer.exit();
+        eprintln!("{}", answer.into_text());
+        status
+    })?;
     if !discovery.collection_errors.is_empty() {
         eprintln!(
             "pytest-mcp: error: pytest could not collect {} (no plan: their tests would be left out):",

@@ -279,3 +279,51 @@ fn a_store_of_schema_1_is_upgraded_in_place_and_keeps_its_runs() {
     // Opened again: nothing more to upgrade.
     assert!(Store::open(&path).is_ok());
 }
+
+/// A result timed `seconds`, with setup and teardown when given.
+fn timed(id: &str, seconds: f64, phases: Option<(f64, f64)>) -> Recorded<'_> {
+    Recorded {
+        id,
+        mark: P,
+        duration: Some(seconds),
+        setup_teardown: phases,
+    }
+}
+
+#[test]
+fn a_plan_reads_the_last_runs_timings_sorted_and_leaves_shards_out() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut store = Store::open(&dir.path().join("h.sqlite")).expect("open");
+    assert_eq!(store.timings(10).expect("timings"), Timings::default());
+    // Run 1: no durations (a schema 1 run, or a source without times).
+    store
+        .record(&new_run(&plain(&[("b", P)]), "x"), 50)
+        .expect("record");
+    for seconds in [1.0, 3.0, 2.0] {
+        let marks = [
+            timed("b", seconds, Some((0.5, 0.25))),
+            timed("a", seconds / 10.0, None),
+        ];
+        store.record(&new_run(&marks, "x"), 50).expect("record");
+    }
+    // A shard's run: plans never read it.
+    let shard_marks = [timed("a", 99.0, None), timed("z", 99.0, None)];
+    let shard = NewRun {
+        origin: "shard",
+        ..new_run(&shard_marks, "x")
+    };
+    store.record(&shard, 50).expect("record");
+    let t = store.timings(10).expect("timings");
+    assert_eq!(t.runs, 3);
+    let ids: Vec<&str> = t.tests.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, ["a", "b"]);
+    let b: Vec<f64> = t.tests[1].1.iter().map(|x| x.seconds).collect();
+    assert_eq!(b, [1.0, 3.0, 2.0]);
+    assert_eq!(t.tests[1].1[0].setup_teardown, Some((0.5, 0.25)));
+    assert_eq!(t.tests[0].1[0].setup_teardown, None);
+    // The last 2 runs that were not a shard's: runs 3 and 4.
+    let last = store.timings(2).expect("timings");
+    assert_eq!(last.runs, 2);
+    let b: Vec<f64> = last.tests[1].1.iter().map(|x| x.seconds).collect();
+    assert_eq!(b, [3.0, 2.0]);
+}

@@ -120,6 +120,15 @@ struct Results<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     environment: Option<Environment<'a>>,
     tests: Entries<'a>,
+    /// Only for shards checked against their plan (`report --plan`): the
+    /// JSON report's `shards`, under CTRF's `extra`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extra: Option<ResultsExtra<'a>>,
+}
+
+#[derive(Serialize)]
+struct ResultsExtra<'a> {
+    shards: view::Shards<'a>,
 }
 
 #[derive(Serialize)]
@@ -165,6 +174,7 @@ fn document(run: &Run) -> Document<'_> {
                 .and_then(|h| h.commit.as_deref())
                 .map(|commit| Environment { commit }),
             tests: Entries(run),
+            extra: view::shards(run).map(|shards| ResultsExtra { shards }),
         },
         insights: view::standings(run).map(run_insights),
     }

@@ -356,6 +356,10 @@ pub(super) fn notes(run: &Run, extra: &[String]) -> String {
         notes.push(hint.note().to_string());
     }
     let mut out = String::new();
+    // The shards against their plan first: their ids in code, as every id.
+    for line in view::shards(run).iter().flat_map(view::Shards::lines) {
+        let _ = write!(out, "\n{}\n", line.format(escape_text, code_span));
+    }
     for note in notes {
         let lines: Vec<String> = note.lines().map(escape_text).collect();
         let _ = write!(out, "\n{}\n", lines.join(" "));

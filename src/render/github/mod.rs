@@ -91,6 +91,9 @@ pub fn render(run: &Run, options: &Options) -> String {
             &reason.text,
         ));
     }
+    if let Some(shards) = view::shards(run) {
+        shards_command(&mut out, &shards);
+    }
     let errors = &run.collection_errors;
     for e in errors.iter().take(MAX_ERRORS) {
         collection_error(&mut out, e, options);
@@ -117,6 +120,25 @@ pub fn render(run: &Run, options: &Options) -> String {
         left_out(&mut out, &left, options);
     }
     out
+}
+
+/// The shards against their plan (`report --plan`), one command: an
+/// error when a planned test was not run (each is an error group too), a
+/// warning when a test ran on two shards, else a notice.
+fn shards_command(out: &mut String, shards: &view::Shards<'_>) {
+    let lines: Vec<String> = shards
+        .lines()
+        .iter()
+        .map(|l| l.format(str::to_string, |id| one_line(id).into_owned()))
+        .collect();
+    let level = if !shards.not_run().is_empty() {
+        "error"
+    } else if !shards.run_twice().is_empty() {
+        "warning"
+    } else {
+        "notice"
+    };
+    out.push_str(&command(level, &[("title", "Shards")], &lines.join("\n")));
 }
 
 /// An error that is not a result (a refused parameter, unreadable input,

@@ -5,7 +5,7 @@
 use foldhash::HashMap;
 use std::fmt::Write as _;
 
-use super::escape::{push, push_id};
+use super::escape::{escape, push, push_id};
 use super::secs;
 use crate::model::baseline::Comparison;
 use crate::model::{Counts, Outcome, Phase, Run, TestResult, Xfail};
@@ -278,10 +278,24 @@ pub fn notes(out: &mut String, run: &Run) {
         .chain(&run.notes)
         .flat_map(|n| n.lines())
         .collect();
-    if lines.is_empty() {
+    let shards = view::shards(run);
+    let shard_lines = shards.iter().flat_map(view::Shards::lines);
+    if lines.is_empty() && shards.is_none() {
         return;
     }
     out.push_str("<footer><ul class=notes>");
+    // The shards against their plan first, their ids in code.
+    for line in shard_lines {
+        out.push_str("<li>");
+        out.push_str(&line.format(
+            |t| escape(t).into_owned(),
+            |id| {
+                let mut code = String::from("<code>");
+                push_id(&mut code, id);
+                code + "</code>"
+            },
+        ));
+    }
     for line in lines {
         out.push_str("<li>");
         push(out, line);

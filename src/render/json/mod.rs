@@ -53,6 +53,10 @@ struct Answer<'a> {
     /// size and the failing tests by standing.
     #[serde(skip_serializing_if = "Option::is_none")]
     history: Option<Standings>,
+    /// Only for shards checked against their plan (`report --plan`):
+    /// which came back, what was not run, what ran twice.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shards: Option<view::Shards<'a>>,
     /// Only in an answer shortened to fit a budget: what it left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     truncated: Option<&'a Truncation>,
@@ -277,6 +281,7 @@ fn answer(run: &Run) -> Answer<'_> {
             .map(|c| ChangesEntry::of(c, usize::MAX)),
         affected: run.affected.as_ref().map(|a| AffectedEntry::of(a, c.total)),
         history: view::standings(run),
+        shards: view::shards(run),
         truncated: None,
         failure_groups: None,
         tests: Tests {

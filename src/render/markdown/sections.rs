@@ -178,9 +178,14 @@ pub(super) fn skipped(out: &mut String, run: &Run) {
     }
 }
 
-/// The closing `>` notes: the run's sources and notes, then `extra`.
+/// The closing `>` notes: the shards against their plan, the run's
+/// sources and notes, then `extra`.
 pub fn notes(out: &mut String, run: &Run, extra: &[String]) {
     let mut notes: Vec<String> = Vec::new();
+    if let Some(shards) = view::shards(run) {
+        let id = |id: &str| one_line(id).into_owned();
+        notes.extend(shards.lines().iter().map(|l| l.format(str::to_string, id)));
+    }
     if !run.sources.is_empty() && !view::read_as_usual(run) {
         notes.push(view::sources_note(run));
     }

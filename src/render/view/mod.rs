@@ -13,6 +13,7 @@ mod groups;
 mod history;
 mod lists;
 mod phrases;
+mod shards;
 mod status;
 mod summary;
 
@@ -25,6 +26,7 @@ pub use history::{
 };
 pub use lists::{SkipReasons, Standings, flaky, skip_reasons, slowest, standings};
 pub use phrases::{counts_phrase, counts_phrase_of, read_as_usual, sources_note};
+pub use shards::{Line, Part, Shards, shards};
 pub use status::{
     ExitReason, Status, Tone, Verdict, discovery_status, error_verdict, headline, status,
     status_with,

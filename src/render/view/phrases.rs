@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 use crate::model::{Counts, Run, SourceKind};
 use crate::text::plural;
 
-/// `42 run, 2 failed, 1 error, 3 skipped (1 xfailed), 1 xpassed, ...`
+/// `42 run, 2 failed, 1 error, 3 skipped (1 xfailed), 1 xpassed, ...`;
+/// planned tests no shard ran are errors, `9 errors (9 not run)`.
 pub fn counts_phrase(run: &Run) -> String {
     counts_phrase_of(&run.counts())
 }
@@ -18,6 +19,9 @@ pub fn counts_phrase_of(c: &Counts) -> String {
     let mut s = format!("{} run, {} failed{note}", c.total, c.failed);
     if c.errors > 0 {
         let _ = write!(s, ", {}", plural(c.errors, "error", "errors"));
+    }
+    if c.not_run > 0 {
+        let _ = write!(s, " ({} not run)", c.not_run);
     }
     if c.flaky_failures > 0 {
         let _ = write!(s, " ({} flaky)", c.flaky_failures);

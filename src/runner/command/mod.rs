@@ -18,6 +18,11 @@ use crate::runner::process::{self, Ending, Spec};
 const EVENTS_PLUGIN: &str = include_str!("pytest_mcp_events.py");
 const EVENTS_MODULE: &str = "pytest_mcp_events";
 
+/// The plugin that hands a shard's ids to pytest from a file, written
+/// beside the event log's for such a run only.
+const IDS_PLUGIN: &str = include_str!("pytest_mcp_ids.py");
+const IDS_MODULE: &str = "pytest_mcp_ids";
+
 /// Where the interpreter came from, for error messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Python {
@@ -233,6 +238,21 @@ impl Workspace {
     pub fn events(&self) -> PathBuf {
         self.dir.path().join("events.jsonl")
     }
+    /// The file of a shard's node ids, one a line.
+    pub fn ids(&self) -> PathBuf {
+        self.dir.path().join("ids.txt")
+    }
+    /// Writes a shard's node ids, one a line, and the plugin that hands
+    /// them to pytest ([`IDS_PLUGIN`]).
+    pub fn write_ids(&self, ids: &[String]) -> std::io::Result<()> {
+        let mut text = String::with_capacity(ids.iter().map(|id| id.len() + 1).sum());
+        for id in ids {
+            text.push_str(id);
+            text.push('\n');
+        }
+        std::fs::write(self.ids(), text)?;
+        std::fs::write(self.dir.path().join(format!("{IDS_MODULE}.py")), IDS_PLUGIN)
+    }
     fn path(&self) -> &Path {
         self.dir.path()
     }
@@ -265,6 +285,14 @@ pub fn build(
     }
     args.extend(junit_args(ws));
     let (timeout, targets) = match mode {
+        Mode::Run(p) if p.shard.is_some() => {
+            // The ids follow this `--`: the plugin appends them to pytest's
+            // arguments (`pytest_mcp_ids.py`).
+            args.extend(["-p".into(), IDS_MODULE.into()]);
+            args.extend(run_options(p));
+            args.push("--".into());
+            (p.timeout, Vec::new())
+        }
         Mode::Run(p) => {
             args.extend(run_options(p));
             (p.timeout, p.node_ids.clone())
@@ -400,6 +428,9 @@ fn environment(caps: Capabilities, ws: &Workspace, mode: &Mode<'_>) -> Vec<(OsSt
             }
             if p.affected {
                 env.push(("PYTEST_MCP_AFFECTED".into(), "1".into()));
+            }
+            if p.shard.is_some() {
+                env.push(("PYTEST_MCP_IDS".into(), ws.ids().into_os_string()));
             }
         }
     }

@@ -3,10 +3,10 @@ use super::*;
 fn grace_of(args: &[&str]) -> Result<Duration, clap::Error> {
     let cli = Cli::try_parse_from(std::iter::once("pytest-mcp").chain(args.iter().copied()))?;
     Ok(match cli.command {
-        Command::Run(a) => a.project.kill_grace,
-        Command::Discover(a) => a.project.kill_grace,
+        Command::Run(a) => a.project.pytest.kill_grace,
+        Command::Discover(a) => a.project.pytest.kill_grace,
         Command::Serve(a) => a.kill_grace,
-        Command::Plan(a) => a.kill_grace,
+        Command::Plan(a) => a.pytest.kill_grace,
         Command::Report(_) => unreachable!("no --kill-grace on report"),
     })
 }
