@@ -41,7 +41,7 @@ pub enum OutputFormat {
     Html,
     /// Standard JUnit XML (results only; errors and discovery print Markdown).
     Junit,
-    /// A CTRF JSON document (Common Test Report OutputFormat, ctrf.io), strictly
+    /// A CTRF JSON document (Common Test Report Format, ctrf.io), strictly
     /// valid against its schema, for CTRF dashboards and reporters (results
     /// only; errors and discovery print Markdown). Command line only.
     Ctrf,

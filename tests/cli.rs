@@ -346,3 +346,53 @@ fn a_large_file_reports_the_same_on_every_core_as_on_one() {
         text(&out.stderr)
     );
 }
+
+/// `pytest-mcp --help` is the front door: its description names every
+/// command it lists, every kind of file `report` reads and every
+/// `--format` it prints.
+#[test]
+fn top_help_names_every_command_input_and_output() {
+    use clap::ValueEnum;
+    use pytest_mcp::request::OutputFormat;
+    use pytest_mcp::sources::InputFormat;
+
+    let out = Command::new(env!("CARGO_BIN_EXE_pytest-mcp"))
+        .arg("--help")
+        .output()
+        .expect("run pytest-mcp");
+    assert_eq!(out.status.code(), Some(0));
+    let help = text(&out.stdout);
+    let (description, rest) = help.split_once("Usage:").expect("a usage line");
+    let commands: Vec<&str> = rest
+        .split_once("Commands:")
+        .expect("a list of commands")
+        .1
+        .lines()
+        .skip(1)
+        .take_while(|line| !line.trim().is_empty())
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .collect();
+    assert!(commands.len() >= 5, "{commands:?}");
+    for command in commands {
+        assert!(
+            description.contains(&format!("`{command}`")),
+            "the description leaves out `{command}`:\n{description}"
+        );
+    }
+    let flat = description.split_whitespace().collect::<Vec<_>>().join(" ");
+    for input in InputFormat::ALL {
+        assert!(flat.contains(&input.to_string()), "{input} missing:\n{flat}");
+    }
+    let formats = flat
+        .split_once("--format ")
+        .expect("the description names --format")
+        .1;
+    for format in OutputFormat::value_variants() {
+        let name = format.to_possible_value().expect("a name").get_name().to_string();
+        let named = formats
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|word| word == name);
+        assert!(named, "--format {name} missing:\n{flat}");
+    }
+}

@@ -547,7 +547,7 @@ pub enum SourceKind {
     PytestEvents,
     /// pytest's console output, parsed as a last resort.
     PytestText,
-    /// CTRF JSON (Common Test Report OutputFormat) of any framework.
+    /// CTRF JSON (Common Test Report Format) of any framework.
     Ctrf,
 }
 

@@ -115,6 +115,15 @@ pub enum InputFormat {
     Ctrf,
 }
 
+impl InputFormat {
+    /// Every kind of file `report` reads (the help names each one).
+    pub const ALL: [InputFormat; 3] = [
+        InputFormat::JunitXml,
+        InputFormat::JsonReport,
+        InputFormat::Ctrf,
+    ];
+}
+
 impl fmt::Display for InputFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

@@ -17,12 +17,16 @@ use crate::runner::params::DEFAULT_TIMEOUT_SECS;
     long_about = "Turn test results into what an AI agent or a reviewer can act on at the \
 lowest token cost.\n\n\
 `report` reads JUnit XML from any framework (pytest, Surefire, Jest, Go, PHPUnit, \
-nextest, Catch2, Mocha, ...) and pytest-json-report JSON, merges them into one run \
-and prints Markdown, the ADR-006 JSON structure, an HTML page or clean JUnit XML. \
-`run` and `discover` run pytest in a project (safely: checked parameters, its own \
-process group, a time limit) and answer the same way; `plan` splits the tests into shards \
-of about equal time for parallel CI jobs; `serve` offers `run` and `discover` to an AI \
-agent as the MCP tools execute_tests and discover_tests.\n\n\
+nextest, Catch2, Mocha, ...), pytest-json-report JSON and CTRF JSON, merges them into one \
+run and prints it as --format markdown (token-lean, for agents), json (the ADR-006 \
+structure), gfm (GitHub Flavored Markdown for a PR comment or a job summary), html (a \
+self-contained page), junit (clean JUnit XML), ctrf (a CTRF document) or github (workflow \
+annotations); with --plan it checks shards against their plan. `run` and `discover` run \
+pytest in a project (safely: checked parameters, its own process group, a time limit) and \
+answer the same way; `run --shard K/N` runs one shard. `plan` splits the tests into shards \
+of about equal time for parallel CI jobs, from the durations the history recorded. \
+`serve` offers `run` and `discover` to an AI agent as the MCP tools execute_tests and \
+discover_tests.\n\n\
 `pytest-mcp help <COMMAND>` (or `<COMMAND> --help`) describes each command."
 )]
 pub struct Cli {
@@ -57,7 +61,7 @@ GITHUB_REPOSITORY and GITHUB_SHA. It is held to --max-chars (65536, a comment, b
 default): the table and every new failure stay, and it says what it left out. An \
 unreadable file is answered with the Markdown error under a heading, in a code block \
 (exit status 2).\n\n\
---format ctrf prints a CTRF document (Common Test Report OutputFormat, ctrf.io), strictly \
+--format ctrf prints a CTRF document (Common Test Report Format, ctrf.io), strictly \
 valid against CTRF's schema, for the dashboards and reporters that read CTRF: one entry \
 per test, named by its id, errors as failed with the phase in rawStatus, collection \
 errors as entries of their own. An unreadable file prints the Markdown error.\n\n\

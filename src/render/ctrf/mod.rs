@@ -1,4 +1,4 @@
-//! CTRF out (`--format ctrf`): a run as a Common Test Report OutputFormat
+//! CTRF out (`--format ctrf`): a run as a Common Test Report Format
 //! document (ctrf.io, JSON Schema draft-07), for the dashboards, GitHub
 //! reporters and AI tools that read CTRF whatever framework ran the tests.
 //!

@@ -16,7 +16,17 @@ pub fn counts_phrase(run: &Run) -> String {
 /// [`counts_phrase`] with the run's counts already made.
 pub fn counts_phrase_of(c: &Counts) -> String {
     let note = subtests_note(c);
-    let mut s = format!("{} run, {} failed{note}", c.total, c.failed);
+    // Planned tests no shard ran are errors of the run but were never run:
+    // the total is then what was planned, and "run" what came back.
+    let mut s = match c.not_run {
+        0 => format!("{} run, {} failed{note}", c.total, c.failed),
+        n => format!(
+            "{} planned, {} run, {} failed{note}",
+            c.total,
+            c.total.saturating_sub(n),
+            c.failed
+        ),
+    };
     if c.errors > 0 {
         let _ = write!(s, ", {}", plural(c.errors, "error", "errors"));
     }

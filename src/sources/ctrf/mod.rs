@@ -1,4 +1,4 @@
-//! CTRF reader (Common Test Report InputFormat, ctrf.io).
+//! CTRF reader (Common Test Report Format, ctrf.io).
 //!
 //! A CTRF document is JSON: `{"reportFormat": "CTRF", "results": {"tool":
 //! ..., "summary": ..., "tests": [...]}}`, one entry per test, written by
