@@ -86,7 +86,8 @@ fn every_bad_file_is_listed_and_json_errors_are_adr007() {
 #[test]
 fn output_file_receives_the_report() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let target = dir.path().join("summary.md");
+    // Its directories are made: a CI job's `-o results/shard-2.xml`.
+    let target = dir.path().join("results/summary.md");
     let out = report(&[
         "tests/fixtures/pytest/all_pass/junit-xunit1.xml",
         "-o",
@@ -100,13 +101,22 @@ fn output_file_receives_the_report() {
 
 #[test]
 fn unwritable_output_is_an_error() {
+    // Under a plain file: no directory can be made there, even by root.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("plain");
+    std::fs::write(&file, "").expect("write");
+    let target = file.join("x.md");
     let out = report(&[
         "tests/fixtures/pytest/all_pass/junit-xunit1.xml",
         "-o",
-        "/nonexistent-dir/x.md",
+        target.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("cannot write /nonexistent-dir/x.md"));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(&format!("cannot write {}", target.display())),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -382,14 +392,21 @@ fn top_help_names_every_command_input_and_output() {
     }
     let flat = description.split_whitespace().collect::<Vec<_>>().join(" ");
     for input in InputFormat::ALL {
-        assert!(flat.contains(&input.to_string()), "{input} missing:\n{flat}");
+        assert!(
+            flat.contains(&input.to_string()),
+            "{input} missing:\n{flat}"
+        );
     }
     let formats = flat
         .split_once("--format ")
         .expect("the description names --format")
         .1;
     for format in OutputFormat::value_variants() {
-        let name = format.to_possible_value().expect("a name").get_name().to_string();
+        let name = format
+            .to_possible_value()
+            .expect("a name")
+            .get_name()
+            .to_string();
         let named = formats
             .split(|c: char| !c.is_ascii_alphanumeric())
             .any(|word| word == name);

@@ -360,19 +360,24 @@ fn run_discover(args: &DiscoverArgs) -> u8 {
     answer(project, answered)
 }
 
-/// Runs `write` on the output file (created or truncated) or on standard
-/// output, buffered, and flushes.
+/// Runs `write` on the output file (created or truncated, with its missing
+/// directories: a shard's `-o results/shard-2.xml` must not lose the run it
+/// just made) or on standard output, buffered, and flushes.
 fn write_output(
     path: Option<&PathBuf>,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), String> {
     match path {
         Some(path) => {
-            let written = std::fs::File::create(path).and_then(|file| {
-                let mut out = std::io::BufWriter::new(file);
-                write(&mut out)?;
-                out.flush()
-            });
+            let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+            let made = parent.map_or(Ok(()), std::fs::create_dir_all);
+            let written = made
+                .and_then(|()| std::fs::File::create(path))
+                .and_then(|file| {
+                    let mut out = std::io::BufWriter::new(file);
+                    write(&mut out)?;
+                    out.flush()
+                });
             written.map_err(|e| format!("cannot write {}: {e}", path.display()))
         }
         None => {
