@@ -129,8 +129,9 @@ pytest-mcp discover --path tests/api --pattern 'check_*.py' --format json"
         long_about = "Plan shards: split the tests pytest collects (as `discover` does, with \
 `run`'s selection: ids or paths, -m, -k) into N shards of about equal time, for the parallel \
 jobs of a CI (a GitHub Actions matrix, GitLab parallel, CircleCI or Buildkite parallelism).\n\n\
-Durations come from the result files of earlier runs (--durations, repeatable: each test's \
-median over them). A pytest-json-report file is best: its setup, call and teardown times show \
+Durations come from the history of runs (--history: each test's median over its last 10 runs, \
+as `run` and `report --history` record them) or from the result files of earlier runs \
+(--durations, repeatable: each test's median over them). A pytest-json-report file is best: its setup, call and teardown times show \
 what a module's or a class's fixtures cost (the first test of a module pays them), and the plan \
 counts that setup once on every shard that runs any of the module's tests, so it keeps a costly \
 module together rather than pay its fixture on every shard. JUnit XML (or CTRF) gives each \
@@ -344,9 +345,10 @@ pub struct ProjectArgs {
     pub max_chars: usize,
 }
 
+/// Which tests: `run`'s and `plan`'s selection, as pytest takes it.
 #[derive(Debug, clap::Args)]
-pub struct RunArgs {
-    /// Test ids or paths to run (e.g. tests/test_x.py::test_y); all tests when none.
+pub struct SelectionArgs {
+    /// Test ids or paths (e.g. tests/test_x.py::test_y); all tests when none.
     #[arg(value_name = "NODE_ID")]
     pub node_ids: Vec<String>,
     /// Only tests matching this keyword expression (pytest -k).
@@ -355,6 +357,12 @@ pub struct RunArgs {
     /// Only tests matching this marker expression (pytest -m).
     #[arg(short = 'm', value_name = "EXPR")]
     pub markers: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub selection: SelectionArgs,
     /// Stop at the first failure.
     #[arg(short = 'x', long = "exitfirst", conflicts_with = "maxfail")]
     pub failfast: bool,
@@ -451,15 +459,8 @@ pub struct PlanArgs {
     /// them. A missing file is a history with no runs yet.
     #[arg(long, value_name = "PATH")]
     pub history: Option<PathBuf>,
-    /// Test ids or paths to plan, as `run` takes them; all tests when none.
-    #[arg(value_name = "NODE_ID")]
-    pub node_ids: Vec<String>,
-    /// Only tests matching this keyword expression (pytest -k).
-    #[arg(short = 'k', value_name = "EXPR")]
-    pub keywords: Option<String>,
-    /// Only tests matching this marker expression (pytest -m).
-    #[arg(short = 'm', value_name = "EXPR")]
-    pub markers: Option<String>,
+    #[command(flatten)]
+    pub selection: SelectionArgs,
     /// json: the plan (docs/sharding.md); ids: one file of node ids per
     /// shard, DIR/shard-K.txt, for `pytest @DIR/shard-K.txt` (needs -o DIR).
     #[arg(long, short = 'f', value_enum, default_value_t = PlanFormat::Json)]

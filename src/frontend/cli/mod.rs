@@ -172,9 +172,9 @@ fn cancelled_on_signals() -> CancellationToken {
 fn run_request(args: &RunArgs) -> ExecuteTestsRequest {
     let project = &args.project;
     ExecuteTestsRequest {
-        node_ids: args.node_ids.clone(),
-        markers: args.markers.clone(),
-        keywords: args.keywords.clone(),
+        node_ids: args.selection.node_ids.clone(),
+        markers: args.selection.markers.clone(),
+        keywords: args.selection.keywords.clone(),
         verbosity: args.verbosity,
         failfast: args.failfast.then_some(true),
         maxfail: args.maxfail,

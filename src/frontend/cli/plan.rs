@@ -114,9 +114,9 @@ fn checked(args: &PlanArgs) -> Result<(Settings, DiscoverParams), u8> {
         history: None,
     };
     let request = ExecuteTestsRequest {
-        node_ids: args.node_ids.clone(),
-        markers: args.markers.clone(),
-        keywords: args.keywords.clone(),
+        node_ids: args.selection.node_ids.clone(),
+        markers: args.selection.markers.clone(),
+        keywords: args.selection.keywords.clone(),
         timeout: args.pytest.timeout,
         ..ExecuteTestsRequest::default()
     };
