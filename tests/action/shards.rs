@@ -169,12 +169,13 @@ fn run_action(cache: &mut Cache, job: &Job, project: &Path, with: &[(&str, &str)
         done.step("plan", with, &env);
     } else {
         done.step("report", with, &env);
-        let recorded = done.outputs.get("steps.report.outputs.history-recorded");
-        if recorded.map(String::as_str) == Some("true") {
-            let path = with_value("history-save", "path", &done.outputs);
-            let key = with_value("history-save", "key", &done.outputs);
-            cache.save(job.branch, &key, fs::read(&path).unwrap());
-        }
+    }
+    // The save step's `if:` (a plan job never records, so never saves).
+    let recorded = done.outputs.get("steps.report.outputs.history-recorded");
+    if recorded.map(String::as_str) == Some("true") {
+        let path = with_value("history-save", "path", &done.outputs);
+        let key = with_value("history-save", "key", &done.outputs);
+        cache.save(job.branch, &key, fs::read(&path).unwrap());
     }
     done.step("fail-on", with, &env);
     done
@@ -384,6 +385,11 @@ fn a_lost_shard_fails_the_merge_job_naming_its_tests() {
         merge.log("fail-on")
     );
     assert_eq!(merge.output("steps.report.outputs.not-run"), "true");
+    assert_eq!(
+        merge.output("steps.report.outputs.history-recorded"),
+        "true",
+        "the run is recorded and saved all the same"
+    );
 }
 
 #[test]
