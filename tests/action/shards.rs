@@ -401,8 +401,10 @@ fn bad_shards_and_history_job_are_refused() {
         "{}",
         stdout(&run)
     );
-    let run = run_step("plan", &[("shards", "10001")], &[], &[]);
-    assert!(!run.output.status.success(), "{}", stdout(&run));
+    for bad in ["10001", "00", "-1"] {
+        let run = run_step("plan", &[("shards", bad)], &[], &[]);
+        assert!(!run.output.status.success(), "{bad}: {}", stdout(&run));
+    }
     let run = run_step("history", &[("history-job", "a:b")], &[], &[]);
     assert!(!run.output.status.success());
     assert!(
