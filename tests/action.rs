@@ -167,7 +167,7 @@ fn the_inputs_exist_have_defaults_and_are_all_used() {
             "input {name}: required exactly when it has no default"
         );
     }
-    assert!(action["inputs"]["files"]["required"].as_bool() == Some(true));
+    assert_eq!(action["inputs"]["files"]["default"].as_str(), Some(""));
 
     let mut all = Vec::new();
     strings(&action["runs"], &mut all);
@@ -416,6 +416,8 @@ mod history;
 mod lint;
 #[path = "action/readme.rs"]
 mod readme;
+#[path = "action/shards.rs"]
+mod shards;
 
 #[test]
 fn the_report_step_writes_the_markdown_file_its_output_and_the_summary() {
@@ -527,6 +529,7 @@ fn fail_on_fails_the_last_step_after_everything_is_written() {
             "baseline",
             "history",
             "history-restore",
+            "plan",
             "report",
             "comment",
             "history-save",

@@ -1,6 +1,5 @@
-//! A sharded suite merged with `report` (docs/github-action.md, "Sharded
-//! suites"): `tests/projects/agent_loop` really run by pytest in three
-//! shards, by file as the documented workflow splits it (the sorted test
+//! A sharded suite merged with `report`: `tests/projects/agent_loop`
+//! really run by pytest in three shards, by file (the sorted test
 //! files, every third to a shard), each shard writing JUnit XML and
 //! pytest-json-report JSON; `report` over the shards' files counts what
 //! one unsharded run of the same project counts, test by test.

@@ -34,21 +34,26 @@ const LATER_SHA: &str = "ddddddd444444444444444444444444444444444";
 
 /// One entry of the stand-in cache: the branch it was saved from, its key
 /// and the file.
-struct Entry {
+pub(super) struct Entry {
     scope: String,
-    key: String,
-    file: Vec<u8>,
+    pub(super) key: String,
+    pub(super) file: Vec<u8>,
 }
 
 /// The repository's Actions cache as actions/cache/restore and save see
 /// it.
 #[derive(Default)]
-struct Cache {
+pub(super) struct Cache {
     entries: Vec<Entry>,
 }
 
 impl Cache {
-    fn restore(&self, scopes: &[&str], key: &str, restore_keys: &[String]) -> Option<&Entry> {
+    pub(super) fn restore(
+        &self,
+        scopes: &[&str],
+        key: &str,
+        restore_keys: &[String],
+    ) -> Option<&Entry> {
         let exact = scopes
             .iter()
             .find_map(|s| self.entries.iter().find(|e| e.scope == *s && e.key == key));
@@ -64,7 +69,7 @@ impl Cache {
         })
     }
 
-    fn save(&mut self, scope: &str, key: &str, file: Vec<u8>) {
+    pub(super) fn save(&mut self, scope: &str, key: &str, file: Vec<u8>) {
         assert!(
             !self
                 .entries
@@ -131,7 +136,7 @@ fn fill_in(value: &str, outputs: &BTreeMap<String, String>) -> String {
 }
 
 /// A `with:` value of the step `id`, filled in.
-fn with_value(id: &str, name: &str, outputs: &BTreeMap<String, String>) -> String {
+pub(super) fn with_value(id: &str, name: &str, outputs: &BTreeMap<String, String>) -> String {
     let action = action();
     fill_in(text(&step(&action, id)["with"][name], name), outputs)
 }
@@ -160,7 +165,7 @@ fn runner_env(job: &Job, event: &Path) -> Vec<(&'static str, OsString)> {
 }
 
 /// An event whose repository's default branch is `main`.
-fn event_file(dir: &Path) -> PathBuf {
+pub(super) fn event_file(dir: &Path) -> PathBuf {
     let path = dir.join("event.json");
     fs::write(&path, r#"{"repository": {"default_branch": "main"}}"#).unwrap();
     path
