@@ -74,6 +74,7 @@ fn settings() -> Settings {
         default_timeout: Duration::from_secs(300),
         kill_grace: Duration::from_secs(2),
         history: None,
+        results: None,
     }
 }
 

@@ -4,7 +4,8 @@
 //! that CI sets: the plan job once, the shard job once per parallel job
 //! (GitLab counts from 1, the others from 0), the merge job once. The
 //! merged report must pass with every shard back, the next plan must read
-//! the run the merge recorded, and the plan's `--shards N` must be the
+//! the run the merge recorded (with the shards' module fixtures told from
+//! their tests), and the plan's `--shards N` must be the
 //! job's parallelism. A flag a command does not take, a variable a CI
 //! does not set or result files that overwrite each other fail here.
 //!
@@ -146,7 +147,7 @@ fn suite(root: &Path) {
     std::fs::write(root.join("pytest.ini"), "[pytest]\n").expect("pytest.ini");
     for m in 0..5 {
         let body = format!(
-            "import pytest\n\n\n@pytest.mark.parametrize(\"v\", range({}))\ndef test_case(v):\n    assert v >= 0\n",
+            "import time\n\nimport pytest\n\n\n@pytest.fixture(scope=\"module\")\ndef db():\n    time.sleep(0.2)\n\n\n@pytest.mark.parametrize(\"v\", range({}))\ndef test_case(db, v):\n    assert v >= 0\n",
             3 + m
         );
         std::fs::write(root.join(format!("tests/test_mod_{m}.py")), body).expect("a module");
@@ -260,5 +261,27 @@ fn every_ci_recipe_plans_runs_every_shard_and_merges() {
         .expect("a plan");
         assert_eq!(plan["basis"]["runs"], 1, "{}: {}", ci.name, text(&out));
         assert_eq!(plan["basis"]["estimated"], 0, "{}: {}", ci.name, text(&out));
+        // The shards kept pytest-json-report's phases: the module fixtures
+        // are told from their tests.
+        let shared = plan["basis"]["shared_setup"].as_f64().unwrap_or_default();
+        assert!(shared > 0.5, "{}: {}", ci.name, text(&out));
     }
+}
+
+#[test]
+fn results_that_cannot_be_kept_are_said() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    suite(dir.path());
+    std::fs::write(dir.path().join("plain"), "").expect("a plain file");
+    let out = pytest_mcp(
+        dir.path(),
+        "pytest-mcp run --no-history --results plain/shard.json",
+        &BTreeMap::new(),
+    );
+    let said = text(&out);
+    assert!(said.contains("Test SUCCESS"), "{said}");
+    assert!(
+        said.contains("cannot keep the results in plain/shard.json"),
+        "{said}"
+    );
 }

@@ -8,7 +8,7 @@
 //! `merge` makes one run. After a timeout or a crash the error still
 //! carries the tests that finished and the test that was running.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
@@ -19,7 +19,7 @@ use crate::model::exec_error::{ErrorKind, ExecError};
 use crate::model::{changes, paths};
 use crate::request::{ValidationError, invalid};
 use crate::runner::command::{self, Mode, Workspace};
-use crate::runner::conclude::{Done, LeftBehind, conclude};
+use crate::runner::conclude::{Done, JsonReport, LeftBehind, conclude};
 use crate::runner::params::{DiscoverParams, Root, RunParams};
 use crate::runner::process;
 use crate::sources::events::{EventTail, Progress};
@@ -37,6 +37,9 @@ pub struct Settings {
     /// Where the history of runs is kept (docs/flaky.md); `None` with
     /// `--no-history`. The frontends record each run there.
     pub history: Option<crate::history::Keeping>,
+    /// `run --results FILE`: where to keep the run's own result file, for
+    /// `report` and `plan` to read later (a CI shard's results).
+    pub results: Option<PathBuf>,
 }
 
 /// Why a test run gave no result.
@@ -264,7 +267,14 @@ fn execute(
         )
     })?;
     let left = LeftBehind::read(&ws, caps, &python);
-    let done = conclude(left, keep_json_report, finished, spec.argv(), spec.timeout);
+    let kept = match (&settings.results, mode) {
+        (Some(path), Mode::Run(_)) => keep_results(path, &left),
+        _ => None,
+    };
+    let mut done = conclude(left, keep_json_report, finished, spec.argv(), spec.timeout);
+    if let (Some(note), Ok(done)) = (kept, &mut done) {
+        done.run.notes.push(note);
+    }
     if let Err(e) = &done
         && matches!(e.kind, ErrorKind::UsageError | ErrorKind::Spawn)
     {
@@ -272,4 +282,28 @@ fn execute(
         command::forget_probe(&python);
     }
     done
+}
+
+/// Writes the run's result file to `path` (with its missing directories):
+/// pytest-json-report's, which times every test's setup, call and teardown
+/// (what `plan` balances fixtures by), else pytest's JUnit XML. `Some`: the
+/// note saying why nothing was kept.
+fn keep_results(path: &Path, left: &LeftBehind) -> Option<String> {
+    let bytes = match (&left.json_report, &left.junit) {
+        (JsonReport::Written(json), _) => json,
+        (_, Some(junit)) => junit,
+        (_, None) => {
+            return Some(format!(
+                "pytest wrote no result file, so none was kept in {}",
+                path.display()
+            ));
+        }
+    };
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+    let written = parent
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::write(path, bytes));
+    written
+        .err()
+        .map(|e| format!("cannot keep the results in {}: {e}", path.display()))
 }

@@ -218,7 +218,7 @@ fn planned(plan: &Value) -> Vec<Vec<String>> {
 }
 
 /// Each shard job's step: `pytest-mcp run --plan FILE --shard K`, its
-/// JUnit XML into `project/shards/K/`.
+/// results (`--results`) into `project/shards/K/`.
 fn run_shards(project: &Path, plan: &str) {
     for k in 1..=SHARDS {
         let dir = project.join(format!("shards/{k}"));
@@ -242,8 +242,8 @@ fn run_shards(project: &Path, plan: &str) {
                 &k.to_string(),
                 "--no-history",
             ])
-            .args(["--format", "junit", "-o"])
-            .arg(dir.join("junit.xml"))
+            .arg("--results")
+            .arg(dir.join("shard.json"))
             .arg("--python")
             .arg(test_python())
             .output()

@@ -422,6 +422,13 @@ pub struct RunArgs {
     /// Give `run` the selection (ids, -m, -k) the plan was made with.
     #[arg(long, value_name = "FILE", requires = "shard")]
     pub plan: Option<PathBuf>,
+    /// Also keep this run's result file here, for `report` to merge (a CI
+    /// shard's results): pytest-json-report's JSON when the plugin is
+    /// installed (every test's setup, call and teardown: the history then
+    /// tells a module's fixture from its tests, and `plan` keeps it on
+    /// few shards), else pytest's JUnit XML.
+    #[arg(long, value_name = "FILE")]
+    pub results: Option<PathBuf>,
     #[command(flatten)]
     pub history: HistoryArgs,
     #[command(flatten)]

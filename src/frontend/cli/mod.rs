@@ -73,6 +73,7 @@ fn run_serve(args: &ServeArgs) -> u8 {
         python: args.python.clone(),
         default_timeout: std::time::Duration::from_secs(args.timeout),
         kill_grace: args.kill_grace,
+        results: None,
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -106,6 +107,7 @@ fn settings(project: &ProjectArgs) -> Result<Settings, u8> {
             default_timeout: std::time::Duration::from_secs(DEFAULT_TIMEOUT_SECS),
             kill_grace: project.pytest.kill_grace,
             history: None,
+            results: None,
         }),
         Err(e) => {
             eprintln!("pytest-mcp: error: {e}");
@@ -203,6 +205,7 @@ fn run_pytest(args: &RunArgs) -> u8 {
             Err(status) => return status,
         };
     settings.history = args.history.keeping(settings.root.path());
+    settings.results.clone_from(&args.results);
     let budget = report::cli_budget(project.format, params.max_tokens, project.max_chars);
     let shard_note = match one_shard(args, &settings, &mut params, &budget) {
         Ok(note) => note,

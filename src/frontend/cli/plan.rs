@@ -112,6 +112,7 @@ fn checked(args: &PlanArgs) -> Result<(Settings, DiscoverParams), u8> {
         default_timeout: std::time::Duration::from_secs(DEFAULT_TIMEOUT_SECS),
         kill_grace: args.pytest.kill_grace,
         history: None,
+        results: None,
     };
     let request = ExecuteTestsRequest {
         node_ids: args.selection.node_ids.clone(),
