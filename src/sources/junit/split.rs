@@ -26,7 +26,7 @@
 
 use memchr::memmem;
 
-use super::{Document, Nesting, Parser, Reached, Sink, case_capacity, read_serial};
+use super::{Document, Nesting, Parser, Reached, Sink, read_serial};
 use crate::sources::{ParseError, ReadOptions, Settle};
 
 /// Below this many bytes a part is not worth a thread.
@@ -88,12 +88,6 @@ pub(super) fn read_at<'a>(
     cuts: &[usize],
 ) -> Result<(Parser<'a>, usize), ParseError> {
     let mut main = Parser::new(text, options);
-    if !options.passing_as_counts {
-        // Sized for the whole file: the parts are appended without the
-        // vector being copied (then the old copy, the new one and the
-        // part's are all resident: 4 MB more at the peak of 100,000 cases).
-        main.run.tests.reserve_exact(case_capacity(text));
-    }
     let start = match main.read_to(Some(first as u64))? {
         Reached::Stop => main.context(),
         Reached::Past | Reached::Eof => None,
