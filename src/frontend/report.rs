@@ -197,10 +197,11 @@ impl RenderOnly {
         // Several files count their passes only when all are JUnit XML:
         // their merge matches no test by id (a JSON report or CTRF file
         // would match its tests against a JUnit file's).
-        let merge_counts = inputs.len() > 1 && inputs.iter().all(Load::is_junit);
+        let merge_counts =
+            format.counts_passes() && inputs.len() > 1 && inputs.iter().all(Load::is_junit);
         let options = ReadOptions {
             keep_json_report: format.carries_json_report(),
-            passing_as_counts: format.counts_passes() && (inputs.len() == 1 || merge_counts),
+            passing_as_counts: merge_counts || (format.counts_passes() && inputs.len() == 1),
             threads: 1,
         };
         let mut run = read_merged(inputs, options, threads, None)?;
