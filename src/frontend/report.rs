@@ -161,13 +161,15 @@ pub fn all_cores() -> usize {
 
 /// A run read to be rendered once, in one format, and for nothing else.
 ///
-/// Markdown of a single file names no passing test, so for it the readers
-/// count plain passes instead of listing them ([`Run::unlisted`]): `report`
-/// on a file of 100,000 tests is faster and smaller, and the rendering is
+/// Markdown names no passing test, so for a single file, or several that
+/// are all JUnit XML (shards, none matched with another by id), the
+/// readers count plain passes instead of listing them ([`Run::unlisted`]):
+/// `report` on 100,000 tests is faster and smaller, and the rendering is
 /// the same. Every other consumer needs every test — JSON, JUnit and HTML
 /// list them, the GitHub rendering (`gfm`, and the job summary of
-/// `github`) lists the slowest, a baseline comparison and a merge match
-/// them by id — and would be silently wrong on such a run.
+/// `github`) lists the slowest, a baseline comparison and a merge with a
+/// JSON report or CTRF file match them by id — and would be silently wrong
+/// on such a run.
 ///
 /// So the reader's option and the renderer are decided together, here: the
 /// run is private, [`read`](Self::read) chooses whether passes may be
