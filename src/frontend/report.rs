@@ -32,6 +32,17 @@ pub trait Load: Sync {
     fn name(&self) -> &str;
     /// Its bytes, or why they could not be had.
     fn load(&self) -> Result<Bytes<'_>, String>;
+    /// Whether the file is JUnit XML, judged from its first bytes without
+    /// reading it whole; `false` when unsure. Only a hint: what is read
+    /// decides.
+    fn is_junit(&self) -> bool {
+        false
+    }
+}
+
+/// Whether `start`, a file's first bytes, is JUnit XML.
+pub fn starts_junit(start: &[u8]) -> bool {
+    matches!(sources::sniff(start), Ok(sources::InputFormat::JunitXml))
 }
 
 /// A file's bytes as a reader takes them.
@@ -65,6 +76,10 @@ impl Load for Input {
             Ok(bytes) => Ok(Bytes::Borrowed(bytes)),
             Err(e) => Err(e.clone()),
         }
+    }
+
+    fn is_junit(&self) -> bool {
+        self.contents.as_deref().is_ok_and(starts_junit)
     }
 }
 
@@ -146,13 +161,15 @@ pub fn all_cores() -> usize {
 
 /// A run read to be rendered once, in one format, and for nothing else.
 ///
-/// Markdown of a single file names no passing test, so for it the readers
-/// count plain passes instead of listing them ([`Run::unlisted`]): `report`
-/// on a file of 100,000 tests is faster and smaller, and the rendering is
+/// Markdown names no passing test, so for a single file, or several that
+/// are all JUnit XML (shards, none matched with another by id), the
+/// readers count plain passes instead of listing them ([`Run::unlisted`]):
+/// `report` on 100,000 tests is faster and smaller, and the rendering is
 /// the same. Every other consumer needs every test — JSON, JUnit and HTML
 /// list them, the GitHub rendering (`gfm`, and the job summary of
-/// `github`) lists the slowest, a baseline comparison and a merge match
-/// them by id — and would be silently wrong on such a run.
+/// `github`) lists the slowest, a baseline comparison and a merge with a
+/// JSON report or CTRF file match them by id — and would be silently wrong
+/// on such a run.
 ///
 /// So the reader's option and the renderer are decided together, here: the
 /// run is private, [`read`](Self::read) chooses whether passes may be
@@ -179,12 +196,24 @@ impl RenderOnly {
         format: OutputFormat,
         threads: usize,
     ) -> Result<RenderOnly, Vec<InputError>> {
+        // Several files count their passes only when all are JUnit XML:
+        // their merge matches no test by id (a JSON report or CTRF file
+        // would match its tests against a JUnit file's).
+        let merge_counts =
+            format.counts_passes() && inputs.len() > 1 && inputs.iter().all(Load::is_junit);
         let options = ReadOptions {
             keep_json_report: format.carries_json_report(),
-            passing_as_counts: format.counts_passes() && inputs.len() == 1,
+            passing_as_counts: merge_counts || (format.counts_passes() && inputs.len() == 1),
             threads: 1,
         };
-        let run = read_merged(inputs, options, threads, None)?;
+        let mut run = read_merged(inputs, options, threads, None)?;
+        if merge_counts && !counted_merge_exact(&run) {
+            let listed = ReadOptions {
+                passing_as_counts: false,
+                ..options
+            };
+            run = read_merged(inputs, listed, threads, None)?;
+        }
         Ok(RenderOnly { run, format })
     }
 
@@ -290,6 +319,20 @@ pub fn cli_budget(format: OutputFormat, max_tokens: Option<usize>, max_chars: us
         chars: format.has_char_budget().then_some(max_chars),
         within: None,
     }
+}
+
+/// Whether a merge of files that counted their passes renders as the
+/// merge of the same files listing them: its files were all of one rank
+/// (no test matched by id) and its duration is one recorded (else the sum
+/// of its tests' durations, taken file by file, need not be that of the
+/// full list to the last bit). Rarely not: JUnit XML records its time.
+fn counted_merge_exact(run: &Run) -> bool {
+    use crate::model::SourceKind::{Ctrf, JsonReport};
+    let one_rank = !run
+        .sources
+        .iter()
+        .any(|s| matches!(s.kind, JsonReport | Ctrf));
+    one_rank && (run.duration.is_some() || run.unlisted.passed == 0)
 }
 
 /// Every input read, then merged in the inputs' order; with a plan,

@@ -86,6 +86,12 @@ pub fn merge(mut runs: Vec<Run>) -> Run {
                 }
             }
         }
+        // Passes counted, not listed (JUnit XML files merged for a
+        // Markdown rendering: none matched by id). Their duration sum is
+        // not merged: a caller counting passes in a merge without a
+        // recorded duration reads the files again, listed
+        // (`report::RenderOnly`).
+        merged.unlisted.append(run.unlisted);
         merged.warnings.extend(run.warnings);
         merged.sources.extend(run.sources);
         merged.notes.extend(run.notes);

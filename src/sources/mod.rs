@@ -232,8 +232,9 @@ pub struct ReadOptions {
     pub keep_json_report: bool,
     /// Count passing tests that have nothing to say instead of listing them
     /// ([`Run::unlisted`]). Only for a caller that renders Markdown of this
-    /// one file: every other rendering, a merge and a baseline comparison
-    /// need each test by id.
+    /// file, alone or merged with other JUnit XML files (which a merge
+    /// never matches by id): every other rendering, a merge with a JSON
+    /// report or CTRF file and a baseline comparison need each test by id.
     pub passing_as_counts: bool,
     /// Threads one large file may be read on (JUnit XML; 0 or 1: one).
     pub threads: usize,

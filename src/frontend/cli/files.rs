@@ -337,7 +337,20 @@ impl Load for FileInput {
             Err(e) => Err(format!("cannot read the file: {e}")),
         }
     }
+
+    fn is_junit(&self) -> bool {
+        use std::io::Read;
+        let Ok(path) = &self.path else { return false };
+        let Ok(file) = std::fs::File::open(path) else {
+            return false;
+        };
+        let mut start = Vec::with_capacity(SNIFF_BYTES as usize);
+        file.take(SNIFF_BYTES).read_to_end(&mut start).is_ok() && report::starts_junit(&start)
+    }
 }
+
+/// How much of a file [`Load::is_junit`] reads.
+const SNIFF_BYTES: u64 = 4096;
 
 /// Files from this size on are mapped rather than read: a 15 MB report is
 /// parsed in place, without first copying it and faulting in a buffer for
