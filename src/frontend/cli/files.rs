@@ -93,32 +93,8 @@ pub(super) fn run_report(args: &ReportArgs) -> u8 {
     let baseline_inputs: Vec<FileInput> =
         args.baseline.iter().flat_map(|arg| expand(arg)).collect();
     let total_inputs = inputs.len() + baseline_inputs.len();
-    let threads = args.threads.map_or_else(report::all_cores, usize::from);
-    let whole = args.history.is_some() || args.fail_on == FailOn::New || args.plan.is_some();
-    let plan = args.plan.as_deref().map(|path| {
-        // A plan kept beside the shards' files is no result file.
-        inputs.retain(|input| !input.is(path));
-        plan_shards(path)
-    });
-    let read = match plan {
-        Some(Err(e)) => Err(vec![e]),
-        Some(Ok(plan)) => read(
-            &inputs,
-            &baseline_inputs,
-            args.format,
-            threads,
-            (whole, Some(&plan)),
-        ),
-        None => read(
-            &inputs,
-            &baseline_inputs,
-            args.format,
-            threads,
-            (whole, None),
-        ),
-    };
     let output = args.output.as_ref();
-    let mut read = match read {
+    let mut read = match read_report(args, &mut inputs, &baseline_inputs) {
         Ok(read) => read,
         Err(errors) => {
             for e in &errors {
@@ -135,24 +111,69 @@ pub(super) fn run_report(args: &ReportArgs) -> u8 {
         }
     };
     if let (Some(path), Read::Whole { run, .. }) = (&args.history, &mut read) {
-        let keeping = Keeping {
-            path: path.clone(),
-            runs: args.history_runs,
-            rules: args.flaky.rules(),
-        };
-        let commit = args
-            .commit
-            .clone()
-            .or_else(|| std::env::var("GITHUB_SHA").ok());
-        if let Some(warning) = remember::after_report(run, &keeping, commit.as_deref()) {
-            eprintln!("pytest-mcp: warning: {warning}");
-        }
+        record(args, path, run);
     }
     let style = report_style(args);
     let status = status(&read, args.fail_on).max(not_run(&read));
-    let done = match &read {
+    let done = write_report(args, &read, &style, status);
+    if args.format.step_summary().is_some() {
+        append_step_summary(args, &read, &style);
+    }
+    // The process ends right after this: freeing a run of 100,000 tests one
+    // string at a time would only cost time.
+    std::mem::forget(read);
+    done
+}
+
+/// The result files read (with `--plan`, checked against it; a plan kept
+/// beside the shards' files is no result file), or every file's error.
+fn read_report(
+    args: &ReportArgs,
+    inputs: &mut Vec<FileInput>,
+    baseline_inputs: &[FileInput],
+) -> Result<Read, Vec<InputError>> {
+    let threads = args.threads.map_or_else(report::all_cores, usize::from);
+    let whole = args.history.is_some() || args.fail_on == FailOn::New || args.plan.is_some();
+    let plan = match args.plan.as_deref() {
+        Some(path) => {
+            inputs.retain(|input| !input.is(path));
+            Some(plan_shards(path).map_err(|e| vec![e])?)
+        }
+        None => None,
+    };
+    read(
+        inputs,
+        baseline_inputs,
+        args.format,
+        threads,
+        (whole, plan.as_deref()),
+    )
+}
+
+/// `--history`: the run recorded, each failure told as new, failing
+/// before or flaky; a store that cannot be used is one warning.
+fn record(args: &ReportArgs, path: &std::path::Path, run: &mut crate::model::Run) {
+    let keeping = Keeping {
+        path: path.to_path_buf(),
+        runs: args.history_runs,
+        rules: args.flaky.rules(),
+    };
+    let commit = args
+        .commit
+        .clone()
+        .or_else(|| std::env::var("GITHUB_SHA").ok());
+    if let Some(warning) = remember::after_report(run, &keeping, commit.as_deref()) {
+        eprintln!("pytest-mcp: warning: {warning}");
+    }
+}
+
+/// The report written to `-o` or standard output; returns `status`, or
+/// the status of a write that failed.
+fn write_report(args: &ReportArgs, read: &Read, style: &Style, status: u8) -> u8 {
+    let output = args.output.as_ref();
+    match read {
         Read::Alone(alone) => {
-            finish_with(output, |out| alone.write(&style, out).map(|_| ()), status)
+            finish_with(output, |out| alone.write(style, out).map(|_| ()), status)
         }
         Read::Whole { run, compared } => {
             let subject = Subject::Run {
@@ -161,31 +182,30 @@ pub(super) fn run_report(args: &ReportArgs) -> u8 {
             };
             finish(
                 output,
-                &dispatch::output(subject, args.format, &style).text,
+                &dispatch::output(subject, args.format, style).text,
                 status,
             )
         }
-    };
-    if args.format.step_summary().is_some() {
-        let max_chars = args.max_chars.unwrap_or(STEP_SUMMARY_BYTES);
-        github::append_summary(|room| match &read {
-            Read::Alone(alone) => alone
-                .step_summary(&style, max_chars, room)
-                .unwrap_or_default(),
-            Read::Whole { run, compared } => {
-                let subject = Subject::Run {
-                    run,
-                    compared: compared.as_ref(),
-                };
-                let summary = args.format.step_summary().unwrap_or(args.format);
-                report::step_summary(subject, summary, &style, max_chars, room)
-            }
-        });
     }
-    // The process ends right after this: freeing a run of 100,000 tests one
-    // string at a time would only cost time.
-    std::mem::forget(read);
-    done
+}
+
+/// `--format github` in a workflow: the GitHub rendering appended to the
+/// job summary.
+fn append_step_summary(args: &ReportArgs, read: &Read, style: &Style) {
+    let max_chars = args.max_chars.unwrap_or(STEP_SUMMARY_BYTES);
+    github::append_summary(|room| match read {
+        Read::Alone(alone) => alone
+            .step_summary(style, max_chars, room)
+            .unwrap_or_default(),
+        Read::Whole { run, compared } => {
+            let subject = Subject::Run {
+                run,
+                compared: compared.as_ref(),
+            };
+            let summary = args.format.step_summary().unwrap_or(args.format);
+            report::step_summary(subject, summary, style, max_chars, room)
+        }
+    });
 }
 
 /// How `report` renders: within `--max-tokens` and `--max-chars` (a
