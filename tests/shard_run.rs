@@ -167,9 +167,9 @@ fn the_shards_of_one_plan_run_every_test_once_from_the_file_or_the_history() {
     assert!(ran.values().all(|&n| n == 1), "no test ran twice: {ran:?}");
 }
 
-#[test]
-fn auto_takes_the_shard_from_each_cis_variables() {
-    let (_dir, root) = recorded_suite();
+/// The recorded suite and a plan of 3 shards made from its history.
+fn planned_in_three() -> (tempfile::TempDir, PathBuf) {
+    let (dir, root) = recorded_suite();
     let made = pytest_mcp(
         &root,
         &[
@@ -184,18 +184,27 @@ fn auto_takes_the_shard_from_each_cis_variables() {
         &[],
     );
     assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    (dir, root)
+}
+
+/// `run --plan plan.json --shard auto`, answering in JSON.
+const AUTO_RUN: [&str; 8] = [
+    "run",
+    "--no-history",
+    "--format",
+    "json",
+    "--plan",
+    "plan.json",
+    "--shard",
+    "auto",
+];
+
+#[test]
+fn auto_takes_the_shard_from_each_cis_variables() {
+    let (_dir, root) = planned_in_three();
     let mut second = plan_shards(&root.join("plan.json"))[1].clone();
     second.sort();
-    let run = [
-        "run",
-        "--no-history",
-        "--format",
-        "json",
-        "--plan",
-        "plan.json",
-        "--shard",
-        "auto",
-    ];
+    let run = AUTO_RUN;
     for (ci, env) in [
         (
             "GitLab CI",
@@ -225,6 +234,12 @@ fn auto_takes_the_shard_from_each_cis_variables() {
             "{ci}"
         );
     }
+}
+
+#[test]
+fn auto_without_a_ci_or_beyond_the_plan_is_refused() {
+    let (_dir, root) = planned_in_three();
+    let run = AUTO_RUN;
     // A plan of 3 and a CI of 4 jobs: no such shard in the plan.
     let four = pytest_mcp(
         &root,
