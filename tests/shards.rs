@@ -13,7 +13,7 @@ use std::process::Command;
 use serde_json::Value;
 
 mod common;
-use common::support;
+use common::support::{self, report_bytes};
 
 const SHARDS: usize = 3;
 
@@ -125,17 +125,4 @@ fn shards_merged_count_what_one_run_counts() {
             );
         }
     }
-}
-
-/// `pytest-mcp report --format FORMAT ARGS FILES`' standard output.
-fn report_bytes(format: &str, args: &[&str], files: &[PathBuf]) -> Vec<u8> {
-    let out = Command::new(env!("CARGO_BIN_EXE_pytest-mcp"))
-        .args(["report", "--format", format])
-        .args(args)
-        .args(files)
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .output()
-        .expect("pytest-mcp report");
-    assert_eq!(out.status.code(), Some(0), "{format} {args:?}");
-    out.stdout
 }

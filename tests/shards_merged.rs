@@ -7,11 +7,13 @@
 //! Behaviour only; the timings are in BENCHMARKS.md.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use pytest_mcp::frontend::dispatch::{self, Style, Subject};
 use pytest_mcp::frontend::report::{self, Input, Reading, RenderOnly};
 use pytest_mcp::request::OutputFormat;
+
+mod common;
+use common::support::report_bytes;
 
 const SHARDS: usize = 10;
 const CASES: usize = 300;
@@ -64,25 +66,6 @@ fn write_shards(dir: &Path, timed: bool) -> Vec<PathBuf> {
             path
         })
         .collect()
-}
-
-/// `pytest-mcp report --format FORMAT ARGS FILES`' standard output.
-fn report_bytes(format: &str, args: &[&str], files: &[PathBuf]) -> Vec<u8> {
-    let out = Command::new(env!("CARGO_BIN_EXE_pytest-mcp"))
-        .args(["report", "--format", format])
-        .args(args)
-        .args(files)
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .output()
-        .expect("pytest-mcp report");
-    // 0: `--fail-on` is `never` by default.
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{format} {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
 }
 
 #[test]

@@ -255,3 +255,22 @@ pub fn section<'a>(md: &'a str, heading: &str) -> &'a str {
     let rest = &md[start + heading.len()..];
     &rest[..rest.find("\n### ").unwrap_or(rest.len())]
 }
+
+/// `pytest-mcp report --format FORMAT ARGS FILES`' standard output.
+pub fn report_bytes(format: &str, args: &[&str], files: &[PathBuf]) -> Vec<u8> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pytest-mcp"))
+        .args(["report", "--format", format])
+        .args(args)
+        .args(files)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .expect("pytest-mcp report");
+    // 0: `--fail-on` is `never` by default.
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{format} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
