@@ -1,33 +1,99 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: the test dependencies (scripts/setup.sh:
-# .venv with requirements-dev.txt, .venv-nojson, Debian's chromium for the
-# HTML test, the sdists of requirements-suites.txt in .suites), then clippy,
-# rustfmt, cargo test (unit, golden, corpus, pytest agreement, token budget,
-# real suites, ...), then the load and scale tests
-# (tests/mcp_load.rs, the 5,000-case test of tests/discovery.rs: ignored by
-# a plain `cargo test`, run here with --ignored), then the Python wheel
-# (scripts/wheel-check.sh: built, installed into a fresh venv, the installed
-# command's --version and an MCP handshake per README client configuration),
-# the packaged crate built (tests/release.rs, ignored) and the sdist
-# (scripts/sdist-check.sh: built, installed with pip into a fresh venv,
-# --version and an MCP handshake).
-# Ends with one line totalling cargo's test results.
+# The whole test suite, as CI runs it (.ci/run: the demo, then this), on a
+# fresh clone in about 15 minutes on two cores; docs/development.md says
+# where the time goes. In order:
+#
+# 1. Side by side: the test dependencies (scripts/setup.sh: .venv with
+#    requirements-dev.txt, .venv-nojson, the plugin matrix's venvs,
+#    Debian's chromium, the sdists of requirements-suites.txt, npm's ctrf
+#    and the TypeScript MCP SDK), which mostly wait on the network, and
+#    cargo: clippy, rustfmt, then every test target built once (cargo test
+#    --no-run) and the release binary (the wheel's; the demo's when CI ran
+#    it first).
+# 2. Every test binary, the ignored tests (the MCP load tests, the
+#    5,000-case discovery, the packaged crate built, the exhaustive split
+#    read), the wheel (scripts/wheel-check.sh) and the sdist
+#    (scripts/sdist-check.sh), as jobs, PYTEST_MCP_TEST_JOBS (default 3) at
+#    a time, the longest first: most of them wait on pytest processes, so
+#    two cores serve three. Each binary runs as `cargo test` runs it (its
+#    package's folder, its own tests on a thread per core); its output is
+#    printed whole when it ends.
+# 3. One line totalling the tests ("N passed, M failed") and a line per
+#    job with its time.
+#
 # Usage: bash scripts/test.sh
+# The quick check for an edit (no Python, two minutes): scripts/check.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/setup.sh
 export PYTEST_MCP_TEST_PYTHON="$PWD/.venv/bin/python"
 # One build, never resumed: incremental caches would only take disk.
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+jobs_at_once=${PYTEST_MCP_TEST_JOBS:-3}
+target=$(realpath -m "${CARGO_TARGET_DIR:-target}")
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+start=$(date +%s)
+elapsed() { echo "$(($(date +%s) - start)) s"; }
+
+# 1. Set-up (network, pip, apt, npm) beside the builds (CPU).
+bash scripts/setup.sh >"$logs/setup.out" 2>&1 &
+setup_pid=$!
 cargo clippy --workspace --all-targets -- -D warnings
 cargo fmt --all --check
-cargo test --all-targets 2>&1 | tee "$log"
-cargo test --test mcp_load --test discovery --test release -- --ignored 2>&1 | tee -a "$log"
-bash scripts/wheel-check.sh 2>&1 | tee -a "$log"
-bash scripts/sdist-check.sh 2>&1 | tee -a "$log"
-# Sum the "test result: ok. N passed; M failed" lines of every test binary.
-awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
-     END { printf "%d passed, %d failed\n", p, f }' "$log"
+cargo test --workspace --all-targets --no-run --message-format=json-render-diagnostics \
+    >"$logs/build.json"
+cargo build --release --quiet
+echo "test: built in $(elapsed)" >&2
+if ! wait "$setup_pid"; then
+    cat "$logs/setup.out" >&2
+    echo "test: scripts/setup.sh failed" >&2
+    exit 1
+fi
+cat "$logs/setup.out" >&2
+echo "test: set up and built in $(elapsed)" >&2
+
+# 2. The jobs: "name<TAB>folder<TAB>command...", the longest first (the
+# order of a run on two cores; an unlisted binary goes after them).
+python3 scripts/test_jobs.py "$logs/build.json" >"$logs/jobs.tsv"
+
+declare -A job_of=()
+failed_jobs=()
+finish() { # PID: print the finished job's output and time
+    local name=${job_of[$1]}
+    local rc secs
+    read -r rc secs <"$logs/$name.rc"
+    cat "$logs/$name.out"
+    echo "test: job $name: exit $rc in $secs s" | tee -a "$logs/times"
+    if [ "$rc" -ne 0 ]; then failed_jobs+=("$name"); fi
+    unset "job_of[$1]"
+}
+while IFS=$'\t' read -r name dir cmd; do
+    while [ "${#job_of[@]}" -ge "$jobs_at_once" ]; do
+        wait -n -p done_pid || true
+        finish "$done_pid"
+    done
+    (
+        began=$(date +%s)
+        rc=0
+        (cd "$dir" && eval "$cmd") >"$logs/$name.out" 2>&1 || rc=$?
+        echo "$rc $(($(date +%s) - began))" >"$logs/$name.rc"
+    ) &
+    job_of[$!]=$name
+done <"$logs/jobs.tsv"
+while [ "${#job_of[@]}" -gt 0 ]; do
+    wait -n -p done_pid || true
+    finish "$done_pid"
+done
+
+# 3. Sum the "test result: ok. N passed; M failed" lines of every binary.
+cat "$logs"/*.out | awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     END { printf "%d passed, %d failed\n", p, f }' >"$logs/total"
+echo "test: whole suite in $(elapsed), jobs by time:" >&2
+sort -t: -k2 "$logs/times" | sort -k6 -n -r | head -50 >&2 || true
+if [ "${#failed_jobs[@]}" -gt 0 ]; then
+    echo "test: FAILED: ${failed_jobs[*]}" >&2
+    cat "$logs/total"
+    exit 1
+fi
+cat "$logs/total"

@@ -57,6 +57,26 @@ pub enum OutputFormat {
 }
 
 impl OutputFormat {
+    /// Every output format, in the order `--help` lists them: the one list
+    /// of them (derived by clap, so a new variant is in it without a word
+    /// more). Tests that go over the formats take them from here.
+    pub fn all() -> &'static [OutputFormat] {
+        <OutputFormat as clap::ValueEnum>::value_variants()
+    }
+
+    /// The name `--format` takes for this format (`markdown`, `junit`, ...).
+    pub fn cli_name(self) -> &'static str {
+        match self {
+            OutputFormat::Markdown => "markdown",
+            OutputFormat::Json => "json",
+            OutputFormat::Html => "html",
+            OutputFormat::Junit => "junit",
+            OutputFormat::Ctrf => "ctrf",
+            OutputFormat::Github => "github",
+            OutputFormat::Gfm => "gfm",
+        }
+    }
+
     /// The format a tool's `format` value names (`markdown` when absent);
     /// `None` for a value the tools do not take.
     pub fn of_tool(value: Option<&str>) -> Option<OutputFormat> {

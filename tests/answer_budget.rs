@@ -23,6 +23,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 mod common;
+use common::headline::{Counts, Verdict, counts, says};
 use common::support;
 
 /// The groups of the project, largest first: size, a word of the
@@ -119,7 +120,13 @@ fn markdown_at_the_default_budget_has_every_group_and_the_unique_failure() {
     assert!(n < 2_000, "{n} tokens");
     assert!(!truncated, "under the budget, nothing is left out");
     assert!(
-        md.starts_with("Test FAILURE (") && md.contains("1151 run, 1001 failed, 50 errors"),
+        says(&md, Verdict::Failure)
+            && md.contains(&counts(Counts {
+                total: 1151,
+                failed: 1001,
+                errors: 50,
+                ..Counts::default()
+            })),
         "{md}"
     );
     for (count, word, location) in GROUPS {
@@ -222,7 +229,7 @@ fn every_budget_is_kept() {
         let (md, _) = answer(OutputFormat::Markdown, &Budget::tokens(budget));
         let n = tokens(&md);
         assert!(n <= budget, "{n} > {budget}:\n{md}");
-        assert!(md.starts_with("Test FAILURE ("));
+        assert!(says(&md, Verdict::Failure));
         assert!(
             md.ends_with("execute_tests with last_failed: true\n"),
             "{md}"

@@ -9,6 +9,9 @@ use pytest_mcp::frontend::dispatch;
 use pytest_mcp::model::Run;
 use pytest_mcp::render::markdown;
 
+mod common;
+use common::headline::{Verdict, run_failed, says};
+
 /// The agent's Markdown of `run` within `max` characters.
 fn within(run: &Run, max: usize) -> String {
     let style = dispatch::Style::within(Budget::chars(max));
@@ -72,8 +75,14 @@ fn two_thousand_failures_fit_a_github_comment() {
         "the test needs a report over budget"
     );
     assert!(chars <= budget, "{chars} characters > {budget}");
-    assert!(text.starts_with("Test FAILURE ("), "{}", &text[..200]);
-    assert!(text.lines().next().unwrap_or("").contains("2000 failed"));
+    assert!(says(&text, Verdict::Failure), "{}", &text[..200]);
+    // 2,000 failing tests and as many passing ones.
+    assert!(
+        text.lines()
+            .next()
+            .unwrap_or("")
+            .contains(&run_failed(4000, 2000))
+    );
     assert!(
         text.contains("Shortened to fit 65,536 characters"),
         "says what was cut"
@@ -123,7 +132,7 @@ fn even_a_tiny_budget_is_respected() {
             "{budget}: {}",
             text.chars().count()
         );
-        assert!(text.starts_with("Test FAILURE ("));
+        assert!(says(&text, Verdict::Failure));
         structure(&text);
     }
 }

@@ -18,6 +18,7 @@ use std::process::Output;
 use yaml_rust2::{Yaml, YamlLoader};
 
 mod common;
+use common::headline::{Verdict, start};
 use common::support::{clean_command, test_python};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
@@ -251,7 +252,11 @@ fn every_ci_recipe_plans_runs_every_shard_and_merges() {
             "{}: {said}",
             ci.name
         );
-        assert!(said.contains("Test SUCCESS"), "{}: {said}", ci.name);
+        assert!(
+            said.contains(&start(Verdict::Success)),
+            "{}: {said}",
+            ci.name
+        );
 
         // The next pipeline plans from the run the merge recorded.
         let out = pytest_mcp(dir.path(), &commands[0], &BTreeMap::new());
@@ -279,7 +284,7 @@ fn results_that_cannot_be_kept_are_said() {
         &BTreeMap::new(),
     );
     let said = text(&out);
-    assert!(said.contains("Test SUCCESS"), "{said}");
+    assert!(said.contains(&start(Verdict::Success)), "{said}");
     assert!(
         said.contains("cannot keep the results in plain/shard.json"),
         "{said}"

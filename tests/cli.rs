@@ -5,6 +5,9 @@ use pytest_mcp::frontend::dispatch;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+mod common;
+use common::headline::{Verdict, says};
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -27,7 +30,7 @@ fn failing_tests_still_exit_zero_and_print_markdown() {
     let out = report(&["tests/fixtures/pytest/one_failure/junit-xunit1.xml"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    assert!(stdout.starts_with("Test FAILURE ("), "{stdout}");
+    assert!(says(&stdout, Verdict::Failure), "{stdout}");
     assert!(stdout.contains("### FAILED: tests/test_calc.py::test_discount_fractional"));
     assert!(out.stderr.is_empty());
 }
@@ -96,7 +99,7 @@ fn output_file_receives_the_report() {
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout.is_empty());
     let written = std::fs::read_to_string(&target).expect("written");
-    assert!(written.starts_with("Test SUCCESS"), "{written}");
+    assert!(says(&written, Verdict::Success), "{written}");
 }
 
 #[test]
@@ -320,7 +323,7 @@ fn a_large_file_reports_the_same_on_every_core_as_on_one() {
     let path = dir.path().join("big.xml");
     std::fs::write(&path, &xml).expect("write");
     let file = path.to_str().expect("utf-8 path");
-    for format in ["markdown", "json", "html", "junit", "gfm"] {
+    for format in OutputFormat::all().iter().map(|f| f.cli_name()) {
         let all = report(&["--format", format, file]);
         let one = report(&["--format", format, "--threads", "1", file]);
         assert_eq!(all.status.code(), Some(0), "{}", text(&all.stderr));

@@ -35,6 +35,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 mod common;
+use common::headline::{Counts, Verdict, before_counts, line, run_failed, says};
 use common::support::{clean_command, section};
 
 const PLAYWRIGHT: &str = "tests/fixtures/ctrf/playwright.json";
@@ -91,7 +92,20 @@ fn gfm_failure<'a>(gfm: &'a str, id: &str) -> &'a str {
 fn playwright_gfm_shows_each_failure_with_its_message_and_place() {
     let gfm = read(PLAYWRIGHT, "gfm");
     assert!(
-        gfm.starts_with("## Test FAILURE — 7 run, 2 failed, 2 skipped, 1 flaky\n"),
+        gfm.starts_with(&format!(
+            "## {}\n",
+            line(
+                Verdict::Failure,
+                None,
+                Counts {
+                    total: 7,
+                    failed: 2,
+                    skipped: 2,
+                    flaky: 1,
+                    ..Counts::default()
+                }
+            )
+        )),
         "{gfm}"
     );
     // The place is the stack's frame in the test's file, not the page
@@ -190,7 +204,20 @@ fn playwright_json_counts_and_ids() {
 fn jest_gfm_shows_each_failure_with_its_message_and_place() {
     let gfm = read(JEST, "gfm");
     assert!(
-        gfm.starts_with("## Test FAILURE — 8 run, 2 failed, 2 skipped, 1 flaky\n"),
+        gfm.starts_with(&format!(
+            "## {}\n",
+            line(
+                Verdict::Failure,
+                None,
+                Counts {
+                    total: 8,
+                    failed: 2,
+                    skipped: 2,
+                    flaky: 1,
+                    ..Counts::default()
+                }
+            )
+        )),
         "{gfm}"
     );
     let rounds = gfm_failure(&gfm, "cart › totals › rounds to cents");
@@ -469,13 +496,15 @@ fn a_50_mb_message_is_read_in_bounded_time() {
         answer.elapsed
     );
     assert!(
-        answer.stdout.starts_with("Test FAILURE (") && answer.stdout.len() < 8 * 1024,
+        says(&answer.stdout, Verdict::Failure) && answer.stdout.len() < 8 * 1024,
         "{} bytes: {}",
         answer.stdout.len(),
         &answer.stdout[..answer.stdout.len().min(400)]
     );
     assert!(
-        answer.stdout.contains(" — 2 run, 1 failed\n"),
+        answer
+            .stdout
+            .contains(&format!("{}{}\n", before_counts(), run_failed(2, 1))),
         "{}",
         &answer.stdout[..200]
     );

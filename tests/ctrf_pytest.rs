@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 mod common;
+use common::headline::{self, Counts, Verdict, before_counts, run_failed, says};
 use common::support::{self, clean_command, test_python};
 
 const TEARDOWN: &str = "tests/test_catalog.py::test_loan_checked_at_teardown";
@@ -312,6 +313,30 @@ fn the_runs_duration_is_the_sessions() {
     );
 }
 
+/// The counts phrase of a run of `total` tests up to its number of
+/// failures (`30 run, `): where the phrases of 0 and of 1 failure part.
+fn run_of(total: usize) -> String {
+    let none = run_failed(total, 0);
+    let one = run_failed(total, 1);
+    let same = none
+        .char_indices()
+        .zip(one.chars())
+        .find(|((_, a), b)| a != b)
+        .map_or(none.len(), |((i, _), _)| i);
+    none[..same].to_string()
+}
+
+/// What the counts phrase of `c` says after its tests run and failed
+/// (`, 1 collection error`).
+fn after_failed(c: Counts) -> String {
+    let phrase = headline::counts(c);
+    let start = run_failed(c.total, c.failed);
+    phrase
+        .strip_prefix(start.as_str())
+        .unwrap_or_else(|| panic!("{phrase:?} does not start with {start:?}"))
+        .to_string()
+}
+
 const BROKEN: (&str, &str) = (
     "tests/test_broken.py",
     "import nonexistent_module\n\n\ndef test_never_collected():\n    pass\n",
@@ -334,22 +359,39 @@ fn collection_errors_are_only_in_the_json_report() {
     assert_eq!(report["summary"]["total"], 30);
     let md = report_md(&run.ctrf());
     assert!(
-        md.starts_with("Test FAILURE (") && md.contains(" — 30 run, "),
+        says(&md, Verdict::Failure) && md.contains(&format!("{}{}", before_counts(), run_of(30))),
         "{md}"
     );
     assert!(!md.contains("collection error"), "{md}");
     assert!(
-        report_md(&run.json()).contains(", 1 collection error\n"),
+        report_md(&run.json()).contains(&format!(
+            "{}\n",
+            after_failed(Counts {
+                collection_errors: 1,
+                ..Counts::default()
+            })
+        )),
         "the JSON report's Markdown counts the collection error"
     );
 
     let stopped = pytest("mixed", &[BROKEN], &[]);
     let md = report_md(&stopped.ctrf());
-    assert!(md.starts_with("Test NO TESTS ("), "{md}");
-    assert!(md.contains(" — 0 run, 0 failed\n"), "{md}");
+    assert!(says(&md, Verdict::NoTests), "{md}");
+    assert!(
+        md.contains(&format!("{}{}\n", before_counts(), run_failed(0, 0))),
+        "{md}"
+    );
     let md = report_md(&stopped.json());
     assert!(
-        md.starts_with("Test FAILURE (") && md.contains(" — 0 run, 0 failed, 1 collection error\n"),
+        says(&md, Verdict::Failure)
+            && md.contains(&format!(
+                "{}{}\n",
+                before_counts(),
+                headline::counts(Counts {
+                    collection_errors: 1,
+                    ..Counts::default()
+                })
+            )),
         "{md}"
     );
 }

@@ -21,6 +21,7 @@ use pytest_mcp::text::thousands;
 use serde_json::Value;
 
 mod common;
+use common::headline::{Verdict, before_counts, discover_start};
 use common::support::{clean_command as command, copy_tree};
 use pytest_mcp_testkit::tokens::count_tokens;
 
@@ -191,9 +192,13 @@ fn markdown_is_one_line_per_function_with_an_id_pytest_accepts() {
     let all = collected(&project, &[]);
     assert!(all.len() > 300, "{all:?}");
     let first = md.lines().next().unwrap_or_default();
-    let expected = format!(" — {} tests in 2 files", thousands(all.len()));
+    let expected = format!(
+        "{}{} tests in 2 files",
+        before_counts(),
+        thousands(all.len())
+    );
     assert!(
-        first.starts_with("Discover SUCCESS (") && first.ends_with(&expected),
+        first.starts_with(&discover_start(Verdict::Success)) && first.ends_with(&expected),
         "{md}"
     );
 

@@ -251,3 +251,104 @@ fn cited_documents(comment: &str) -> Vec<String> {
         .map(str::to_string)
         .collect()
 }
+
+/// The repository paths a line names in code spans (`src/render/view/`,
+/// `tests/golden.rs`, ...): spans that start with a top folder of the
+/// repository and hold no placeholder, glob, space or option.
+fn named_paths(line: &str) -> Vec<String> {
+    const TOPS: [&str; 8] = [
+        "src/", "tests/", "scripts/", "golden/", "testkit/", "benches/", "fuzz/", "docs/",
+    ];
+    line.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|span| TOPS.iter().any(|top| span.starts_with(top)))
+        .filter(|span| !span.contains(['<', '*', ' ', '{', '$', '|', ':', '@']))
+        .map(|span| span.trim_end_matches(['.', ',']).to_string())
+        .collect()
+}
+
+/// docs/development.md cannot drift from the tree: every path it names
+/// exists (the layout block's included), and its table of test binaries
+/// names every test target, so a new one must be said.
+#[test]
+fn development_md_names_what_is_there() {
+    let text = std::fs::read_to_string(repo().join("docs/development.md")).expect("read");
+    let mut missing = Vec::new();
+    let mut named = 0;
+    let mut fence = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fence = !fence;
+            continue;
+        }
+        // In the layout block, a line starts with its path.
+        let paths = if fence {
+            let first = line.split_whitespace().next().unwrap_or("");
+            named_paths(&format!("`{}`", first.trim_end_matches(',')))
+        } else {
+            named_paths(line)
+        };
+        for path in paths {
+            named += 1;
+            if !repo().join(&path).exists() {
+                missing.push(path);
+            }
+        }
+    }
+    assert!(named > 50, "only {named} paths named");
+    assert!(
+        missing.is_empty(),
+        "docs/development.md names what is not there: {missing:?}"
+    );
+    // Every test target has its row: `tests/NAME.rs` or `tests/NAME/`.
+    let mut unsaid = Vec::new();
+    for entry in std::fs::read_dir(repo().join("tests")).expect("tests/") {
+        let path = entry.expect("entry").path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
+        let target = if path.is_dir() && path.join("main.rs").exists() {
+            format!("`tests/{name}/`")
+        } else if name.ends_with(".rs") {
+            format!("`tests/{name}`")
+        } else {
+            continue;
+        };
+        if !text.contains(&format!("| {target}")) {
+            unsaid.push(target);
+        }
+    }
+    assert!(
+        unsaid.is_empty(),
+        "test binaries without a row in docs/development.md: {unsaid:?}"
+    );
+}
+
+/// The quick check (`scripts/check.sh`) runs every golden test: a new
+/// `tests/*golden*.rs` is in its list or the check would miss it.
+#[test]
+fn the_quick_check_runs_every_golden_test() {
+    let script = std::fs::read_to_string(repo().join("scripts/check.sh")).expect("check.sh");
+    let mut left_out = Vec::new();
+    for entry in std::fs::read_dir(repo().join("tests")).expect("tests/") {
+        let name = entry
+            .expect("entry")
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        if let Some(stem) = name.strip_suffix(".rs") {
+            if (stem.contains("golden") || stem == "architecture" || stem == "tools_list")
+                && !script.contains(&format!("--test {stem} "))
+            {
+                left_out.push(stem.to_string());
+            }
+        }
+    }
+    assert!(
+        left_out.is_empty(),
+        "scripts/check.sh leaves out {left_out:?}"
+    );
+}

@@ -10,6 +10,7 @@
 
 mod common;
 
+use common::headline::{Verdict, run_failed, says};
 use common::support::{project_copy, run_pytest_mcp};
 
 #[test]
@@ -19,8 +20,8 @@ fn exit_status_1_with_every_test_passed_is_a_failure_that_says_why() {
     assert_eq!(status, Some(1), "{md}");
     let mut lines = md.lines();
     let head = lines.next().unwrap_or_default();
-    assert!(head.starts_with("Test FAILURE ("), "{md}");
-    assert!(head.ends_with("2 run, 0 failed"), "{md}");
+    assert!(says(head, Verdict::Failure), "{md}");
+    assert!(head.ends_with(&run_failed(2, 0)), "{md}");
     let why = lines.collect::<Vec<_>>().join("\n");
     assert!(
         why.starts_with(
@@ -42,7 +43,7 @@ fn a_process_that_ended_before_its_session_is_a_crash_naming_what_never_ran() {
     assert_eq!(status, Some(1), "pytest's own status:\n{md}");
     let head = md.lines().next().unwrap_or_default();
     assert!(
-        head.starts_with("Test CRASH (")
+        says(head, Verdict::Crash)
             && head.ends_with("while running tests/test_worker.py::test_ends_the_process"),
         "{md}"
     );
@@ -65,7 +66,7 @@ fn pytest_exit_stops_the_run_as_an_interruption() {
     assert_eq!(status, Some(1), "{md}");
     let head = md.lines().next().unwrap_or_default();
     assert!(
-        head.starts_with("Test INTERRUPTED (")
+        says(head, Verdict::Interrupted)
             && head.contains("(Exit: the database went away)")
             && head.ends_with("while running tests/test_db.py::test_database_gone"),
         "{md}"
@@ -83,7 +84,7 @@ fn an_error_as_pytest_starts_is_a_crash_that_says_which() {
     assert_eq!(status, Some(1), "{md}");
     let head = md.lines().next().unwrap_or_default();
     assert!(
-        head.starts_with("Test CRASH (")
+        says(head, Verdict::Crash)
             && head.ends_with(
                 "(an error before any test ran: KeyError: 'PYTEST_MCP_TEST_NO_SUCH_VARIABLE')"
             ),

@@ -26,7 +26,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::golden::check;
+use common::golden::{check, every_format};
 use pytest_mcp::budget::{Budget, DEFAULT_MCP_TOKENS};
 use pytest_mcp::frontend::dispatch::Style;
 use pytest_mcp::frontend::respond;
@@ -78,15 +78,6 @@ fn captured(bytes: Option<Vec<u8>>) -> Captured {
 /// `format` as `run` (and `report`) print it; the structured result as
 /// `execute_tests` gives it with a Markdown answer.
 fn answers(scenario: &Path) -> Vec<(&'static str, String)> {
-    let formats = [
-        (OutputFormat::Markdown, "expected.md"),
-        (OutputFormat::Json, "expected.json"),
-        (OutputFormat::Gfm, "expected.gfm"),
-        (OutputFormat::Html, "expected.html"),
-        (OutputFormat::Github, "expected.github"),
-        (OutputFormat::Junit, "expected.xml"),
-        (OutputFormat::Ctrf, "expected.ctrf.json"),
-    ];
     let concluded = || {
         let left = LeftBehind {
             json_report: read(scenario, "report.json")
@@ -106,7 +97,7 @@ fn answers(scenario: &Path) -> Vec<(&'static str, String)> {
     };
     let mut out = Vec::new();
     let tools = Budget::tokens(DEFAULT_MCP_TOKENS);
-    for (format, file) in formats {
+    for (format, file) in every_format() {
         let text = match concluded() {
             Ok(done) => respond::run(&done.run, format, &Style::report(Budget::NONE)).into_text(),
             Err(e) => respond::exec_error(&e, format, &Budget::NONE).into_text(),

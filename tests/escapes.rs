@@ -39,14 +39,6 @@ const LINK: &str = "\u{1b}]8;;https://example.org\u{1b}\\docs\u{1b}]8;;\u{1b}\\"
 /// The words of the coloured assertion message, which must survive.
 const MESSAGE: &str = "AssertionError: expected 3";
 
-const ALL_FORMATS: [OutputFormat; 5] = [
-    OutputFormat::Markdown,
-    OutputFormat::Html,
-    OutputFormat::Junit,
-    OutputFormat::Json,
-    OutputFormat::Ctrf,
-];
-
 /// The characters no output may hold outside `json_report`: every control
 /// character (C0, DEL, C1) but line feed and tab.
 fn forbidden(c: char) -> bool {
@@ -369,7 +361,7 @@ progress&#13;done</system-out>
 fn every_format_is_clean(files: &[(&str, String)]) -> (String, Value) {
     let mut markdown = String::new();
     let mut answer = Value::Null;
-    for format in ALL_FORMATS {
+    for &format in OutputFormat::all() {
         let (run, text) = report_of(files, format);
         let what = format!("{} as {format:?}", files[0].0);
         assert!(
@@ -381,7 +373,11 @@ fn every_format_is_clean(files: &[(&str, String)]) -> (String, Value) {
             OutputFormat::Ctrf => {
                 check_json(&what, &text, &[]);
             }
-            _ => {
+            OutputFormat::Markdown
+            | OutputFormat::Html
+            | OutputFormat::Junit
+            | OutputFormat::Github
+            | OutputFormat::Gfm => {
                 assert_no_controls(&what, &text);
                 assert_no_remnants(&what, &text);
             }
@@ -549,7 +545,7 @@ fn ids_with_control_characters_are_kept_in_json_and_shown_escaped_elsewhere() {
     })
     .to_string();
     let files = [("ids.json", doc)];
-    for format in ALL_FORMATS {
+    for &format in OutputFormat::all() {
         let (run, text) = report_of(&files, format);
         assert_eq!(run.tests[0].node_id, id, "the model keeps the id");
         let what = format!("ids as {format:?}");
@@ -580,7 +576,10 @@ fn ids_with_control_characters_are_kept_in_json_and_shown_escaped_elsewhere() {
                     "{what}:\n{text}"
                 );
             }
-            _ => {
+            OutputFormat::Markdown
+            | OutputFormat::Html
+            | OutputFormat::Github
+            | OutputFormat::Gfm => {
                 assert_no_controls(&what, &text);
                 assert!(text.contains(r"t\u{1b}[31mx.py"), "{what}:\n{text}");
                 assert!(text.contains(r"b\u{1b}[0mroken.py"), "{what}:\n{text}");

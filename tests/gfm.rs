@@ -19,6 +19,7 @@ use pytest_mcp::render;
 use pytest_mcp::request::OutputFormat;
 
 mod common;
+use common::headline::{Verdict, before_counts, run_failed, start};
 use common::support;
 
 // The benchmarks' generator of large inputs (the testkit crate).
@@ -269,7 +270,12 @@ fn report_gfm_links_sizes_and_errors() {
     let (code, out) = pytest_mcp(&["report", "--format", "gfm", mixed], &actions);
     assert_eq!(code, Some(0));
     assert!(
-        out.starts_with("## Test FAILURE — 30 run, 5 failed"),
+        out.starts_with(&format!(
+            "## {}{}{}",
+            start(Verdict::Failure),
+            before_counts(),
+            run_failed(30, 5)
+        )),
         "{out}"
     );
     assert!(
@@ -348,7 +354,14 @@ fn run_gfm_answers_in_github_markdown() {
         &[],
     );
     assert_eq!(code, Some(1), "{out}");
-    assert!(out.starts_with("## Test FAILURE — "), "{out}");
+    assert!(
+        out.starts_with(&format!(
+            "## {}{}",
+            start(Verdict::Failure),
+            before_counts()
+        )),
+        "{out}"
+    );
     assert!(
         out.contains("<details open>\n<summary><strong>FAILED</strong>"),
         "{out}"

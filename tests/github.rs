@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
+use common::headline::{Verdict, before_counts, says, start};
 use common::support;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
@@ -129,7 +130,7 @@ fn run_annotates_the_failing_lines_and_appends_the_summary() {
         ],
     );
     assert_eq!(code, Some(1), "{out}\n{stderr}");
-    assert!(out.starts_with("Test FAILURE ("), "{out}");
+    assert!(says(&out, Verdict::Failure), "{out}");
     let checkout = project.join("tests/test_checkout.py");
     let cases = [
         (
@@ -185,7 +186,11 @@ fn run_annotates_the_failing_lines_and_appends_the_summary() {
 fn assert_summary_appended(summary: &Path) {
     let text = std::fs::read_to_string(summary).unwrap();
     assert!(
-        text.starts_with("# Lint\n\nall clean\n\n## Test FAILURE — "),
+        text.starts_with(&format!(
+            "# Lint\n\nall clean\n\n## {}{}",
+            start(Verdict::Failure),
+            before_counts()
+        )),
         "{text}"
     );
     for section in [
@@ -318,7 +323,11 @@ fn the_step_summary_is_bounded_in_bytes() {
         .expect("appended after a blank line");
     assert!(text.len() <= MIB, "{} bytes", text.len());
     assert!(
-        added.starts_with("## Test FAILURE — "),
+        added.starts_with(&format!(
+            "## {}{}",
+            start(Verdict::Failure),
+            before_counts()
+        )),
         "{}",
         support::head(added, 200)
     );

@@ -10,6 +10,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use common::headline::{Counts, before_counts, counts};
 use common::support::{clean_command, project_copy, test_python};
 
 /// `pytest-mcp run` in `root` with the flip's counter at `counter`.
@@ -59,7 +60,19 @@ fn five_calls_on_unchanged_code_call_the_flip_flaky_and_the_real_failure_failing
         }
     }
     let md = stdout(&run(&root, &counter, &[]));
-    assert!(md.contains(" — 3 run, 2 failed (1 flaky)"), "{md}");
+    assert!(
+        md.contains(&format!(
+            "{}{}",
+            before_counts(),
+            counts(Counts {
+                total: 3,
+                failed: 2,
+                flaky_failures: 1,
+                ..Counts::default()
+            })
+        )),
+        "{md}"
+    );
     assert!(
         md.contains("### FAILED (flaky, failed 3 of the last 5 runs): test_history.py::test_flip"),
         "{md}"

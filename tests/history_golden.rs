@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 mod common;
-use common::golden::check;
+use common::golden::{check, every_format};
 
 /// The runs, oldest first, each its file's name and its commit: the
 /// last is rendered, the others recorded before it.
@@ -89,19 +89,12 @@ fn every_format_tells_the_history() {
     let dir = root().join("golden/history");
     std::fs::create_dir_all(&dir).expect("golden/history");
     let mut diffs = Vec::new();
-    for (ext, format) in [
-        ("md", "markdown"),
-        ("json", "json"),
-        ("gfm", "gfm"),
-        ("html", "html"),
-        ("github", "github"),
-        ("xml", "junit"),
-        ("ctrf.json", "ctrf"),
-    ] {
+    for (format, file) in every_format() {
+        let format = format.cli_name();
         let (_dir, out) = after_history(&["--format", format]);
         assert!(out.status.success(), "{format}: {out:?}");
         let text = String::from_utf8(out.stdout).expect("UTF-8");
-        if let Some(diff) = check(&dir.join(format!("expected.{ext}")), &text) {
+        if let Some(diff) = check(&dir.join(file), &text) {
             diffs.push(diff);
         }
     }

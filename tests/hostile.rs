@@ -15,16 +15,22 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use pytest_mcp::request::OutputFormat;
 use serde_json::Value;
 
 mod common;
+use common::headline::run_failed;
 use common::support;
 use support::{head, reader};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
 /// Longest one `report` may take on a small hostile file (a hang fails).
 const DEADLINE: Duration = Duration::from_secs(60);
-const FORMATS: [&str; 4] = ["markdown", "json", "html", "junit"];
+/// Every output format's `--format` name: each hostile file goes through
+/// them all.
+fn formats() -> impl Iterator<Item = &'static str> {
+    OutputFormat::all().iter().map(|f| f.cli_name())
+}
 
 struct Answer {
     status: Option<i32>,
@@ -91,14 +97,22 @@ fn check_sane(file: &Path, format: &str, answer: &Answer) -> Vec<String> {
     };
     match answer.status {
         Some(0) => {
-            let ok = match format {
-                "markdown" => text.starts_with("Test "),
-                "json" => {
+            let named = OutputFormat::all().iter().find(|f| f.cli_name() == format);
+            let ok = match named.copied() {
+                Some(OutputFormat::Markdown | OutputFormat::Gfm) => !text.trim().is_empty(),
+                Some(OutputFormat::Json) => {
                     serde_json::from_str::<Value>(text).is_ok_and(|v| v["summary"].is_object())
                 }
-                "html" => text.contains("<html") || text.contains("<!DOCTYPE"),
-                "junit" => quick_xml_is_well_formed(text),
-                _ => false,
+                Some(OutputFormat::Ctrf) => serde_json::from_str::<Value>(text)
+                    .is_ok_and(|v| v["results"]["summary"].is_object()),
+                Some(OutputFormat::Html) => text.contains("<html") || text.contains("<!DOCTYPE"),
+                Some(OutputFormat::Junit) => quick_xml_is_well_formed(text),
+                // The headline, then one workflow command a line.
+                Some(OutputFormat::Github) => text
+                    .lines()
+                    .skip(1)
+                    .all(|l| l.starts_with("::") || l.is_empty()),
+                None => false,
             };
             if !ok {
                 problems.push(format!(
@@ -198,7 +212,7 @@ fn broken_xml_is_refused_with_a_location_in_every_format() {
     let mut problems = Vec::new();
     for (name, xml) in BROKEN_XML {
         let file = write(dir.path(), &format!("{name}.xml"), xml.as_bytes());
-        for format in FORMATS {
+        for format in formats() {
             let answer = report(&file, format);
             problems.extend(check_sane(&file, format, &answer));
             if answer.status != Some(2) {
@@ -278,7 +292,7 @@ fn odd_xml_gives_a_report_or_a_clear_refusal() {
     let mut problems = Vec::new();
     for (name, xml) in ODD_XML {
         let file = write(dir.path(), &format!("{name}.xml"), xml.as_bytes());
-        for format in FORMATS {
+        for format in formats() {
             problems.extend(check_sane(&file, format, &report(&file, format)));
         }
     }
@@ -298,7 +312,7 @@ fn a_truncated_report_is_never_a_crash() {
     let cuts: Vec<usize> = (1..12).map(|i| bytes.len() * i / 12).collect();
     for cut in cuts {
         let file = write(dir.path(), &format!("cut-{cut}.xml"), &bytes[..cut]);
-        for format in FORMATS {
+        for format in formats() {
             let answer = report(&file, format);
             refused += usize::from(answer.status == Some(2));
             problems.extend(check_sane(&file, format, &answer));
@@ -335,7 +349,7 @@ fn invalid_utf8_is_replaced_never_passed_through() {
 
     let mut problems = Vec::new();
     for file in [&xml_file, &json_file, &latin1_file] {
-        for format in FORMATS {
+        for format in formats() {
             let answer = report(file, format);
             problems.extend(check_sane(file, format, &answer));
         }
@@ -505,7 +519,10 @@ fn an_enormous_junit_file_in_bounded_time_and_memory() {
             }
         } else {
             let text = String::from_utf8_lossy(&answer.stdout);
-            let expected = format!("{cases} run, {failures} failed");
+            let expected = run_failed(
+                usize::try_from(cases).expect("a count"),
+                usize::try_from(failures).expect("a count"),
+            );
             if !text.lines().next().unwrap_or("").contains(&expected) {
                 problems.push(format!(
                     "markdown header lacks {expected:?}: {}",

@@ -20,6 +20,8 @@ mod history;
 #[path = "html/markup.rs"]
 mod markup;
 
+mod common;
+
 use pytest_mcp::frontend::dispatch;
 use pytest_mcp::frontend::report;
 use pytest_mcp::render::view::{self, Compared};
@@ -29,6 +31,7 @@ use std::time::Instant;
 use serde_json::json;
 
 use browser::{browse, chromium, drive, driver};
+use common::headline::{Counts, Verdict, line, start};
 use markup::{assert_one_document, assert_safe_markup, assert_strict_csp, report_text, text};
 use pytest_mcp::budget::Budget;
 use pytest_mcp::frontend::report::Input;
@@ -128,7 +131,10 @@ fn mixed_report() {
     let run = fixture_run("mixed");
     let page = report_page(&run, "mixed");
     assert!(page.contains("<header class=\"top bad\">"));
-    assert!(page.contains("<b class=word>FAILURE</b> <span>30 tests in "));
+    assert!(page.contains(&format!(
+        "<b class=word>{}</b> <span>30 tests in ",
+        Verdict::Failure.word()
+    )));
     // The bar: 20 passed, 5 failed, 2 errors, 3 skipped of 30, in 1000 units.
     for rect in [
         "<rect class=p x=\"0.0\" width=\"666.7\"",
@@ -338,13 +344,17 @@ fn markup_in_any_markdown_position_is_escaped() {
 }
 #[test]
 fn markdown_page_title_cannot_fill_the_body_placeholder() {
+    let success = Counts {
+        total: 1,
+        ..Counts::default()
+    };
     let page = html::markdown_page(
-        "Test SUCCESS (0.0s) — 1 run, 0 failed\n",
+        &format!("{}\n", line(Verdict::Success, Some(0.0), success)),
         "{{body}} & {{title}}",
         Some(view::Tone::Ok),
     );
     assert_one_document(&page, "{{body}} & {{title}}");
-    assert_eq!(page.matches("Test SUCCESS").count(), 1);
+    assert_eq!(page.matches(&start(Verdict::Success)).count(), 1);
     assert_eq!(
         page.matches("{{body}} &amp; {{title}}").count(),
         2,

@@ -11,6 +11,9 @@ use pytest_mcp::model::{Outcome, Run};
 use pytest_mcp::request::OutputFormat;
 use pytest_mcp::sources::junit;
 
+mod common;
+use common::headline::{Counts, counts};
+
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/junit")
@@ -229,7 +232,12 @@ fn renderers_show_both_results_of_a_shared_id() {
     .unwrap();
     let md = pytest_mcp::render::markdown::render(&run);
     assert!(
-        md.contains("6 run, 2 failed, 2 skipped"),
+        md.contains(&counts(Counts {
+            total: 6,
+            failed: 2,
+            skipped: 2,
+            ..Counts::default()
+        })),
         "{}",
         md.lines().next().unwrap_or_default()
     );

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 mod common;
+use common::headline::{Counts, Verdict, counts, run_failed, says};
 use common::support;
 
 const RERUN_LINE: &str = "> Rerun the failures: pytest-mcp run --last-failed\n";
@@ -60,6 +61,17 @@ fn ran(answer: &Value) -> (BTreeSet<String>, u64) {
     (ids, answer["summary"]["total"].as_u64().expect("total"))
 }
 
+/// The counts of a run of `total` tests with the project's two failures
+/// and its one error: `7 run, 2 failed, 1 error`.
+fn failed_and_error(total: usize) -> String {
+    counts(Counts {
+        total,
+        failed: 2,
+        errors: 1,
+        ..Counts::default()
+    })
+}
+
 fn failed_ids() -> BTreeSet<String> {
     FAILED.iter().map(|s| s.to_string()).collect()
 }
@@ -72,8 +84,8 @@ fn reruns_exactly_the_failed_and_errored_tests() {
     let (_dir, root) = project();
     let (status, first) = run(&root, &[]);
     assert_eq!(status, Some(1), "{first}");
-    assert!(first.starts_with("Test FAILURE"), "{first}");
-    assert!(first.contains("7 run, 2 failed, 1 error"), "{first}");
+    assert!(says(&first, Verdict::Failure), "{first}");
+    assert!(first.contains(&failed_and_error(7)), "{first}");
     assert!(first.ends_with(RERUN_LINE), "{first}");
 
     let again = run_json(&root, &["--last-failed"]);
@@ -83,7 +95,7 @@ fn reruns_exactly_the_failed_and_errored_tests() {
 
     let (status, markdown) = run(&root, &["--lf"]);
     assert_eq!(status, Some(1), "{markdown}");
-    assert!(markdown.contains("3 run, 2 failed, 1 error"), "{markdown}");
+    assert!(markdown.contains(&failed_and_error(3)), "{markdown}");
     assert!(
         markdown.contains("> Reran the failures pytest's cache records (3 tests)\n"),
         "{markdown}"
@@ -103,14 +115,14 @@ fn with_no_recorded_failures_nothing_runs() {
 
     let (status, fixed) = run(&root, &["--last-failed"]);
     assert_eq!(status, Some(0), "{fixed}");
-    assert!(fixed.starts_with("Test SUCCESS"), "{fixed}");
-    assert!(fixed.contains("3 run, 0 failed"), "{fixed}");
+    assert!(says(&fixed, Verdict::Success), "{fixed}");
+    assert!(fixed.contains(&run_failed(3, 0)), "{fixed}");
     assert!(!fixed.contains("Rerun the failures"), "{fixed}");
 
     let (status, nothing) = run(&root, &["--last-failed"]);
     assert_eq!(status, Some(5), "{nothing}");
-    assert!(nothing.starts_with("Test NO TESTS"), "{nothing}");
-    assert!(nothing.contains("0 run, 0 failed"), "{nothing}");
+    assert!(says(&nothing, Verdict::NoTests), "{nothing}");
+    assert!(nothing.contains(&run_failed(0, 0)), "{nothing}");
     assert!(
         nothing.contains("> No test ran: pytest's cache records no failed tests\n"),
         "{nothing}"
@@ -131,7 +143,7 @@ fn without_a_cache_directory_nothing_runs() {
     assert!(!root.join(".pytest_cache").exists());
     let (status, text) = run(&root, &["--last-failed"]);
     assert_eq!(status, Some(5), "{text}");
-    assert!(text.contains("0 run, 0 failed"), "{text}");
+    assert!(text.contains(&run_failed(0, 0)), "{text}");
     assert!(
         text.contains("no failed tests (it has no cache directory yet)"),
         "{text}"
@@ -170,11 +182,11 @@ fn a_disabled_cache_is_said_not_run_around() {
     .expect("write");
     let (status, first) = run(&root, &[]);
     assert_eq!(status, Some(1), "{first}");
-    assert!(first.contains("2 failed, 1 error"), "{first}");
+    assert!(first.contains(&failed_and_error(7)), "{first}");
     assert!(!first.contains("Rerun the failures"), "{first}");
     let (status, text) = run(&root, &["--last-failed"]);
     assert_eq!(status, Some(5), "{text}");
-    assert!(text.contains("0 run, 0 failed"), "{text}");
+    assert!(text.contains(&run_failed(0, 0)), "{text}");
     assert!(
         text.contains("> No test ran: pytest's cache is disabled in this project"),
         "{text}"

@@ -18,6 +18,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
+mod common;
+use common::headline::{Counts, Verdict, line};
+
 const FLIP: &str = "tests/test_retry.py::test_flip";
 const FAILURE: &str = "tests/test_retry.py::test_real_failure";
 
@@ -81,10 +84,20 @@ fn every_source_counts_four_tests_one_failed_one_flaky() {
 
 #[test]
 fn markdown_names_the_flip_flaky_and_the_failures_attempts_from_every_source() {
+    let headline = line(
+        Verdict::Failure,
+        Some(0.1),
+        Counts {
+            total: 4,
+            failed: 1,
+            flaky: 1,
+            ..Counts::default()
+        },
+    );
     for (files, junit) in COMBINATIONS {
         let text = report(files, "markdown");
         assert!(
-            text.starts_with("Test FAILURE (0.1s) — 4 run, 1 failed, 1 flaky\n"),
+            text.starts_with(&format!("{headline}\n")),
             "{files:?}:\n{text}"
         );
         assert!(

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 mod common;
+use common::headline::{Counts, before_counts, counts};
 use common::support::{self, clean_command, test_python};
 
 const FLIP: &str = "tests/test_flaky.py::test_flip";
@@ -92,7 +93,16 @@ fn retries_report_the_flip_flaky_and_the_failures_every_attempt() {
     let (status, markdown) = run(&root, &test_python(), &["--retries", "2"], &[]);
     assert_eq!(status, Some(1), "{markdown}");
     assert!(
-        markdown.contains(" — 3 run, 1 failed, 1 flaky\n"),
+        markdown.contains(&format!(
+            "{}{}\n",
+            before_counts(),
+            counts(Counts {
+                total: 3,
+                failed: 1,
+                flaky: 1,
+                ..Counts::default()
+            })
+        )),
         "{markdown}"
     );
     assert!(

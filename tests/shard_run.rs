@@ -17,6 +17,7 @@ use std::process::Output;
 use serde_json::Value;
 
 mod common;
+use common::headline::{Verdict, run_failed, says};
 use common::support::{clean_command, test_python};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
@@ -415,8 +416,8 @@ fn a_shard_of_30000_tests_runs_past_the_command_lines_limit() {
     );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.starts_with("Test FAILURE"), "{text}");
-    assert!(text.contains("30000 run, 1 failed"), "{text}");
+    assert!(says(&text, Verdict::Failure), "{text}");
+    assert!(text.contains(&run_failed(30000, 1)), "{text}");
     assert!(text.contains("Shard 1 of 1"), "{text}");
     let plan = pytest_mcp(dir.path(), &["plan", "--shards", "1"], &[]);
     let bytes: usize = plan_ids_bytes(&plan.stdout);

@@ -113,7 +113,10 @@ fn shards_merged_count_what_one_run_counts() {
     assert_eq!(by_dir["failed"], one["failed"]);
 
     // Read one file at a time or several at once: the same bytes.
-    for format in ["markdown", "json", "gfm", "html", "junit", "github"] {
+    for format in pytest_mcp::request::OutputFormat::all()
+        .iter()
+        .map(|f| f.cli_name())
+    {
         let serial = report_bytes(format, &["--threads", "1"], &shard_files);
         for threads in [&["--threads", "2"][..], &["-j", "6"], &[]] {
             let parallel = report_bytes(format, threads, &shard_files);

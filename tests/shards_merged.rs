@@ -13,6 +13,7 @@ use pytest_mcp::frontend::report::{self, Input, Reading, RenderOnly};
 use pytest_mcp::request::OutputFormat;
 
 mod common;
+use common::headline::{Counts, before_counts, counts};
 use common::support::report_bytes;
 
 const SHARDS: usize = 10;
@@ -72,7 +73,7 @@ fn write_shards(dir: &Path, timed: bool) -> Vec<PathBuf> {
 fn ten_shards_read_on_every_core_write_what_one_at_a_time_writes() {
     let dir = tempfile::tempdir().expect("temp dir");
     let files = write_shards(dir.path(), true);
-    for format in ["markdown", "json", "gfm", "html", "ctrf", "junit", "github"] {
+    for format in OutputFormat::all().iter().map(|f| f.cli_name()) {
         let serial = report_bytes(format, &["--threads", "1"], &files);
         for threads in [&["--threads", "2"][..], &["-j", "4"], &[]] {
             let parallel = report_bytes(format, threads, &files);
@@ -113,10 +114,14 @@ fn ten_shards_merged_hold_every_shards_tests() {
     // The Markdown's headline counts them all too.
     let markdown = String::from_utf8(report_bytes("markdown", &[], &files)).expect("UTF-8");
     let headline = format!(
-        "— {} run, {} failed, {} skipped",
-        SHARDS * CASES,
-        SHARDS * failed,
-        SHARDS * skipped
+        "{}{}",
+        before_counts().trim_start(),
+        counts(Counts {
+            total: SHARDS * CASES,
+            failed: SHARDS * failed,
+            skipped: SHARDS * skipped,
+            ..Counts::default()
+        })
     );
     assert!(markdown.contains(&headline), "{markdown}");
 }

@@ -143,3 +143,14 @@ fn workers_is_a_count_or_auto() {
     let description = workers["description"].as_str().unwrap_or_default();
     assert!(description.contains("pytest-xdist"), "{workers}");
 }
+
+#[test]
+fn every_output_format_is_listed_once_under_the_name_clap_gives_it() {
+    use clap::ValueEnum;
+    let all = OutputFormat::all();
+    for &format in all {
+        let clap_name = format.to_possible_value().expect("a --format value");
+        assert_eq!(format.cli_name(), clap_name.get_name());
+        assert_eq!(all.iter().filter(|&&f| f == format).count(), 1);
+    }
+}

@@ -8,31 +8,44 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use pytest_mcp::request::OutputFormat;
+
 use super::source::{test_modules, without_comments_and_strings, without_test_items};
 use super::{files, module_path, names_after, read_tree};
 
-/// The outputs: each a folder of `render/`.
-pub const OUTPUTS: [&str; 8] = [
-    "markdown",
-    "gfm",
-    "html",
-    "json",
-    "structured",
-    "github",
-    "junit",
-    "ctrf",
-];
+/// The folder of `render/` that holds each output format: an exhaustive
+/// match, so a new format does not compile here until it names its own.
+fn folder(format: OutputFormat) -> &'static str {
+    match format {
+        OutputFormat::Markdown => "markdown",
+        OutputFormat::Json => "json",
+        OutputFormat::Html => "html",
+        OutputFormat::Junit => "junit",
+        OutputFormat::Ctrf => "ctrf",
+        OutputFormat::Github => "github",
+        OutputFormat::Gfm => "gfm",
+    }
+}
+
+/// The outputs, each a folder of `render/`: one per output format, and
+/// the tools' structured results (no `--format` of its own).
+pub fn outputs() -> Vec<&'static str> {
+    let mut out: Vec<&str> = OutputFormat::all().iter().map(|&f| folder(f)).collect();
+    out.push("structured");
+    out
+}
 
 /// Every file of an output that names another output, as `render/gfm/x.rs
 /// -> markdown`: through `crate::render::<output>`, a grouped `use
 /// crate::render::{..}`, or `super::` paths that climb to `render`. Unit
 /// tests aside (`#[cfg(test)]` items and files).
 pub fn crossings(tree: &[(PathBuf, String)], test_files: &BTreeSet<Vec<String>>) -> Vec<String> {
+    let outputs = outputs();
     let mut found = Vec::new();
     for (file, text) in tree {
         let path = module_path(file);
         let own = match path.as_slice() {
-            [render, output, ..] if render == "render" && OUTPUTS.contains(&output.as_str()) => {
+            [render, output, ..] if render == "render" && outputs.contains(&output.as_str()) => {
                 output.as_str()
             }
             _ => continue,
@@ -45,7 +58,7 @@ pub fn crossings(tree: &[(PathBuf, String)], test_files: &BTreeSet<Vec<String>>)
         // From render/<output>/x.rs, `super::super::` is `render::`.
         let climb = "super::".repeat(path.len() - 1);
         named.extend(names_after(&code, &climb));
-        for other in named.iter().filter(|n| OUTPUTS.contains(&n.as_str())) {
+        for other in named.iter().filter(|n| outputs.contains(&n.as_str())) {
             if other != own {
                 found.push(format!("{} -> {other}", file.display()));
             }
@@ -61,7 +74,7 @@ fn no_output_imports_another_output() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let tree = read_tree(&src);
     // Not vacuous: every output's folder was read.
-    for output in OUTPUTS {
+    for output in outputs() {
         assert!(
             tree.iter()
                 .any(|(f, _)| f.starts_with(Path::new("render").join(output))),
@@ -69,6 +82,24 @@ fn no_output_imports_another_output() {
         );
     }
     assert_eq!(crossings(&tree, &test_files(&tree)), Vec::<String>::new());
+}
+
+/// `render/` holds the view and one folder per output, no more: a format
+/// has its folder, and a folder is a format's (or the structured results').
+#[test]
+fn render_holds_one_folder_per_output() {
+    let render = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/render");
+    let mut folders: Vec<String> = std::fs::read_dir(&render)
+        .expect("src/render")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "view")
+        .collect();
+    folders.sort();
+    let mut expected: Vec<String> = outputs().iter().map(|s| s.to_string()).collect();
+    expected.sort();
+    assert_eq!(folders, expected);
 }
 
 /// The check catches an output importing another, however it is written;

@@ -4,7 +4,28 @@
 
 use std::path::Path;
 
+use pytest_mcp::request::OutputFormat;
 use similar::TextDiff;
+
+/// The golden file of each output format (`expected.md`, ...): the one
+/// place that names them, an exhaustive match, so a new format does not
+/// compile here until its goldens have a name.
+pub fn file_name(format: OutputFormat) -> &'static str {
+    match format {
+        OutputFormat::Markdown => "expected.md",
+        OutputFormat::Json => "expected.json",
+        OutputFormat::Html => "expected.html",
+        OutputFormat::Junit => "expected.xml",
+        OutputFormat::Ctrf => "expected.ctrf.json",
+        OutputFormat::Github => "expected.github",
+        OutputFormat::Gfm => "expected.gfm",
+    }
+}
+
+/// Every output format with its golden file's name.
+pub fn every_format() -> impl Iterator<Item = (OutputFormat, &'static str)> {
+    OutputFormat::all().iter().map(|&f| (f, file_name(f)))
+}
 
 /// Compares `actual` with the golden file at `path`, or rewrites the file
 /// under `UPDATE_GOLDEN=1`. A readable diff on mismatch.
@@ -13,7 +34,13 @@ pub fn check(path: &Path, actual: &str) -> Option<String> {
         std::fs::write(path, actual).expect("write golden file");
         return None;
     }
-    let expected = std::fs::read_to_string(path).unwrap_or_default();
+    let Ok(expected) = std::fs::read_to_string(path) else {
+        return Some(format!(
+            "{}: no such golden file (review the output, then UPDATE_GOLDEN=1 \
+             bash scripts/check.sh writes it)",
+            path.display()
+        ));
+    };
     if expected == actual {
         return None;
     }

@@ -6,5 +6,6 @@
 #![allow(dead_code)]
 
 pub mod golden;
+pub mod headline;
 pub mod mcp_suite;
 pub mod support;

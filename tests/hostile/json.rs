@@ -86,7 +86,7 @@ fn json_with_wrong_types_is_refused_or_read_never_a_crash() {
     let mut refused = Vec::new();
     for (name, json) in cases {
         let file = write(dir.path(), &format!("{name}.json"), json.as_bytes());
-        for format in FORMATS {
+        for format in formats() {
             let answer = report(&file, format);
             if format == "markdown" && answer.status == Some(2) {
                 refused.push(*name);
@@ -166,7 +166,7 @@ fn ctrf_with_wrong_types_is_refused_or_read_never_a_crash() {
     let mut refused = Vec::new();
     for (name, json) in &cases {
         let file = write(dir.path(), &format!("{name}.json"), json.as_bytes());
-        for format in FORMATS {
+        for format in formats() {
             let answer = report(&file, format);
             if format == "markdown" && answer.status == Some(2) {
                 refused.push(*name);

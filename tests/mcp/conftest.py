@@ -150,6 +150,44 @@ def make_project(tmp_path: Path):
 
 
 # ---------------------------------------------------------------------------
+# Answers: the substance, never the headline's words
+# ---------------------------------------------------------------------------
+
+# An answer's headline (its first line: the verdict, the duration, the
+# counts) is worded in one place, src/render/view/status.rs. The tests here
+# check what it says through the structured result (`structuredContent`: its
+# `status` and its `summary` counts), or the ADR-006 JSON's, and of the text
+# only that it opens with a headline: a change of wording must not break
+# them.
+
+
+def structured_of(result: Any) -> dict[str, Any]:
+    """The tool result's structuredContent (every result that is not a
+    JSON-RPC error or a refused request carries one, isError included)."""
+    s = result.structured_content
+    assert s is not None, result
+    return s
+
+
+def summary_of(s: dict[str, Any], *keys: str) -> dict[str, int]:
+    """The named counts of a structured (or ADR-006 JSON) result's summary."""
+    return {k: s["summary"][k] for k in keys}
+
+
+def headline_of(text: str, structured: dict[str, Any] | None = None) -> str:
+    """The answer's first line: its headline. Not empty, and, when the
+    structured result carries the Markdown answer (`markdown`), the same as
+    that Markdown's first line. The words are not checked."""
+    assert text and text.strip(), f"empty answer: {text!r}"
+    first = text.splitlines()[0]
+    assert first.strip(), text
+    carried = (structured or {}).get("markdown")
+    if carried is not None:
+        assert carried.splitlines()[0] == first, (first, carried[:300])
+    return first
+
+
+# ---------------------------------------------------------------------------
 # Connections
 # ---------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import anyio
 import pytest
+from conftest import headline_of, summary_of
 from mcp_types import CallToolResult
 
 pytestmark = pytest.mark.anyio
@@ -47,7 +48,8 @@ async def test_five_calls_tell_the_flip_flaky_and_the_real_failure_failing_befor
     text = text_of(fifth)
     assert f"\n### FAILED (flaky, failed 3 of the last 5 runs): {FLIP} (line 17)\n" in text, text
     assert f"\n### FAILED (failing for 5 runs): {REAL} (line 21)\n" in text, text
-    assert " — 3 run, 2 failed (1 flaky)" in text, text
+    headline_of(text, s)
+    assert summary_of(s, "total", "failed") == {"total": 3, "failed": 2}, s["summary"]
     assert "(new)" not in text, text
 
     # The sixth call, after an edit: the flip passes (even run); a flaky

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import headline_of
 from mcp_types import CallToolResult
 
 pytestmark = pytest.mark.anyio
@@ -110,14 +111,16 @@ async def test_the_agent_loop(project, connect):
         edit(root, "shop/stock.py", "return STOCK[name]", "return STOCK.get(name, 0)")
         edit(root, "shop/prices.py", 'raise RuntimeError("rates file missing: rates.csv")', 'return {"USD": 1.1, "GBP": 0.85}')
         text, s = await run(conn, node_ids=["tests/test_users.py", "tests/test_stock.py", "tests/test_prices.py"])
-        assert text.startswith("Test SUCCESS"), text
+        assert s["status"] == "success", s
+        headline_of(text, s)
         assert since(text) == (6, 0, 0, 0), text
         same_counts(text, s)
 
         # 5. Only what an edit touches: the first run with `affected`
         # records which code each test runs (every test runs) ...
         text, s = await run(conn, affected=True)
-        assert text.startswith("Test SUCCESS"), text
+        assert s["status"] == "success", s
+        headline_of(text, s)
         assert s["summary"]["total"] == 14, s
         assert "records" in text, text
         # ... then an edit to one module runs only the tests importing it.

@@ -21,7 +21,7 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import REPO
+from conftest import REPO, headline_of, structured_of
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
@@ -81,7 +81,7 @@ def check_result(name: str, expect: dict[str, Any], result: Any) -> None:
     text = text_of(result)
     assert s["status"] == expect["status"], (name, s["status"], text)
     assert s["exit_code"] == expect["exit"], (name, s["exit_code"])
-    assert text.startswith(f"Test {expect['status'].upper()} "), (name, text)
+    headline_of(text, s)
     summary = {k: s["summary"].get(k) for k in expected_summary(expect)}
     assert summary == expected_summary(expect), (name, s["summary"], expect["counts"])
     named = {i: g for g in s["failures"] for i in g["node_ids"]}
@@ -98,9 +98,10 @@ def check_crash(name: str, expect: dict[str, Any], markdown: Any, as_json: Any) 
     crash = expect["crash"]
     assert isinstance(markdown, CallToolResult) and markdown.is_error is True, (name, markdown)
     text = text_of(markdown)
-    assert text.startswith("Test CRASH ") and f"while running {crash['running']}" in text, (name, text)
-    if markdown.structured_content is not None:
-        assert markdown.structured_content["status"] == "crash", (name, markdown.structured_content)
+    s = structured_of(markdown)
+    assert s["status"] == "crash", (name, s)
+    headline_of(text, s)
+    assert f"while running {crash['running']}" in text, (name, text)
     assert isinstance(as_json, MCPError) and as_json.code == EXECUTION_FAILED, (name, as_json)
     data = as_json.data
     assert data["error_type"] == "crash" and data["exit_code"] == expect["exit"], (name, data)

@@ -22,7 +22,7 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import PYTHON, alive, figure, processes_in, wait_for_file, wait_until_gone
+from conftest import PYTHON, alive, figure, headline_of, processes_in, structured_of, wait_for_file, wait_until_gone
 from mcp.shared.exceptions import MCPError
 from test_server import EXECUTION_FAILED, GRACE, INVALID_PARAMS, call, call_error, text_of
 
@@ -144,7 +144,9 @@ async def test_an_interpreter_without_pytest_is_a_clear_error(project, connect, 
         markdown = answers[label, "markdown"]
         assert markdown.is_error is True, markdown
         text = text_of(markdown)
-        assert text.startswith("Test ERROR ("), text
+        s = structured_of(markdown)
+        assert s["status"] == "error", (label, s)
+        headline_of(text, s)
         assert all(w in text for w in words), text
     assert not (root / TRIPWIRE).exists()
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import REPO
+from conftest import REPO, headline_of
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
@@ -51,7 +51,7 @@ async def test_retries_count_the_flip_flaky(project, connect):
     assert summary == {"total": 3, "passed": 2, "failed": 1, "flaky": 1}, s["summary"]
     assert [g["node_ids"] for g in s["failures"]] == [[FAILURE]], s["failures"]
     text = text_of(retried)
-    assert text.startswith("Test FAILURE (") and " — 3 run, 1 failed, 1 flaky\n" in text, text
+    headline_of(text, s)
     assert "\n### FLAKY (1)\n" in text, text
     assert f"\n- {FLIP} — passed after 1 failed attempt (first: AssertionError: connection refused" in text, text
     assert "\n  Rerun: failed all 3 attempts\n" in text, text

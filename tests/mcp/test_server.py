@@ -25,8 +25,11 @@ from conftest import (
     PYTHON,
     alive,
     figure,
+    headline_of,
     processes_in,
     recorded_pids,
+    structured_of,
+    summary_of,
     wait_for_file,
     wait_until_gone,
 )
@@ -175,12 +178,6 @@ def by_function(ids: list[str]) -> dict[str, int]:
     return out
 
 
-def seconds_in_header(text: str) -> float:
-    m = re.match(r"Test \w+(?: \w+)? \((\d+(?:\.\d+)?)s\)", text)
-    assert m, text
-    return float(m[1])
-
-
 SLOW_TEST_FILE = """\
 import time
 from pathlib import Path
@@ -309,7 +306,9 @@ async def test_one_failure_in_both_formats(project, connect, protocol):
     for result in (markdown, explicit):
         assert not result.is_error, result
         text = text_of(result)
-        assert text.startswith("Test FAILURE ("), text
+        s = structured_of(result)
+        assert s["status"] == "failure", s
+        headline_of(text, s)
         assert has_failed_heading(text, "tests/test_calc.py::test_discount_fractional"), text
         assert "test_add" not in text, "passing tests are only counted:\n" + text
 
@@ -336,13 +335,15 @@ async def test_mixed_in_both_formats_matches_pytest(project, connect):
                 # The whole ADR-006 object: mixed's is over the default budget.
                 lambda: call(conn, "execute_tests", {"format": "json", "max_tokens": 1_000_000}),
             )
+    structured = structured_of(markdown)
     markdown, data = text_of(markdown), json.loads(text_of(as_json))
     _, outcomes = reference(output)
     failed = {k for k, v in outcomes.items() if v == "failed"}
     errors = {k for k, v in outcomes.items() if v == "error"}
     assert failed and errors, output
 
-    assert markdown.startswith("Test FAILURE ("), markdown
+    assert structured["status"] == "failure", structured
+    headline_of(markdown, structured)
     for node_id in failed:
         assert has_failed_heading(markdown, node_id), (node_id, markdown)
     for node_id in errors:
@@ -351,9 +352,8 @@ async def test_mixed_in_both_formats_matches_pytest(project, connect):
     assert set(data) - OPTIONAL_KEYS == ADR006_KEYS, sorted(data)
     assert data["exit_code"] == 1
     check_against_reference(data, output)
-    header = markdown.splitlines()[0]
-    s = data["summary"]
-    assert f"{s['total']} run, {s['failed']} failed, {s['errors']} error" in header, (header, s)
+    counts = ("total", "failed", "errors")
+    assert summary_of(structured, *counts) == summary_of(data, *counts), (structured["summary"], data["summary"])
 
 
 async def test_parameters_reach_pytest(project, connect):
@@ -386,14 +386,17 @@ async def test_last_failed_reruns_exactly_what_failed(project, connect):
     rerun_line = "> Rerun the failures: execute_tests with last_failed: true\n"
     with anyio.fail_after(60):
         async with connect(root) as conn:
-            first = text_of(await call(conn, "execute_tests", {}))
+            first_result = await call(conn, "execute_tests", {})
             again = json.loads(
                 text_of(await call(conn, "execute_tests", {"last_failed": True, "format": "json"}))
             )
             (root / "FIXED").write_text("")
-            fixed = text_of(await call(conn, "execute_tests", {"last_failed": True}))
-            nothing = text_of(await call(conn, "execute_tests", {"last_failed": True}))
-    assert first.startswith("Test FAILURE ("), first
+            fixed_result = await call(conn, "execute_tests", {"last_failed": True})
+            nothing_result = await call(conn, "execute_tests", {"last_failed": True})
+    first, fixed, nothing = (text_of(r) for r in (first_result, fixed_result, nothing_result))
+    first_s, fixed_s, nothing_s = (structured_of(r) for r in (first_result, fixed_result, nothing_result))
+    assert first_s["status"] == "failure", first_s
+    headline_of(first, first_s)
     assert first.endswith(rerun_line), first
     failed = {t["node_id"] for t in again["tests"] if t["outcome"] in ("failed", "error")}
     assert failed == {t["node_id"] for t in again["tests"]}, again["tests"]
@@ -403,9 +406,12 @@ async def test_last_failed_reruns_exactly_what_failed(project, connect):
         "tests/test_shop.py::test_uses_database",
     }, again["tests"]
     assert again["summary"]["total"] == 3, again["summary"]
-    assert fixed.startswith("Test SUCCESS ("), fixed
-    assert "3 run, 0 failed" in fixed and "Rerun the failures" not in fixed, fixed
-    assert "0 run, 0 failed" in nothing, nothing
+    assert fixed_s["status"] == "success", fixed_s
+    headline_of(fixed, fixed_s)
+    assert summary_of(fixed_s, "total", "failed") == {"total": 3, "failed": 0}, fixed_s["summary"]
+    assert "Rerun the failures" not in fixed, fixed
+    headline_of(nothing, nothing_s)
+    assert summary_of(nothing_s, "total", "failed") == {"total": 0, "failed": 0}, nothing_s["summary"]
     assert "> No test ran: pytest's cache records no failed tests" in nothing, nothing
     assert "Rerun the failures" not in nothing, nothing
 
@@ -446,8 +452,11 @@ async def test_discover_in_both_formats(project, connect):
     assert not md.is_error and not js.is_error
     text = text_of(md)
     files = sorted({i.split("::")[0] for i in expected_ids})
-    assert text.startswith(f"Discover SUCCESS ("), text
-    assert f"— {len(expected_ids)} tests in {len(files)} files" in text.splitlines()[0], text
+    d = structured_of(md)
+    assert d["status"] == "success", d
+    headline_of(text, d)
+    assert d["count"] == len(expected_ids), d
+    assert sorted({t["node_id"].split("::")[0] for t in d["tests"]}) == files, d["tests"]
     for f in files:
         assert f"\n### {f}\n" in text, (f, text)
     data = json.loads(text_of(js))
@@ -478,8 +487,10 @@ async def test_discover_in_both_formats(project, connect):
     # Collection errors are data, not a failure of the tool.
     assert not md_broken.is_error and not js_broken.is_error
     text = text_of(md_broken)
-    assert text.startswith("Discover FAILURE ("), text
-    assert ", 2 collection errors" in text.splitlines()[0], text
+    d = structured_of(md_broken)
+    assert d["status"] == "failure", d
+    headline_of(text, d)
+    assert len(d["collection_errors"]) == 2, d["collection_errors"]
     for f in expected_broken_files:
         assert f"### COLLECTION ERROR: {f}" in text, text
     data = json.loads(text_of(js_broken))
@@ -705,7 +716,9 @@ async def test_a_timeout_names_the_hanging_test_and_leaves_nothing(project, conn
         result, _ = answers[name]
         assert isinstance(result, CallToolResult) and result.is_error is True, (name, result)
         text = text_of(result)
-        assert text.startswith("Test TIMEOUT ("), text
+        s = structured_of(result)
+        assert s["status"] == "timeout", (name, s)
+        headline_of(text, s)
         assert f"Running at the end: {HANGING}" in text, text
         assert "timeout of 3 seconds" in text.splitlines()[0], text
 
@@ -729,7 +742,9 @@ async def test_a_crash_is_reported_with_its_signal(project, connect):
 
     assert markdown.is_error is True, markdown
     text = text_of(markdown)
-    assert text.startswith("Test CRASH ("), text
+    s = structured_of(markdown)
+    assert s["status"] == "crash", s
+    headline_of(text, s)
     assert "SIGSEGV" in text.splitlines()[0], text
     assert "Running at the end: tests/test_crash.py::test_segfaults" in text, text
 
@@ -799,7 +814,8 @@ async def test_a_cancelled_call_leaves_no_process_behind(project, connect, reape
                 assert all(pid and alive(pid) for pid in pids.values()), pids
                 # Another call on the same server is not held up by the hanging one.
                 quick = await call(conn, "execute_tests", {"node_ids": ["tests/test_hang.py::test_quick"]})
-                assert text_of(quick).startswith("Test SUCCESS ("), text_of(quick)
+                assert structured_of(quick)["status"] == "success", quick
+                headline_of(text_of(quick), structured_of(quick))
                 assert "result" not in outcome
                 start = time.monotonic()
                 scope.cancel()  # the SDK sends notifications/cancelled
@@ -862,10 +878,12 @@ async def test_calls_run_at_once(make_project, connect):
             assert (data["summary"]["passed"], data["summary"]["failed"]) == (3, 1), data["summary"]
             duration = data["summary"]["duration"]
         else:
-            assert text.startswith("Test FAILURE ("), text
-            assert "4 run, 1 failed" in text.splitlines()[0], text
+            s = structured_of(result)
+            assert s["status"] == "failure", s
+            headline_of(text, s)
+            assert summary_of(s, "total", "failed") == {"total": 4, "failed": 1}, s["summary"]
             assert has_failed_heading(text, failing), text
-            duration = seconds_in_header(text)
+            duration = s["duration"]
         assert duration >= 4 * 0.4, (x, duration)
         figures[x] = (figures[x][0], duration)
         reported += duration
@@ -873,7 +891,9 @@ async def test_calls_run_at_once(make_project, connect):
     assert data["count"] == 16 and data["collection_errors"] == [], data
     broken = text_of(answers["broken"])
     assert not answers["broken"].is_error
-    assert broken.startswith("Discover FAILURE (") and "### COLLECTION ERROR: tests/check_broken.py" in broken, broken
+    assert structured_of(answers["broken"])["status"] == "failure", answers["broken"]
+    headline_of(broken, structured_of(answers["broken"]))
+    assert "### COLLECTION ERROR: tests/check_broken.py" in broken, broken
 
     client_sum = sum(e for e, _ in figures.values())
     figure(

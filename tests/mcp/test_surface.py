@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import HANDSHAKE, MODERN, figure
+from conftest import HANDSHAKE, MODERN, figure, headline_of
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
@@ -109,7 +109,7 @@ async def test_a_mixed_run_and_a_discovery_have_structured_results(project, conn
             found_json = await call(conn, "discover_tests", WHOLE)
     # The text is what `format` asked for; the structure is the same.
     text = markdown_of(markdown)
-    assert text.startswith("Test FAILURE ("), text
+    headline_of(text, markdown.structured_content)
     data = json.loads(markdown_of(as_json))
     for result in (markdown, as_json):
         s = result.structured_content
@@ -134,7 +134,7 @@ async def test_a_mixed_run_and_a_discovery_have_structured_results(project, conn
         assert d["status"] == "success" and d["exit_code"] == 0, d
         assert d["count"] == listing["count"] == data["summary"]["total"], (d, listing["count"])
         assert [t["node_id"] for t in d["tests"]] == [t["node_id"] for t in listing["tests"]]
-    assert markdown_of(found).startswith("Discover SUCCESS ("), markdown_of(found)
+    headline_of(markdown_of(found), found.structured_content)
 
 
 async def test_a_timeout_has_a_structured_result(project, connect, reaper):
@@ -144,8 +144,8 @@ async def test_a_timeout_has_a_structured_result(project, connect, reaper):
         async with connect(root) as conn:
             result = await call(conn, "execute_tests", {"timeout": 2})
     assert result.is_error is True, result
-    assert markdown_of(result).startswith("Test TIMEOUT ("), markdown_of(result)
     s = result.structured_content
+    headline_of(markdown_of(result), s)
     assert s["status"] == "timeout" and "exit_code" not in s, s
     assert HANGING in s["error"] and "timeout of 2 seconds" in s["error"], s
     assert s["summary"]["passed"] == 1 and s["failures"] == [], s

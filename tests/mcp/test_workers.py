@@ -19,7 +19,7 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import KILL_GRACE, REPO, alive, figure, wait_for_file, wait_until_gone
+from conftest import KILL_GRACE, REPO, alive, figure, headline_of, structured_of, summary_of, wait_for_file, wait_until_gone
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
@@ -102,10 +102,13 @@ async def test_workers_give_the_same_results_and_progress(project, connect):
     assert max(values) >= total - 2, seen
     assert {m for _, _, m in seen if m} <= set(by_id(plain)), seen
 
-    # Markdown with one worker per CPU: the same header counts, every failure.
+    # Markdown with one worker per CPU: the same counts, every failure.
     text = text_of(answers["auto"])
-    assert text.startswith("Test FAILURE ("), text
-    assert f"— {total} run, " in text.splitlines()[0], text
+    s = structured_of(answers["auto"])
+    assert s["status"] == "failure", s
+    headline_of(text, s)
+    counts = ("total", "passed", "failed", "errors", "skipped")
+    assert summary_of(s, *counts) == summary_of(plain, *counts), (s["summary"], plain["summary"])
     for node_id, (outcome, _) in by_id(plain).items():
         if outcome in ("failed", "error"):
             # The heading ends with the id, or the id and its line.
@@ -150,7 +153,9 @@ async def test_a_hang_under_workers_ends_everything_and_names_each_test(project,
     result, _ = answers["markdown"]
     assert isinstance(result, CallToolResult) and result.is_error is True, result
     text = text_of(result)
-    assert text.startswith("Test TIMEOUT ("), text
+    s = structured_of(result)
+    assert s["status"] == "timeout", s
+    headline_of(text, s)
     assert "Running at the end (2):\n" in text, text
     for node_id in HUNG:
         assert f"\n- {node_id} (gw" in text, text

@@ -6,25 +6,65 @@
 use std::path::Path;
 
 use crate::closing::Closing;
+use crate::common::headline::{Counts, Verdict, counts, run_failed, says, start};
 use crate::{Crash, Expect, Failure, Ran};
 
 /// The phrases of our status line the closing line's counts make:
 /// `9 run, 2 failed`, `, 1 error`, `, 1 skipped`, `, 1 xpassed`,
-/// `, 1 warning` (xfailed tests are counted as skipped).
+/// `, 1 warning` (xfailed tests are counted as skipped), each as the
+/// library words it.
 fn count_phrases(c: &Closing) -> Vec<String> {
-    let mut phrases = vec![format!("{} run, {} failed", c.total(), c.get("failed"))];
-    let skipped = c.get("skipped") + c.get("xfailed");
-    for (n, word) in [
-        (c.get("error"), "error"),
-        (skipped, "skipped"),
-        (c.get("xpassed"), "xpassed"),
-        (c.get("warning"), "warning"),
+    let n = |word: &str| c.get(word) as usize;
+    let mut phrases = vec![run_failed(c.total() as usize, n("failed"))];
+    // One count alone: what the counts phrase adds for it after its
+    // `0 run, 0 failed`.
+    let none = run_failed(0, 0);
+    let alone = |one: Counts| {
+        counts(one)
+            .strip_prefix(&none)
+            .unwrap_or_else(|| panic!("the counts phrase of {one:?} does not start with `{none}`"))
+            .to_string()
+    };
+    for one in [
+        Counts {
+            errors: n("error"),
+            ..Counts::default()
+        },
+        Counts {
+            skipped: n("skipped") + n("xfailed"),
+            ..Counts::default()
+        },
+        Counts {
+            xpassed: n("xpassed"),
+            ..Counts::default()
+        },
+        Counts {
+            warnings: n("warning"),
+            ..Counts::default()
+        },
     ] {
-        if n > 0 {
-            phrases.push(format!(", {n} {word}"));
+        if one != Counts::default() {
+            phrases.push(alone(one));
         }
     }
     phrases
+}
+
+/// The status an `expect.json` names (`success`, `failure`, `crash`: the
+/// name the structured results give it).
+fn verdict_named(name: &str) -> Option<Verdict> {
+    [
+        Verdict::Success,
+        Verdict::Failure,
+        Verdict::NoTests,
+        Verdict::Interrupted,
+        Verdict::Error,
+        Verdict::Timeout,
+        Verdict::Crash,
+        Verdict::Cancelled,
+    ]
+    .into_iter()
+    .find(|v| serde_json::to_value(v).is_ok_and(|named| named == name))
 }
 
 /// The Markdown: exit status, status word and counts, each failure
@@ -44,11 +84,16 @@ pub fn check_markdown(
             run.status, expect.exit
         ));
     }
-    let word = format!("Test {} ", expect.status.to_uppercase());
-    if !first.starts_with(&word) {
-        problems.push(format!(
-            "Markdown: the first line is not `{word}...`: {first}"
-        ));
+    match verdict_named(&expect.status) {
+        Some(verdict) if !says(first, verdict) => problems.push(format!(
+            "Markdown: the first line is not `{}...`: {first}",
+            start(verdict)
+        )),
+        Some(_) => {}
+        None => problems.push(format!(
+            "expect.json: the status `{}` is no status of ours",
+            expect.status
+        )),
     }
     if let Some(c) = closing {
         for phrase in count_phrases(c) {

@@ -1,6 +1,7 @@
 //! `pytest-mcp discover` against pytest's own collection.
 
 use super::*;
+use crate::common::headline::{Verdict, discover_start};
 
 // ---------------------------------------------------------------------------
 // discover
@@ -257,7 +258,10 @@ fn discover_lists_every_item_of_a_project() {
     let answer = discover(&project, &[]);
     let text = answer.text();
     assert_eq!(answer.status, Some(0), "{text}");
-    assert!(text.starts_with("Discover SUCCESS ("), "{text}");
+    assert!(
+        text.starts_with(&discover_start(Verdict::Success)),
+        "{text}"
+    );
     check_markdown_groups(&text, &value);
 }
 

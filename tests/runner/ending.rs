@@ -3,6 +3,7 @@
 //! its private temporary directory).
 
 use super::*;
+use crate::common::headline::{Verdict, says};
 
 // ---------------------------------------------------------------------------
 // Timeout: the whole process group ends, the hanging test is named
@@ -77,7 +78,7 @@ fn a_hang_times_out_names_the_test_and_kills_everything() {
     // Markdown.
     assert_eq!(md_answer.status, Some(124), "{text}");
     assert_prompt(&md_answer, 3, SHORT_GRACE);
-    assert!(text.starts_with("Test TIMEOUT ("), "{text}");
+    assert!(says(&text, Verdict::Timeout), "{text}");
     assert!(text.contains(HANGING), "{text}");
 }
 
@@ -141,7 +142,7 @@ fn a_signal_to_the_cli_ends_the_whole_run() {
             "{signal}: exited {exited_after:.2}s after the signal, with a {grace:?} grace"
         );
         let text = answer.text();
-        assert!(text.starts_with("Test CANCELLED ("), "{signal}: {text}");
+        assert!(says(&text, Verdict::Cancelled), "{signal}: {text}");
         assert!(
             text.contains(&format!("Running at the end: {HANGING}")),
             "{signal}: {text}"
@@ -220,7 +221,7 @@ fn segfault_markdown_is_a_crash_with_sigsegv_and_the_test() {
     let project = Project::copy("runner_segfault");
     let (answer, text) = run_markdown(&project, &python(), &["--timeout", "30"]);
     assert_eq!(answer.status, Some(139), "{text}");
-    assert!(text.starts_with("Test CRASH ("), "{text}");
+    assert!(says(&text, Verdict::Crash), "{text}");
     assert!(text.contains("SIGSEGV"), "{text}");
     assert!(text.contains(SEGFAULTING), "{text}");
 }
@@ -234,16 +235,16 @@ fn segfault_markdown_is_a_crash_with_sigsegv_and_the_test() {
 /// the child is gone by the time the answer is out.
 #[test]
 fn a_child_left_behind_by_a_test_does_not_outlive_the_run() {
-    for (test, status, header) in [
+    for (test, status, verdict) in [
         (
             "tests/test_orphan.py::test_passes_and_leaves_a_child",
             0,
-            "Test SUCCESS (",
+            Verdict::Success,
         ),
         (
             "tests/test_orphan.py::test_segfaults_and_leaves_a_child",
             139,
-            "Test CRASH (",
+            Verdict::Crash,
         ),
     ] {
         let project = Project::copy("runner_orphan");
@@ -251,7 +252,7 @@ fn a_child_left_behind_by_a_test_does_not_outlive_the_run() {
         let left = nothing_left(&project);
         assert!(left.is_ok(), "{test}: {left:?}");
         assert_eq!(answer.status, Some(status), "{test}: {text}");
-        assert!(text.starts_with(header), "{test}: {text}");
+        assert!(says(&text, verdict), "{test}: {text}");
     }
 }
 // ---------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 //! interpreter without pytest-json-report.
 
 use super::*;
+use crate::common::headline::{Verdict, discover_start, says};
 use crate::summary::{Counts, matches_pytest, model_outcome, reference};
 
 // ---------------------------------------------------------------------------
@@ -73,7 +74,9 @@ fn no_pytest_or_no_interpreter_is_a_clear_error_with_exit_127() {
                 }
                 value["error"]["message"].as_str().unwrap_or("").to_string()
             } else {
-                if !text.starts_with("Test ERROR (") && !text.starts_with("Discover ERROR (") {
+                if !says(&text, Verdict::Error)
+                    && !text.starts_with(&discover_start(Verdict::Error))
+                {
                     problems.push(format!("{what}: {text}"));
                 }
                 text
@@ -169,7 +172,7 @@ fn keyboard_interrupt_is_an_interrupted_error_with_what_finished() {
 
     let (md_answer, text) = run_markdown(&project, &python(), &[]);
     assert_eq!(md_answer.status, Some(2), "{text}");
-    assert!(text.starts_with("Test INTERRUPTED ("), "{text}");
+    assert!(says(&text, Verdict::Interrupted), "{text}");
     assert!(
         text.contains("tests/test_interrupt.py::test_interrupts"),
         "{text}"
@@ -229,7 +232,7 @@ fn internal_error_from_a_hook_is_pytest_internal_with_exit_3() {
 
     let (md_answer, text) = run_markdown(&project, &python(), &[]);
     assert_eq!(md_answer.status, Some(3), "{text}");
-    assert!(text.starts_with("Test ERROR ("), "{text}");
+    assert!(says(&text, Verdict::Error), "{text}");
     assert!(text.contains("internal error"), "{text}");
     assert!(
         text.contains("boom from pytest_collection_modifyitems"),
@@ -268,7 +271,7 @@ fn usage_error_from_addopts_is_invalid_params_with_exit_4() {
 
     let (md_answer, text) = run_markdown(&project, &python(), &[]);
     assert_eq!(md_answer.status, Some(4), "{text}");
-    assert!(text.starts_with("Test ERROR ("), "{text}");
+    assert!(says(&text, Verdict::Error), "{text}");
     assert!(
         text.contains("unrecognized arguments") && text.contains("--no-such-option"),
         "{text}"
@@ -314,7 +317,7 @@ fn invalid_utf8_output_becomes_replacement_characters() {
 
     let (md_answer, text) = run_markdown(&project, &python(), &[]);
     assert_eq!(md_answer.status, Some(1));
-    assert!(text.starts_with("Test FAILURE ("), "{text}");
+    assert!(says(&text, Verdict::Failure), "{text}");
     assert!(
         text.contains(
             "### FAILED (failing for 2 runs): tests/test_bytes.py::test_writes_invalid_utf8"

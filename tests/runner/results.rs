@@ -2,6 +2,7 @@
 //! answers carry pytest's exit status, counts and outcome per test.
 
 use super::*;
+use crate::common::headline::{Counts, before_counts, counts};
 use crate::summary::matches_pytest;
 
 // ---------------------------------------------------------------------------
@@ -60,7 +61,16 @@ fn reruns_are_attempts_of_one_test() {
     let flip = "tests/test_retry.py::test_flip — passed after 1 failed attempt \
                 (first: AssertionError: service not ready yet, at tests/test_retry.py:17)";
     assert!(
-        markdown.contains("— 4 run, 1 failed, 1 flaky"),
+        markdown.contains(&format!(
+            "{}{}",
+            before_counts().trim_start(),
+            counts(Counts {
+                total: 4,
+                failed: 1,
+                flaky: 1,
+                ..Counts::default()
+            })
+        )),
         "{markdown}"
     );
     assert!(markdown.contains(flip), "{markdown}");

@@ -2,6 +2,7 @@
 //! checked against, and the check of both formats against it.
 
 use super::*;
+use crate::common::headline::{self, Verdict, before_counts, run_failed, says};
 
 // ---------------------------------------------------------------------------
 // pytest's own summary, as the reference
@@ -176,15 +177,25 @@ pub(crate) fn model_outcome(reference: &str) -> &str {
     }
 }
 
-/// The status word ARCHITECTURE.md gives for a result.
-pub(crate) fn status_word(exit: i32, counts: &Counts, collection_errors: usize) -> &'static str {
+/// The status ARCHITECTURE.md gives for a result.
+pub(crate) fn status_verdict(exit: i32, counts: &Counts, collection_errors: usize) -> Verdict {
     if collection_errors > 0 || counts.failed + counts.errors > 0 {
-        "FAILURE"
+        Verdict::Failure
     } else if exit == 5 || counts.total == 0 {
-        "NO TESTS"
+        Verdict::NoTests
     } else {
-        "SUCCESS"
+        Verdict::Success
     }
+}
+
+/// What the header's counts phrase adds for one count alone (`, 2 errors`):
+/// its words after the `0 run, 0 failed` of nothing else.
+fn count_alone(one: headline::Counts) -> String {
+    let none = run_failed(0, 0);
+    headline::counts(one)
+        .strip_prefix(&none)
+        .unwrap_or_else(|| panic!("the counts phrase of {one:?} does not start with `{none}`"))
+        .to_string()
 }
 
 /// `run` on a copy of `name`, both formats, against a plain pytest run.
@@ -284,25 +295,38 @@ fn check_markdown(
     errors: &BTreeSet<String>,
 ) {
     assert_eq!(md_answer.status, Some(pytest.exit), "{}", md_answer.stderr);
-    let word = status_word(pytest.exit, &pytest.counts, errors.len());
+    let verdict = status_verdict(pytest.exit, &pytest.counts, errors.len());
     let header = markdown.lines().next().unwrap_or_default();
-    assert!(
-        header.starts_with(&format!("Test {word} (")),
-        "header of {name}: {header}"
-    );
+    assert!(says(header, verdict), "header of {name}: {header}");
     let c = pytest.counts;
-    let mut parts = vec![format!("— {} run, {} failed", c.total, c.failed)];
+    let mut parts = vec![format!(
+        "{}{}",
+        before_counts().trim_start(),
+        run_failed(c.total as usize, c.failed as usize)
+    )];
     if c.errors > 0 {
-        parts.push(format!(", {} error", c.errors));
+        parts.push(count_alone(headline::Counts {
+            errors: c.errors as usize,
+            ..headline::Counts::default()
+        }));
     }
     if c.skipped > 0 {
-        parts.push(format!(", {} skipped", c.skipped));
+        parts.push(count_alone(headline::Counts {
+            skipped: c.skipped as usize,
+            ..headline::Counts::default()
+        }));
     }
     if c.xpassed > 0 {
-        parts.push(format!(", {} xpassed", c.xpassed));
+        parts.push(count_alone(headline::Counts {
+            xpassed: c.xpassed as usize,
+            ..headline::Counts::default()
+        }));
     }
     if !errors.is_empty() {
-        parts.push(format!(", {} collection error", errors.len()));
+        parts.push(count_alone(headline::Counts {
+            collection_errors: errors.len(),
+            ..headline::Counts::default()
+        }));
     }
     for part in parts {
         assert!(header.contains(&part), "{name}: `{part}` not in {header}");

@@ -125,7 +125,11 @@ fn check_every_cut(label: &str, text: &[u8]) -> usize {
     taken
 }
 
+/// Exhaustive (every pair of cuts of every small fixture: about a minute
+/// in a debug build), so out of the quick check: `scripts/test.sh` runs it
+/// with the other ignored tests.
 #[test]
+#[ignore = "exhaustive, about a minute; scripts/test.sh runs it"]
 fn every_fixture_cut_at_every_case_reads_as_one_thread_does() {
     let files = fixture_files();
     assert!(files.len() > 40, "fixtures not found: {files:?}");

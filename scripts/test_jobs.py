@@ -1,0 +1,100 @@
+"""The jobs of scripts/test.sh, from what `cargo test --no-run
+--message-format=json` built: one line per job, "name<TAB>folder<TAB>command".
+
+Every test executable runs as `cargo test` runs it: in its package's folder,
+without arguments (a bench target too, as `cargo test --all-targets` runs
+it). Then the ignored tests of the binaries that have some (a plain
+`cargo test` leaves them out to stay quick), the wheel check and the sdist
+check. The jobs come longest first, by the times of a whole run on two
+cores (LONGEST, in seconds; a job not named there goes after them), so that
+the last job to start is a short one. Python's standard library only: it
+runs before any venv exists.
+
+Usage: python3 scripts/test_jobs.py BUILD.json
+"""
+
+import json
+import os
+import shlex
+import sys
+
+# Seconds each job took in a whole run on two cores, three at a time (the
+# ones over 5 s): only their order matters.
+LONGEST = {
+    "plugins": 115,
+    "mcp": 113,
+    "sdist-check": 100,
+    "release --ignored": 90,
+    "lib --ignored": 60,
+    "mcp_ts": 45,
+    "runner": 43,
+    "html": 41,
+    "mcp_load --ignored": 40,
+    "lib": 32,
+    "wheel-check": 30,
+    "ci_recipes": 30,
+    "corpus": 29,
+    "shard_run": 25,
+    "real_suites": 21,
+    "answer_budget": 18,
+    "changes": 17,
+    "discovery --ignored": 15,
+    "action": 14,
+    "affected": 13,
+    "golden": 12,
+    "gfm": 12,
+    "plan": 12,
+    "last_failed": 9,
+}
+
+# Binaries whose ignored tests the whole suite runs.
+IGNORED = ["lib", "mcp_load", "discovery", "release"]
+
+
+def jobs(messages):
+    """(name, folder, command) for every test executable, then the rest."""
+    found = {}
+    for line in messages:
+        try:
+            msg = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if msg.get("reason") != "compiler-artifact" or not msg.get("executable"):
+            continue
+        if not msg.get("profile", {}).get("test"):
+            continue
+        target = msg["target"]
+        kinds = target["kind"]
+        package = os.path.dirname(msg["manifest_path"])
+        root_package = package == os.getcwd()
+        if "lib" in kinds:
+            name = "lib" if root_package else f"{target['name']}-lib"
+        elif "bin" in kinds:
+            name = "bin" if root_package else f"{target['name']}-bin"
+        elif "bench" in kinds:
+            name = f"bench-{target['name']}"
+        else:
+            name = target["name"] if root_package else f"{target['name']}-{kinds[0]}"
+        found[name] = (package, msg["executable"])
+    out = [(name, folder, shlex.quote(exe)) for name, (folder, exe) in found.items()]
+    for name in IGNORED:
+        if name not in found:
+            sys.exit(f"test_jobs: no test binary {name!r} in the build")
+        folder, exe = found[name]
+        out.append((f"{name} --ignored", folder, f"{shlex.quote(exe)} --ignored"))
+    here = os.getcwd()
+    out.append(("wheel-check", here, "bash scripts/wheel-check.sh"))
+    out.append(("sdist-check", here, "bash scripts/sdist-check.sh"))
+    return sorted(out, key=lambda job: (-LONGEST.get(job[0], 0), job[0]))
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: python3 scripts/test_jobs.py BUILD.json")
+    with open(sys.argv[1], encoding="utf-8") as f:
+        for name, folder, command in jobs(f):
+            print(f"{name.replace(' ', '_')}\t{folder}\t{command}")
+
+
+if __name__ == "__main__":
+    main()
