@@ -9,9 +9,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh --demo
-cargo build --quiet --release
+# A debug build: the demo's nine tests need no optimiser, and the test
+# suite (scripts/test.sh) then builds on the same artifacts instead of
+# compiling everything a second time for release.
+cargo build --quiet
 status=0
-"${CARGO_TARGET_DIR:-target}/release/pytest-mcp" run --root examples/demo --python .venv/bin/python "$@" || status=$?
+"${CARGO_TARGET_DIR:-target}/debug/pytest-mcp" run --root examples/demo --python .venv/bin/python "$@" || status=$?
 # The demo has failing tests on purpose: pytest's exit status 1 is the
 # expected outcome here; anything else is a real problem.
 if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then

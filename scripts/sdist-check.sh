@@ -5,7 +5,9 @@
 # cargo through maturin, fetched as the sdist's build requirement), then
 # run the installed command: `--version` is Cargo.toml's and an MCP
 # handshake answers (scripts/smoke.py). Cargo reuses this checkout's
-# target/ (or the CARGO_TARGET_DIR it was given), so only the crate itself is compiled again.
+# target/ (or the CARGO_TARGET_DIR it was given) and its dev profile
+# (MATURIN_PEP517_ARGS), so only the crate itself is compiled again, on the
+# debug build the test suite made.
 # Called by scripts/test.sh; needs .venv (scripts/setup.sh).
 # Usage: bash scripts/sdist-check.sh
 set -euo pipefail
@@ -38,7 +40,8 @@ if grep -qE '^[^/]*/(tests|golden|benches|fuzz)/' <<<"$listing"; then
 fi
 
 "$python" -m venv "$work/venv"
-CARGO_TARGET_DIR="$(realpath -m "${CARGO_TARGET_DIR:-target}")" "$work/venv/bin/python" -m pip install --quiet \
+CARGO_TARGET_DIR="$(realpath -m "${CARGO_TARGET_DIR:-target}")" MATURIN_PEP517_ARGS="--profile dev" \
+    "$work/venv/bin/python" -m pip install --quiet \
     --disable-pip-version-check "$sdist"
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
 "$python" scripts/smoke.py "$work/venv/bin/pytest-mcp" "$version"

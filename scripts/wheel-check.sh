@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Python wheel (pyproject.toml) as a user installs it: build it with
-# maturin (release, reusing target/release from the demo's `cargo build
-# --release`: only the stripped binary is relinked), install it into a fresh
+# maturin (on cargo's dev profile, reusing the debug build of the demo and
+# the test suite: only the binary is relinked; a release's wheels are built
+# for release by .github/workflows/release.yml), install it into a fresh
 # venv with no index, then check that the installed `pytest-mcp --version`
 # prints Cargo.toml's version and (scripts/wheel_check.py) that the
 # metadata is pyproject.toml's and every client configuration of the
@@ -19,7 +20,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 start=$(date +%s%N)
-.venv/bin/maturin build --release --locked --out "$work/dist"
+.venv/bin/maturin build --profile dev --locked --out "$work/dist"
 built=$(date +%s%N)
 wheels=("$work"/dist/*.whl)
 if [ "${#wheels[@]}" -ne 1 ] || [ ! -f "${wheels[0]}" ]; then

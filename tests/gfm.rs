@@ -72,10 +72,17 @@ fn read_list(path: &Path) -> Vec<Input> {
 /// The agent Markdown of `inputs`, whole and uncollapsed: its failure
 /// sections say what every failure's lines are.
 fn agent_markdown(inputs: &[Input], name: &str) -> PathBuf {
-    let run = report::read_run(inputs, report::Reading::for_format(OutputFormat::Markdown))
-        .expect("readable inputs");
+    let text = match report::read_run(inputs, report::Reading::for_format(OutputFormat::Markdown)) {
+        Ok(run) => render::markdown::render(&run),
+        // A scenario of unreadable files: its answer is the error, which
+        // the GitHub rendering tells in a code block.
+        Err(errors) => {
+            pytest_mcp::frontend::respond::unreadable(&errors, inputs.len(), OutputFormat::Markdown)
+                .into_text()
+        }
+    };
     let path = out_dir().join(format!("{name}.md"));
-    std::fs::write(&path, render::markdown::render(&run)).expect("write the agent Markdown");
+    std::fs::write(&path, text).expect("write the agent Markdown");
     path
 }
 

@@ -513,9 +513,11 @@ fn clipped(text: &str) -> String {
 }
 
 /// `path` as GitHub needs it: relative to the repository root, `/`
-/// between directories (see the module's documentation).
+/// between directories (see the module's documentation). A control
+/// character in a file's name is shown escaped (`\u{1b}`), as in the title:
+/// never a raw byte in a workflow command.
 fn repository_path(path: &str, options: &Options) -> String {
-    let path = path.replace('\\', "/");
+    let path = one_line(&path.replace('\\', "/")).into_owned();
     let absolute = path.starts_with('/') || path.as_bytes().get(1) == Some(&b':');
     if absolute {
         let workspace = options.workspace.as_deref().map(|w| w.replace('\\', "/"));
