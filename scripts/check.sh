@@ -29,6 +29,7 @@ cargo test --lib \
     --test changes_golden \
     --test endings_golden \
     --test history_golden \
+    --test headlines_golden \
     --test tools_list \
     --test architecture \
     2>&1 | tee "$log" || status=$?

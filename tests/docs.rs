@@ -352,3 +352,18 @@ fn the_quick_check_runs_every_golden_test() {
         "scripts/check.sh leaves out {left_out:?}"
     );
 }
+
+/// BENCHMARKS.md leads with today's figures against their targets, one
+/// table, before the dated sections.
+#[test]
+fn benchmarks_lead_with_todays_figures() {
+    let text = std::fs::read_to_string(repo().join("BENCHMARKS.md")).expect("BENCHMARKS.md");
+    let first = text.lines().find(|l| l.starts_with("## "));
+    assert_eq!(first, Some("## Today's figures"));
+    let section: String = text.split("\n## ").nth(1).unwrap_or_default().to_string();
+    let header = section.lines().find(|l| l.starts_with("| "));
+    assert!(
+        header.is_some_and(|h| h.contains("target") && h.contains("holds")),
+        "{header:?}"
+    );
+}

@@ -259,6 +259,30 @@ impl Server {
     }
 }
 
+/// The shape of a run's headline, in the view's own words, for the
+/// server's instructions: `Test SUCCESS|FAILURE|NO TESTS (<secs>s) — <n>
+/// run, <n> failed, ...`.
+fn headline_shape() -> String {
+    use crate::render::view::{self, Verdict};
+    let words = [Verdict::Success, Verdict::Failure, Verdict::NoTests].map(Verdict::word);
+    let counts = crate::model::Counts {
+        total: 7,
+        failed: 3,
+        ..Default::default()
+    };
+    let phrase = view::counts_phrase_of(&counts)
+        .replacen('7', "<n>", 1)
+        .replacen('3', "<n>", 1);
+    view::headline(
+        "Test",
+        Verdict::Success,
+        Some(0.0),
+        &format!("{phrase}, ..."),
+    )
+    .replacen(Verdict::Success.word(), &words.join("|"), 1)
+    .replacen("0.0s", "<secs>s", 1)
+}
+
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
@@ -277,7 +301,7 @@ impl ServerHandler for Server {
                  see its failure in full, rerun only what failed with last_failed, or read \
                  the complete JSON result of a shortened answer from the resource it links \
                  to ({}<n>; the last {} are kept). execute_tests' Markdown opens with \
-                 'Test SUCCESS|FAILURE|NO TESTS (<secs>s) — <n> run, <n> failed, ...' \
+                 '{}' \
                  (SUCCESS only when pytest exited 0; a FAILURE with every test passed says \
                  why on the next line), then the new failures first and the flaky ones \
                  last, collection errors and skip reasons; its JSON has exit_code, \
@@ -291,6 +315,7 @@ impl ServerHandler for Server {
                 crate::text::thousands(DEFAULT_MCP_TOKENS),
                 kept::URI_PREFIX,
                 kept::KEPT_RESULTS,
+                headline_shape(),
             ))
     }
 

@@ -9,7 +9,7 @@
 
 pub use pytest_mcp::model::Counts;
 pub use pytest_mcp::render::view::Verdict;
-use pytest_mcp::render::view::{counts_phrase_of, headline};
+use pytest_mcp::render::view::{counts_phrase_of, headline, headline_start};
 
 /// How a run's headline starts for `verdict`, up to its seconds:
 /// `Test FAILURE`.
@@ -22,17 +22,8 @@ pub fn discover_start(verdict: Verdict) -> String {
     start_of("Discover", verdict)
 }
 
-/// What the headlines with and without seconds have in common, up to
-/// where they differ.
 fn start_of(what: &str, verdict: Verdict) -> String {
-    let timed = headline(what, verdict, Some(0.0), "");
-    let untimed = headline(what, verdict, None, "");
-    let common = timed
-        .char_indices()
-        .zip(untimed.chars())
-        .find(|((_, a), b)| a != b)
-        .map_or(timed.len().min(untimed.len()), |((i, _), _)| i);
-    timed[..common].trim_end().to_string()
+    headline_start(what, verdict)
 }
 
 /// Whether `text` starts with a run's headline for `verdict`.

@@ -3,6 +3,7 @@
 use super::*;
 use crate::model::exec_error::Signal;
 use crate::request::invalid as refused;
+use view::Verdict;
 
 /// The -32602 object: its one-line message (docs/errors.md), and field, rule and value in
 /// `data`; the same for every refusal, in `json`; Markdown otherwise.
@@ -122,7 +123,7 @@ fn a_markdown_answer_is_carried_by_its_structured_result_within_the_budget() {
         let structured = tool.structured.expect("structured");
         match structured["markdown"].as_str() {
             Some(carried) => {
-                assert!(carried.starts_with("Test FAILURE") && carried.len() <= text.len())
+                assert!(carried.starts_with(&failure_start()) && carried.len() <= text.len())
             }
             // Too small a budget for both: the groups the text names are
             // in the structured result's own fields.
@@ -138,7 +139,7 @@ fn a_markdown_answer_is_carried_by_its_structured_result_within_the_budget() {
         let m = count_tokens(text);
         assert!(m <= max && m >= max * 4 / 5, "{m} tokens at {max}");
         assert_eq!(structured["truncated"]["max_tokens"], max);
-        assert!(text.starts_with("Test FAILURE"), "{text}");
+        assert!(text.starts_with(&failure_start()), "{text}");
         let json = tool_run(&run, OutputFormat::Json, &Budget::tokens(max));
         let structured = json.structured.expect("structured");
         assert!(structured.get("markdown").is_none());
@@ -166,7 +167,20 @@ fn a_tool_answer_keeps_the_whole_result_only_when_it_was_shortened() {
         assert_eq!(structured["truncated"]["max_tokens"], 300);
         let whole: Value = serde_json::from_str(&tight.full.expect("whole")).unwrap();
         assert_eq!(whole["tests"].as_array().map(Vec::len), Some(300));
-        assert_eq!(tight.headline, "Test FAILURE — 300 run, 300 failed");
+        let counts = crate::model::Counts {
+            total: 300,
+            failed: 300,
+            ..Default::default()
+        };
+        assert_eq!(
+            tight.headline,
+            view::headline(
+                "Test",
+                Verdict::Failure,
+                None,
+                &view::counts_phrase_of(&counts)
+            )
+        );
     }
     let mut e = ExecError::spawn("gone".into(), vec!["python".into()]);
     e.kind = ErrorKind::Timeout;
@@ -191,4 +205,9 @@ fn the_room_for_full_result_holds_it() {
         let added = format!(r#","full_result":"pytest-mcp://runs/{n}""#);
         assert!(count_tokens(&added) <= FULL_RESULT_TOKENS, "{added}");
     }
+}
+
+/// `Test FAILURE`, in the view's words.
+fn failure_start() -> String {
+    view::headline_start("Test", Verdict::Failure)
 }

@@ -47,7 +47,11 @@ fn test_text_goes_into_code() {
     )
     .text;
     assert!(
-        text.starts_with("## Test FAILURE — 1 run, 1 failed\n"),
+        text.starts_with(&heading(crate::model::Counts {
+            total: 1,
+            failed: 1,
+            ..Default::default()
+        })),
         "{text}"
     );
     assert!(
@@ -271,7 +275,13 @@ fn a_history_puts_new_failures_first_and_flaky_ones_under_flaky() {
     ));
     let text = render_fitted(&run, None, &Options::default(), &Budget::NONE).text;
     assert!(
-        text.starts_with("## Test FAILURE — 4 run, 3 failed (1 flaky), 1 flaky\n"),
+        text.starts_with(&heading(crate::model::Counts {
+            total: 4,
+            failed: 3,
+            flaky_failures: 1,
+            flaky: 1,
+            ..Default::default()
+        })),
         "{text}"
     );
     assert!(text.contains("| 1 | 3 | 0 | 0 | 2 | 1.5s |"), "{text}");
@@ -460,4 +470,13 @@ fn a_small_budget_drops_the_trend_and_says_so() {
         !text.contains("last runs, oldest first") && !text.contains('✓'),
         "{text}"
     );
+}
+
+/// The page's first line for a failing run with `counts`, in the view's
+/// words: `## Test FAILURE — 1 run, 1 failed`.
+fn heading(counts: crate::model::Counts) -> String {
+    let phrase = crate::render::view::counts_phrase_of(&counts);
+    let line =
+        crate::render::view::headline("Test", crate::render::view::Verdict::Failure, None, &phrase);
+    format!("## {line}\n")
 }

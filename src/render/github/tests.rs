@@ -224,7 +224,8 @@ fn a_failure_without_a_place_or_message() {
         commands(&out),
         vec!["::error title=ERROR%3A suite > test::ERROR (no message)"]
     );
-    assert!(out.starts_with("Test FAILURE ("), "{out}");
+    let start = crate::render::view::headline_start("Test", crate::render::view::Verdict::Failure);
+    assert!(out.starts_with(&start), "{out}");
 }
 
 #[test]

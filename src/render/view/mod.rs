@@ -28,8 +28,8 @@ pub use lists::{SkipReasons, Standings, flaky, skip_reasons, slowest, standings}
 pub use phrases::{counts_phrase, counts_phrase_of, read_as_usual, sources_note};
 pub use shards::{Line, Part, Shards, shards};
 pub use status::{
-    ExitReason, Status, Tone, Verdict, discovery_status, error_verdict, headline, status,
-    status_with,
+    ExitReason, Status, Tone, Verdict, discovery_status, error_verdict, headline, headline_start,
+    status, status_with,
 };
 pub use summary::summary;
 

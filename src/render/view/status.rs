@@ -78,6 +78,20 @@ pub fn headline(what: &str, verdict: Verdict, secs: Option<f64>, tail: &str) -> 
     format!("{what} {}{secs} — {tail}", verdict.word())
 }
 
+/// How a headline starts, up to its seconds: `Test FAILURE`. What the
+/// headlines with and without seconds have in common, so that a test
+/// checking a verdict takes its words from [`headline`] too.
+pub fn headline_start(what: &str, verdict: Verdict) -> String {
+    let timed = headline(what, verdict, Some(0.0), "");
+    let untimed = headline(what, verdict, None, "");
+    let common = timed
+        .char_indices()
+        .zip(untimed.chars())
+        .find(|((_, a), b)| a != b)
+        .map_or(timed.len().min(untimed.len()), |((i, _), _)| i);
+    timed[..common].trim_end().to_string()
+}
+
 /// A discovery's status and pytest's exit status for it: collection errors
 /// are a failure (2), nothing collected is no tests (5), else success (0).
 pub fn discovery_status(d: &Discovery) -> (Verdict, i32) {

@@ -194,23 +194,3 @@ fn a_run_is_a_success_only_when_pytest_s_status_says_so() {
     };
     assert_eq!(status(&none).verdict, Verdict::NoTests);
 }
-
-#[test]
-fn the_counts_phrase_says_how_many_failures_are_subtests() {
-    use crate::model::Counts;
-    let counts = |n| Counts {
-        total: 5,
-        failed: 4,
-        subtests_failed: n,
-        ..Counts::default()
-    };
-    assert_eq!(super::counts_phrase_of(&counts(0)), "5 run, 4 failed");
-    assert_eq!(
-        super::counts_phrase_of(&counts(1)),
-        "5 run, 4 failed (1 subtest)"
-    );
-    assert_eq!(
-        super::counts_phrase_of(&counts(4)),
-        "5 run, 4 failed (4 subtests)"
-    );
-}

@@ -32,11 +32,12 @@ fn an_error_with_many_partial_results_fits_its_budget() {
         let fitted = error_markdown_fitted(&e, &Budget::tokens(max));
         let n = count_tokens(&fitted.text);
         assert!(n <= max, "{n} tokens at {max}");
-        assert!(
-            fitted
-                .text
-                .starts_with("Test TIMEOUT (0.0s) — pytest execution exceeded")
-        );
+        assert!(fitted.text.starts_with(&crate::render::view::headline(
+            "Test",
+            crate::render::view::Verdict::Timeout,
+            Some(0.0),
+            "pytest execution exceeded"
+        )));
         assert!(
             fitted.text.contains("Finished before the end: 500"),
             "{}",
@@ -61,7 +62,9 @@ fn an_error_with_many_partial_results_fits_its_budget() {
     for max in [200, 1_000] {
         let fitted = error_markdown_fitted(&long, &Budget::tokens(max));
         assert!(count_tokens(&fitted.text) <= max, "{max}: {}", fitted.text);
-        assert!(fitted.text.starts_with("Test TIMEOUT"), "{}", fitted.text);
+        let start =
+            crate::render::view::headline_start("Test", crate::render::view::Verdict::Timeout);
+        assert!(fitted.text.starts_with(&start), "{}", fitted.text);
     }
     e.partial.tests.truncate(1);
     e.stdout.clear();
