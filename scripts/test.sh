@@ -15,10 +15,12 @@
 #    5,000-case discovery, the packaged crate built, the exhaustive split
 #    read), the wheel (scripts/wheel-check.sh) and the sdist
 #    (scripts/sdist-check.sh), as jobs, PYTEST_MCP_TEST_JOBS (default 3) at
-#    a time, the longest first: most of them wait on pytest processes, so
-#    two cores serve three. Each binary runs as `cargo test` runs it (its
-#    package's folder, its own tests on a thread per core); its output is
-#    printed whole when it ends.
+#    a time, the longest first, in two phases: first the packaging (the
+#    wheel, the sdist and the packaged crate, which rebuild the binary in
+#    place) beside the tests that never start the binary, then the rest
+#    (scripts/test_jobs.py lists them). Each binary runs as `cargo test`
+#    runs it (its package's folder, its own tests on a thread per core);
+#    its output is printed whole when it ends.
 # 3. One line totalling the tests ("N passed, M failed") and a line per
 #    job with its time.
 #
@@ -67,7 +69,17 @@ finish() { # PID: print the finished job's output and time
     if [ "$rc" -ne 0 ]; then failed_jobs+=("$name"); fi
     unset "job_of[$1]"
 }
-while IFS=$'\t' read -r name dir cmd; do
+phase=1
+while IFS=$'\t' read -r job_phase name dir cmd; do
+    # Phase 2 starts when phase 1 (the packaging and the in-process
+    # tests) has ended: the packaging rewrites the binary phase 2 runs.
+    if [ "$job_phase" != "$phase" ]; then
+        while [ "${#job_of[@]}" -gt 0 ]; do
+            wait -n -p done_pid || true
+            finish "$done_pid"
+        done
+        phase=$job_phase
+    fi
     while [ "${#job_of[@]}" -ge "$jobs_at_once" ]; do
         wait -n -p done_pid || true
         finish "$done_pid"

@@ -1,14 +1,22 @@
 """The jobs of scripts/test.sh, from what `cargo test --no-run
---message-format=json` built: one line per job, "name<TAB>folder<TAB>command".
+--message-format=json` built: one line per job,
+"phase<TAB>name<TAB>folder<TAB>command".
 
 Every test executable runs as `cargo test` runs it: in its package's folder,
 without arguments (a bench target too, as `cargo test --all-targets` runs
 it). Then the ignored tests of the binaries that have some (a plain
 `cargo test` leaves them out to stay quick), the wheel check and the sdist
-check. The jobs come longest first, by the times of a whole run on two
-cores (LONGEST, in seconds; a job not named there goes after them), so that
-the last job to start is a short one. Python's standard library only: it
-runs before any venv exists.
+check.
+
+Two phases. The wheel, the sdist and the packaged crate are built by cargo
+into the same target folder on the same profile as the tests, so each
+writes target/debug/pytest-mcp anew: they run first, one after the other
+in one job ("packaging"), beside only the tests that never start that
+binary (IN_PROCESS); every other test runs in phase 2, when they are done.
+Within a phase the jobs come longest first, by the times of a whole run on
+two cores (LONGEST, in seconds; a job not named there goes after them), so
+that the last job to start is a short one. Python's standard library only:
+it runs before any venv exists.
 
 Usage: python3 scripts/test_jobs.py BUILD.json
 """
@@ -23,7 +31,7 @@ import sys
 # their order matters.
 LONGEST = {
     "mcp": 153,
-    "sdist-check": 141,
+    "packaging": 180,
     "plugins": 134,
     "shard_run": 130,
     "mcp_load --ignored": 94,
@@ -32,7 +40,6 @@ LONGEST = {
     "corpus": 67,
     "lib --ignored": 57,
     "runner": 56,
-    "wheel-check": 43,
     "answer_budget": 38,
     "real_suites": 36,
     "ci_recipes": 29,
@@ -42,7 +49,6 @@ LONGEST = {
     "hostile": 24,
     "gfm": 23,
     "lib": 23,
-    "release --ignored": 22,
     "affected": 21,
     "history": 21,
     "cli": 19,
@@ -59,6 +65,29 @@ LONGEST = {
 
 # Binaries whose ignored tests the whole suite runs.
 IGNORED = ["lib", "mcp_load", "discovery", "release"]
+
+# The tests that never start target/debug/pytest-mcp (the library called
+# in-process: no CARGO_BIN_EXE, no support::run_pytest_mcp or
+# report_bytes), which may run while the packaging job rewrites it.
+IN_PROCESS = {
+    "lib",
+    "lib --ignored",
+    "bin",
+    "pytest_mcp_testkit-lib",
+    "bench-perf",
+    "bench-token_cost",
+    "architecture",
+    "changes_golden",
+    "corpus",
+    "docs",
+    "endings_golden",
+    "fuzz_regressions",
+    "golden",
+    "headlines_golden",
+    "junit_roundtrip",
+    "token_budget",
+    "tools_list",
+}
 
 
 def jobs(messages):
@@ -91,19 +120,28 @@ def jobs(messages):
         if name not in found:
             sys.exit(f"test_jobs: no test binary {name!r} in the build")
         folder, exe = found[name]
-        out.append((f"{name} --ignored", folder, f"{shlex.quote(exe)} --ignored"))
-    here = os.getcwd()
-    out.append(("wheel-check", here, "bash scripts/wheel-check.sh"))
-    out.append(("sdist-check", here, "bash scripts/sdist-check.sh"))
-    return sorted(out, key=lambda job: (-LONGEST.get(job[0], 0), job[0]))
+        if name != "release":
+            out.append((f"{name} --ignored", folder, f"{shlex.quote(exe)} --ignored"))
+    folder, exe = found["release"]
+    packaging = " && ".join(
+        [
+            "bash scripts/wheel-check.sh",
+            "bash scripts/sdist-check.sh",
+            f"(cd {shlex.quote(folder)} && {shlex.quote(exe)} --ignored)",
+        ]
+    )
+    out.append(("packaging", os.getcwd(), packaging))
+    phased = [(1 if name in IN_PROCESS or name == "packaging" else 2, name, folder, cmd)
+              for name, folder, cmd in out]
+    return sorted(phased, key=lambda job: (job[0], -LONGEST.get(job[1], 0), job[1]))
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: python3 scripts/test_jobs.py BUILD.json")
     with open(sys.argv[1], encoding="utf-8") as f:
-        for name, folder, command in jobs(f):
-            print(f"{name.replace(' ', '_')}\t{folder}\t{command}")
+        for phase, name, folder, command in jobs(f):
+            print(f"{phase}\t{name.replace(' ', '_')}\t{folder}\t{command}")
 
 
 if __name__ == "__main__":

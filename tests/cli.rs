@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 mod common;
-use common::headline::{Verdict, says};
+use common::headline::{Verdict, report_error, says};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -59,7 +59,7 @@ fn broken_xml_names_the_file_line_and_column_and_exits_2() {
         stderr.contains(file) && stderr.contains("line 13, column 17"),
         "{stderr}"
     );
-    assert!(text(&out.stdout).starts_with("Report ERROR"));
+    assert!(text(&out.stdout).starts_with(&report_error("")));
 }
 
 #[test]
@@ -394,7 +394,7 @@ fn top_help_names_every_command_input_and_output() {
         );
     }
     let flat = description.split_whitespace().collect::<Vec<_>>().join(" ");
-    for input in InputFormat::ALL {
+    for &input in InputFormat::all() {
         assert!(
             flat.contains(&input.to_string()),
             "{input} missing:\n{flat}"

@@ -367,3 +367,49 @@ fn benchmarks_lead_with_todays_figures() {
         "{header:?}"
     );
 }
+
+/// The tests scripts/test.sh runs beside the packaging job (which rebuilds
+/// target/debug/pytest-mcp in place: `IN_PROCESS` of scripts/test_jobs.py)
+/// never start that binary: none of their files names it or a helper that
+/// runs it.
+#[test]
+fn the_tests_run_beside_the_packaging_never_start_the_binary() {
+    let jobs = std::fs::read_to_string(repo().join("scripts/test_jobs.py")).expect("test_jobs.py");
+    let set = jobs
+        .split_once("IN_PROCESS = {")
+        .and_then(|(_, rest)| rest.split_once('}'))
+        .expect("IN_PROCESS in scripts/test_jobs.py")
+        .0;
+    let names: Vec<&str> = set
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix('"')?.split('"').next())
+        .collect();
+    assert!(names.contains(&"golden"), "{names:?}");
+    let mut starts = Vec::new();
+    for name in names {
+        let file = repo().join(format!("tests/{name}.rs"));
+        if !file.exists() {
+            continue; // the library's own tests, a bench
+        }
+        let mut files = vec![file];
+        if let Ok(dir) = std::fs::read_dir(repo().join("tests").join(name)) {
+            files.extend(dir.filter_map(|e| Some(e.ok()?.path())));
+        }
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap_or_default();
+            // Spelt in two halves, so that this file does not name them.
+            let needles = [
+                ("CARGO_BIN", "_EXE"),
+                ("run_pytest", "_mcp"),
+                ("report", "_bytes"),
+                ("mcp", "_suite"),
+            ];
+            for needle in needles.map(|(a, b)| format!("{a}{b}")) {
+                if text.contains(&needle) {
+                    starts.push(format!("{}: {needle}", f.display()));
+                }
+            }
+        }
+    }
+    assert!(starts.is_empty(), "{starts:?}");
+}

@@ -19,7 +19,10 @@ use pytest_mcp::render;
 use pytest_mcp::request::OutputFormat;
 
 mod common;
-use common::headline::{Verdict, before_counts, run_failed, start};
+use common::headline::{Verdict, before_counts, report_error, run_failed, start};
+
+/// `report`'s refusal of one unreadable file says this after its verdict.
+const UNREADABLE: &str = "the input file could not be read as test results";
 use common::support;
 
 // The benchmarks' generator of large inputs (the testkit crate).
@@ -335,7 +338,11 @@ fn report_gfm_links_sizes_and_errors() {
     let (code, out) = pytest_mcp(&["report", "--format", "gfm", "no/such.xml"], &[]);
     assert_eq!(code, Some(2));
     assert!(
-        out.starts_with("## Report ERROR — the input file could not be read as test results\n\n```text\nReport ERROR"),
+        out.starts_with(&format!(
+            "## {}\n\n```text\n{}",
+            report_error(UNREADABLE),
+            report_error("")
+        )),
         "{out}"
     );
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
-use common::headline::{Verdict, before_counts, says, start};
+use common::headline::{Verdict, before_counts, report_error, says, start};
 use common::support;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
@@ -400,12 +400,18 @@ fn errors_are_one_error_command() {
     assert_eq!(code, Some(2));
     assert_eq!(out.lines().count(), 1, "{out}");
     assert!(
-        out.starts_with("::error title=pytest-mcp report::Report ERROR — the input file could not be read as test results%0A- no/such/file.xml: cannot read the file: "),
+        out.starts_with(&format!(
+            "::error title=pytest-mcp report::{}%0A- no/such/file.xml: cannot read the file: ",
+            report_error("the input file could not be read as test results")
+        )),
         "{out}"
     );
     let text = std::fs::read_to_string(&summary).unwrap();
     assert!(
-        text.starts_with("## Report ERROR — the input file could not be read"),
+        text.starts_with(&format!(
+            "## {}",
+            report_error("the input file could not be read")
+        )),
         "{text}"
     );
 

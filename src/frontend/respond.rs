@@ -255,7 +255,7 @@ pub fn unreadable(errors: &[InputError], total_inputs: usize, format: OutputForm
             total_inputs
         )
     };
-    let mut markdown = format!("Report ERROR — {headline}\n");
+    let mut markdown = view::headline("Report", view::Verdict::Error, None, &headline) + "\n";
     for e in errors {
         markdown.push_str(&format!("- {e}\n"));
     }

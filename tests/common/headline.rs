@@ -62,3 +62,9 @@ pub fn before_counts() -> String {
     let start = start(Verdict::Failure);
     empty[start.len()..].to_string()
 }
+
+/// The headline of `report`'s refusal of unreadable files: `Report ERROR
+/// — <tail>`.
+pub fn report_error(tail: &str) -> String {
+    headline("Report", Verdict::Error, None, tail)
+}

@@ -98,8 +98,12 @@ fn unreadable_inputs_name_the_first_and_list_all() {
     assert_eq!(md.exit(), EXIT_INPUT_ERROR);
     assert_eq!(
         md.into_text(),
-        "Report ERROR — 2 of 3 input files could not be read as test results\n\
-         - a.xml: line 3: broken\n- b.json: cannot read the file\n"
+        view::headline(
+            "Report",
+            Verdict::Error,
+            None,
+            "2 of 3 input files could not be read as test results"
+        ) + "\n- a.xml: line 3: broken\n- b.json: cannot read the file\n"
     );
 }
 
