@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 mod common;
+use common::headline::before_counts;
 use common::support;
 
 const AFFECTED: &str = "Affected only (pytest-testmon): ";
@@ -54,7 +55,7 @@ fn line(answer: &str) -> &str {
 /// Tests run, from the status line's "N run".
 fn ran(answer: &str) -> usize {
     let status = answer.lines().next().unwrap_or_default();
-    let (_, counts) = status.split_once(" — ").expect("status line");
+    let (_, counts) = status.split_once(&before_counts()).expect("status line");
     counts
         .split(' ')
         .next()
