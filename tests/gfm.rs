@@ -19,7 +19,7 @@ use pytest_mcp::render;
 use pytest_mcp::request::OutputFormat;
 
 mod common;
-use common::headline::{Verdict, before_counts, report_error, run_failed, start};
+use common::headline::{Verdict, before_counts, every_start, report_error, run_failed, start};
 
 /// `report`'s refusal of one unreadable file says this after its verdict.
 const UNREADABLE: &str = "the input file could not be read as test results";
@@ -102,6 +102,7 @@ fn check(
         "agent_markdown": agent,
         "link_base": link_base,
         "literals": literals,
+        "headlines": every_start(),
     });
     let spec_path = out_dir().join(format!("{name}.json"));
     std::fs::write(&spec_path, spec.to_string()).expect("write the spec");

@@ -17,21 +17,11 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Every verdict with a tail its headline may have, the list an
-/// exhaustive match keeps: a new verdict does not compile here until it
-/// has its tail, and is in the list below.
+/// Every verdict (the tests' one list) with a tail its headline may have:
+/// a new verdict does not compile here until it has its tail.
 fn every_verdict() -> Vec<(Verdict, &'static str)> {
-    let all = [
-        Verdict::Success,
-        Verdict::Failure,
-        Verdict::NoTests,
-        Verdict::Interrupted,
-        Verdict::Error,
-        Verdict::Timeout,
-        Verdict::Crash,
-        Verdict::Cancelled,
-    ];
-    all.into_iter()
+    common::headline::every_verdict()
+        .into_iter()
         .map(|v| {
             let tail = match v {
                 Verdict::Success => "3 run, 0 failed",

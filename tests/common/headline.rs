@@ -11,6 +11,47 @@ pub use pytest_mcp::model::Counts;
 pub use pytest_mcp::render::view::Verdict;
 use pytest_mcp::render::view::{counts_phrase_of, headline, headline_start};
 
+/// Every verdict: the one list of them in the tests, which the exhaustive
+/// match below keeps in mind (a new verdict does not compile there until
+/// it is listed here too).
+pub fn every_verdict() -> Vec<Verdict> {
+    let all = [
+        Verdict::Success,
+        Verdict::Failure,
+        Verdict::NoTests,
+        Verdict::Interrupted,
+        Verdict::Error,
+        Verdict::Timeout,
+        Verdict::Crash,
+        Verdict::Cancelled,
+    ];
+    for v in all {
+        match v {
+            Verdict::Success
+            | Verdict::Failure
+            | Verdict::NoTests
+            | Verdict::Interrupted
+            | Verdict::Error
+            | Verdict::Timeout
+            | Verdict::Crash
+            | Verdict::Cancelled => {}
+        }
+    }
+    all.to_vec()
+}
+
+/// How every headline starts (`Test FAILURE`, `Discover SUCCESS`, `Report
+/// ERROR`, ...): what a page may open a heading with.
+pub fn every_start() -> Vec<String> {
+    let mut out = Vec::new();
+    for v in every_verdict() {
+        out.push(start(v));
+        out.push(discover_start(v));
+    }
+    out.push(headline_start("Report", Verdict::Error));
+    out
+}
+
 /// How a run's headline starts for `verdict`, up to its seconds:
 /// `Test FAILURE`.
 pub fn start(verdict: Verdict) -> String {
