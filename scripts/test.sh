@@ -25,7 +25,7 @@
 #    job with its time.
 #
 # Usage: bash scripts/test.sh
-# The quick check for an edit (no Python, two minutes): scripts/check.sh.
+# The quick check after an edit (cargo only, under a minute): scripts/check.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,8 +54,9 @@ fi
 cat "$logs/setup.out" >&2
 echo "test: set up and built in $(elapsed)" >&2
 
-# 2. The jobs: "name<TAB>folder<TAB>command...", the longest first (the
-# order of a run on two cores; an unlisted binary goes after them).
+# 2. The jobs: "phase<TAB>name<TAB>folder<TAB>command", by phase, then the
+# longest first (the order of a run on two cores; an unlisted binary goes
+# after them).
 python3 scripts/test_jobs.py "$logs/build.json" >"$logs/jobs.tsv"
 
 declare -A job_of=()

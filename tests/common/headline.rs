@@ -55,16 +55,12 @@ pub fn every_start() -> Vec<String> {
 /// How a run's headline starts for `verdict`, up to its seconds:
 /// `Test FAILURE`.
 pub fn start(verdict: Verdict) -> String {
-    start_of("Test", verdict)
+    headline_start("Test", verdict)
 }
 
 /// How a discovery's headline starts for `verdict`: `Discover SUCCESS`.
 pub fn discover_start(verdict: Verdict) -> String {
-    start_of("Discover", verdict)
-}
-
-fn start_of(what: &str, verdict: Verdict) -> String {
-    headline_start(what, verdict)
+    headline_start("Discover", verdict)
 }
 
 /// Whether `text` starts with a run's headline for `verdict`.
