@@ -251,11 +251,8 @@ fn not_rendered(scenario: &Path) -> Vec<OutputFormat> {
                 "{}: `{line}` says no why",
                 scenario.display()
             );
-            OutputFormat::all()
-                .iter()
-                .copied()
-                .find(|f| f.cli_name() == name.trim())
-                .unwrap_or_else(|| panic!("{}: no format `{name}`", scenario.display()))
+            <OutputFormat as clap::ValueEnum>::from_str(name.trim(), false)
+                .unwrap_or_else(|e| panic!("{}: {e}", scenario.display()))
         })
         .collect()
 }

@@ -97,8 +97,8 @@ fn check_sane(file: &Path, format: &str, answer: &Answer) -> Vec<String> {
     };
     match answer.status {
         Some(0) => {
-            let named = OutputFormat::all().iter().find(|f| f.cli_name() == format);
-            let ok = match named.copied() {
+            let named = <OutputFormat as clap::ValueEnum>::from_str(format, false).ok();
+            let ok = match named {
                 Some(OutputFormat::Markdown | OutputFormat::Gfm) => !text.trim().is_empty(),
                 Some(OutputFormat::Json) => {
                     serde_json::from_str::<Value>(text).is_ok_and(|v| v["summary"].is_object())
