@@ -13,13 +13,17 @@
 //! - `counts`: pytest's closing line, word by word (`passed`, `failed`,
 //!   `error`, `skipped`, `rerun`, `warning`, ...), absent when the process
 //!   dies before it;
-//! - `failures`: each failing test's id, a piece of its message and its
+//! - `failures`: each failing test's id (every test our Markdown heads a
+//!   failure section with must be one), a piece of its message and its
 //!   place (`path:line`: the test's own line, or another file's line in an
-//!   `at` line), `details` the Markdown must keep and `absent` it must not
-//!   show (a library's source line under the test's own place);
+//!   `at` line; `path` alone for an item the plugin gives no line, a
+//!   notebook's cell: then no heading names a line), `details` the
+//!   Markdown must keep and `absent` it must not show (a library's source
+//!   line under the test's own place);
 //! - `reason`: what pytest or a plugin printed at the session's end when
 //!   it failed with no failing test (a coverage gate, unused snapshots;
-//!   empty when nothing was printed: any reason will do);
+//!   empty when nothing was printed: any reason will do), or what our
+//!   answer says when tests failed and pytest's exit status is 0;
 //! - `crash`: the test running when the process ended and the tests never
 //!   run; `flaky`: the tests that passed on a rerun; `duration`: our
 //!   duration must be pytest's, within 5% and 0.01 s, as the closing line
@@ -239,7 +243,7 @@ fn run_all(name: &str, python: &Path) -> Runs {
 }
 
 /// Runs the project and checks every answer; fails listing every problem.
-fn check(name: &str) {
+fn check_project(name: &str) {
     let expect = expectations(name);
     let Some(python) = interpreter(name, &expect) else {
         return;
@@ -318,11 +322,7 @@ fn check_pytest(expect: &Expect, run: &Ran, closing: Option<&Closing>) -> Vec<St
         _ => {}
     }
     for failure in &expect.failures {
-        let listed = [
-            format!("FAILED {} ", failure.id),
-            format!("ERROR {} ", failure.id),
-        ];
-        if !listed.iter().any(|l| run.stdout.contains(l.as_str())) {
+        if !run.stdout.lines().any(|l| lists(l, &failure.id)) {
             problems.push(format!("pytest's summary does not list {}", failure.id));
         }
     }
@@ -334,6 +334,18 @@ fn check_pytest(expect: &Expect, run: &Ran, closing: Option<&Closing>) -> Vec<St
         ));
     }
     problems
+}
+
+/// A line of pytest's short summary for `id`: `FAILED <id>`, `ERROR
+/// <id>` or `SUBFAILED(...) <id>`, then ` - <message>` or nothing (an item
+/// whose failure has no one-line message: sybil's).
+fn lists(line: &str, id: &str) -> bool {
+    let word = line.split([' ', '(', '[']).next().unwrap_or_default();
+    matches!(word, "FAILED" | "ERROR" | "SUBFAILED")
+        && line.match_indices(id).any(|(i, _)| {
+            let after = &line[i + id.len()..];
+            line[..i].ends_with(' ') && (after.is_empty() || after.starts_with(' '))
+        })
 }
 
 fn tail(text: &str, max: usize) -> &str {
@@ -351,7 +363,7 @@ macro_rules! matrix {
         $(
             #[test]
             fn $name() {
-                check(stringify!($name));
+                check_project(stringify!($name));
             }
         )*
     };
@@ -359,29 +371,43 @@ macro_rules! matrix {
 
 matrix!(
     anyio,
+    approvaltests,
     asyncio_auto,
     asyncio_strict,
     bdd,
     benchmark,
+    check,
     cov_gate,
+    custom_exit_code,
+    dependency,
     django,
     env,
+    exception_group,
+    flaky,
     hypothesis,
     instafail,
     mock,
+    mypy,
+    nbval,
     order,
     os_exit,
     randomly,
     repeat,
     rerunfailures,
+    retry,
+    retry_pass,
+    ruff,
     sessionfinish_status,
     slow_finish,
     socket,
+    subtests,
     sugar,
+    sybil,
     syrupy_unused,
     timeout_signal,
     timeout_thread,
     xdist,
+    yaml_items,
 );
 
 #[test]

@@ -77,6 +77,11 @@ pub struct Run {
     pub closing_lines: Option<String>,
     /// Remarks for the reader ("xpassed tests cannot be told apart in JUnit").
     pub notes: Vec<String>,
+    /// The source records every failed attempt of a test a plugin ran
+    /// again (pytest-mcp's plugin wrote the JSON report): a lower-ranked
+    /// source's guess at attempts (pytest's JUnit writes a case per
+    /// teardown, the `flaky` package's passing runs too) is not taken.
+    pub attempts_recorded: bool,
     /// What pytest's cache of failures did, when we ran pytest.
     pub failure_cache: Option<rerun::FailureCache>,
     /// How to rerun the failures, set by the frontend that ran the tests.

@@ -56,18 +56,21 @@ pub fn merge(mut runs: Vec<Run>) -> Run {
     let mut raw_reports = Vec::new();
     // Ids of tests from ranked files (JSON reports, CTRF), with their rank,
     // and collection errors by collector, from earlier runs only.
-    let mut ranked: HashMap<String, (usize, u8)> = HashMap::new();
+    let mut ranked: HashMap<String, (usize, u8, bool)> = HashMap::new();
     let mut errors_by_file: HashMap<String, (usize, usize)> = HashMap::new();
     for (run_no, run) in runs.into_iter().enumerate() {
         let this_rank = rank(&run);
+        let recorded = run.attempts_recorded;
         for test in run.tests {
             match ranked.get(&test.node_id) {
-                Some(&(i, r)) if r < this_rank => fill_test(&mut merged.tests[i], test),
+                Some(&(i, r, all)) if r < this_rank => fill_test(&mut merged.tests[i], test, all),
                 _ => {
                     if this_rank < 2 {
-                        ranked
-                            .entry(test.node_id.clone())
-                            .or_insert((merged.tests.len(), this_rank));
+                        ranked.entry(test.node_id.clone()).or_insert((
+                            merged.tests.len(),
+                            this_rank,
+                            recorded,
+                        ));
                     }
                     merged.tests.push(test);
                 }
@@ -123,8 +126,9 @@ fn best_duration(runs: &[Run]) -> Option<f64> {
 }
 
 /// Fills what `kept` lacks from `extra`, the same test read from a source
-/// that ranks lower. The outcome is never changed.
-fn fill_test(kept: &mut TestResult, mut extra: TestResult) {
+/// that ranks lower. The outcome is never changed; nor are the attempts
+/// when `kept`'s source recorded every one (`Run::attempts_recorded`).
+fn fill_test(kept: &mut TestResult, mut extra: TestResult, attempts_recorded: bool) {
     fn fill<T>(slot: &mut Option<T>, value: Option<T>) {
         if slot.is_none() {
             *slot = value;
@@ -179,7 +183,7 @@ fn fill_test(kept: &mut TestResult, mut extra: TestResult) {
             fill(&mut k.message, e.message);
             fill(&mut k.traceback, e.traceback);
         }
-        if agree {
+        if agree && !attempts_recorded {
             // A source that knows only that attempts failed (pytest's
             // JUnit, pytest-json-report's one entry of a rerun test) gives
             // way to one that counts more of them, or as many with what

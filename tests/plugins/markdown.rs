@@ -108,6 +108,15 @@ pub fn check_markdown(
     for failure in &expect.failures {
         problems.extend(check_failure_section(md, failure));
     }
+    problems.extend(check_headed_ids(md, expect));
+    for id in &expect.flaky {
+        if !md
+            .lines()
+            .any(|l| l.starts_with("- ") && l.contains(id.as_str()))
+        {
+            problems.push(format!("Markdown: the flaky test {id} is not listed"));
+        }
+    }
     problems.extend(check_heading_lines(md, dir));
     if let Some(reason) = expect.reason.as_deref().filter(|r| !r.is_empty()) {
         if !md.contains(reason) {
@@ -135,6 +144,25 @@ fn failure_section<'a>(md: &'a str, id: &str) -> Option<&'a str> {
     Some(&rest[..end])
 }
 
+/// Every failure section is of a test pytest failed: a test that passed
+/// in the end (on a retry) has none.
+fn check_headed_ids(md: &str, expect: &Expect) -> Vec<String> {
+    let known = |id: &str| {
+        expect.failures.iter().any(|f| f.id == id)
+            || expect.crash.as_ref().is_some_and(|c| c.running == id)
+    };
+    md.lines()
+        .filter_map(|l| {
+            let rest = l
+                .strip_prefix("### FAILED: ")
+                .or_else(|| l.strip_prefix("### ERROR: "))?;
+            Some(rest.split(" (line ").next().unwrap_or(rest))
+        })
+        .filter(|id| !known(id))
+        .map(|id| format!("Markdown: a failure section for {id}, which pytest did not fail"))
+        .collect()
+}
+
 fn check_failure_section(md: &str, failure: &Failure) -> Vec<String> {
     let id = &failure.id;
     let Some(section) = failure_section(md, id) else {
@@ -147,22 +175,7 @@ fn check_failure_section(md: &str, failure: &Failure) -> Vec<String> {
             failure.message
         ));
     }
-    let (path, line) = failure
-        .place
-        .rsplit_once(':')
-        .unwrap_or_else(|| panic!("{id}: the place {} is not path:line", failure.place));
-    let own_file = id.split("::").next() == Some(path);
-    let heading = section.lines().next().unwrap_or_default();
-    let in_heading = own_file && heading.contains(&format!(" (line {line})"));
-    let in_at_line = section.lines().any(|l| {
-        mentions(l, &failure.place) && (l.trim_start().starts_with("at ") || l.contains("(at "))
-    });
-    if !in_heading && !in_at_line {
-        problems.push(format!(
-            "Markdown: {id} is not placed at {} (its heading's line, or an `at` line)",
-            failure.place
-        ));
-    }
+    problems.extend(check_place(section, failure));
     for detail in &failure.details {
         if !section.contains(detail.as_str()) {
             problems.push(format!("Markdown: {id} lacks `{detail}`"));
@@ -174,6 +187,38 @@ fn check_failure_section(md: &str, failure: &Failure) -> Vec<String> {
         }
     }
     problems
+}
+
+/// The failure's section names its place: in its heading (`(line N)`,
+/// the test's own file) or an `at` line; an item with no line of its own
+/// (`place` a path alone) is headed with none.
+fn check_place(section: &str, failure: &Failure) -> Option<String> {
+    let id = &failure.id;
+    let heading = section.lines().next().unwrap_or_default();
+    let Some((path, line)) = failure
+        .place
+        .rsplit_once(':')
+        .filter(|(_, line)| line.parse::<u32>().is_ok())
+    else {
+        let own_file = id.split("::").next() == Some(failure.place.as_str());
+        return (heading.contains(" (line ") || !own_file).then(|| {
+            format!(
+                "Markdown: {id} is not placed at {} with no line: {heading}",
+                failure.place
+            )
+        });
+    };
+    let own_file = id.split("::").next() == Some(path);
+    let in_heading = own_file && heading.contains(&format!(" (line {line})"));
+    let in_at_line = section.lines().any(|l| {
+        mentions(l, &failure.place) && (l.trim_start().starts_with("at ") || l.contains("(at "))
+    });
+    (!in_heading && !in_at_line).then(|| {
+        format!(
+            "Markdown: {id} is not placed at {} (its heading's line, or an `at` line)",
+            failure.place
+        )
+    })
 }
 
 /// True when `line` names `place` (`path:12`, not `path:123`).

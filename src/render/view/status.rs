@@ -124,27 +124,42 @@ pub struct Status<'r> {
     pub verdict: Verdict,
     /// pytest's exit status (recorded, else what pytest would have given).
     pub exit_code: i32,
-    /// Why the run failed when no test and no collection did: pytest's exit
-    /// status and what it printed last, or that it printed nothing.
+    /// Why pytest's exit status and the tests disagree: the run failed
+    /// when no test and no collection did (pytest's exit status and what
+    /// it printed last, or that it printed nothing), or it passed when
+    /// tests failed.
     pub exit_reason: Option<ExitReason<'r>>,
 }
 
-/// Why pytest's exit status says failure when every test passed.
+/// Why pytest's exit status says failure when every test passed, or
+/// success when some failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExitReason<'r> {
     pub exit_code: i32,
+    /// Tests that failed or errored: none when the status says failure.
+    pub failed: usize,
     /// What pytest or a plugin printed last (one line or a few), else a
     /// sentence saying where to look.
     pub text: Cow<'r, str>,
 }
 
 impl ExitReason<'_> {
-    /// `Exit status 1 with no test failed: <text>`, its first line; the
-    /// rest of the text follows on lines of its own.
+    /// `Exit status 1 with no test failed: <text>` (or `Exit status 0 with
+    /// 2 failed`), its first line; the rest of the text follows on lines
+    /// of its own.
     pub fn lead(&self) -> String {
-        format!("Exit status {} with no test failed", self.exit_code)
+        match self.failed {
+            0 => format!("Exit status {} with no test failed", self.exit_code),
+            n => format!("Exit status {} with {n} failed", self.exit_code),
+        }
     }
 }
+
+/// What an answer says of a run whose tests failed and whose exit status
+/// is 0.
+const STATUS_SET_TO_SUCCESS: &str = "a plugin or conftest.py set pytest's exit status \
+(pytest-custom-exit-code's --suppress-tests-failed-exit-code does): a CI step that reads \
+the status alone passes this run";
 
 impl Status<'_> {
     /// The run's headline: `Test FAILURE (0.2s) — <counts>`.
@@ -176,8 +191,15 @@ pub fn status_with<'r>(run: &'r Run, c: &Counts) -> Status<'r> {
         }
     };
     let explained = failed || c.collection_errors > 0;
-    let exit_reason = (verdict == Verdict::Failure && !explained).then(|| ExitReason {
+    let set_to_success = verdict == Verdict::Failure && failed && exit_code == 0;
+    let exit_reason = set_to_success.then(|| ExitReason {
         exit_code,
+        failed: c.failed + c.errors,
+        text: Cow::Borrowed(STATUS_SET_TO_SUCCESS),
+    });
+    let exit_reason = exit_reason.or_else(|| (verdict == Verdict::Failure && !explained).then(|| ExitReason {
+        exit_code,
+        failed: 0,
         text: match &run.closing_lines {
             Some(lines) => Cow::Borrowed(lines.as_str()),
             None if run.text_output.is_some() => Cow::Borrowed(
@@ -187,7 +209,7 @@ pub fn status_with<'r>(run: &'r Run, c: &Counts) -> Status<'r> {
                 "the result files do not say why (a plugin's gate, such as a coverage threshold, prints it in pytest's output)",
             ),
         },
-    });
+    }));
     Status {
         verdict,
         exit_code,

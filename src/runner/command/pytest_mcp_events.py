@@ -56,11 +56,21 @@ pytest_json_modifyreport (the plugin's documented hook), with json.dumps
 The collectors pytest-mcp reads, the failed and skipped ones, are put back.
 
 pytest-rerunfailures reports each failed attempt with the outcome "rerun";
-pytest-json-report keeps one entry per test, the last attempt's phases, so
-what the failed attempts said is lost there. This plugin puts each attempt
-back as an entry of its own with outcome "rerun" before the test's entry
-(the failed phase with its crash and longrepr), and writes the attempts'
-reports to the event log with their longrepr, as it does for failures.
+pytest-retry reports the first one with "retried" (or the word its
+--retry-outcome names) and none after it. pytest-json-report keeps one
+entry per test, the last attempt's phases, so what the failed attempts said
+is lost there. This plugin puts each attempt back as an entry of its own
+with outcome "rerun" before the test's entry (the failed phase with its
+crash and longrepr; pytest-retry's later attempts, counted from its stash,
+with no text), and writes the attempts' reports to the event log with their
+longrepr, as it does for failures.
+
+A plugin may give a failure its own text after it was reported:
+pytest-ruff sets `report.longrepr` to ruff's findings in
+pytest_exception_interact, so pytest prints them, where pytest-json-report
+saw the traceback through pytest's and pluggy's frames (35 KB for four
+findings). The text pytest printed replaces it in the report this plugin
+writes (the crash and its frames with it: a text has none).
 
 Subtests (pytest's `subtests` fixture, unittest's `self.subTest`) are
 reported one by one, each a report of its test's id with the subtest's
@@ -77,6 +87,7 @@ suspended, as pytest does for its fixture's.
 import json
 import linecache
 import os
+import sys
 import time
 
 import pytest
@@ -105,6 +116,10 @@ _collectors = []
 # pytest-rerunfailures' failed attempts, in pytest-json-report's shape, per
 # test: [(attempt number, entry)], oldest first.
 _attempts = {}
+# A failed phase's longrepr as reported, per (test, phase), and the text a
+# plugin set in its place afterwards (see the module's docstring).
+_reported = {}
+_replaced = {}
 # Failed subtests, in pytest-json-report's shape, per test: [entry], in the
 # order they failed. Past _MAX_SUBTESTS a test's entries lose their texts.
 _subtests = {}
@@ -546,9 +561,88 @@ def _rerun_attempt(report):
     attempts[-1][1].setdefault(report.when, stage)
 
 
+def _is_attempt(report):
+    """A failed attempt the test goes on from: a phase's report with a word
+    of a retrying plugin ("rerun", "retried", ...) that carries a failure;
+    a subtest's report is never one."""
+    return (
+        report.outcome not in ("passed", "failed", "skipped")
+        and report.longrepr is not None
+        and _subtest_context(report) is None
+    )
+
+
+def _pad_attempts(item):
+    """pytest-retry reports a test's first failed attempt only, and counts
+    them all in the item's stash: the ones between are failed attempts
+    nothing was said of."""
+    retry = sys.modules.get("pytest_retry.retry_plugin")
+    key = getattr(retry, "attempts_key", None)
+    recorded = _attempts.get(item.nodeid)
+    if key is None or not recorded:
+        return
+    try:
+        attempts = item.stash.get(key, None)
+    except Exception:
+        return
+    if not isinstance(attempts, int):
+        return
+    _, first = recorded[0]
+    for _ in range(attempts - 1 - len(recorded)):
+        entry = {"nodeid": first["nodeid"], "lineno": first["lineno"], "outcome": "rerun"}
+        entry["call"] = {"outcome": "rerun"}
+        recorded.append((None, entry))
+
+
+def _flaky_attempts(item):
+    """The `flaky` package reports a test's last run only: its failed runs,
+    counted on the item with their errors, are the attempts before it (a
+    test that passed every run it needed has none)."""
+    runs = item.__dict__.get("_flaky_current_runs")
+    passes = item.__dict__.get("_flaky_current_passes")
+    needed = item.__dict__.get("_flaky_min_passes")
+    errors = item.__dict__.get("_flaky_current_errors") or []
+    if not all(isinstance(n, int) for n in (runs, passes, needed)) or item.nodeid in _attempts:
+        return
+    earlier = runs - passes - (1 if passes < needed else 0)
+    location = getattr(item, "location", None) or (None, None, None)
+    attempts = []
+    for n in range(max(earlier, 0)):
+        stage = {"outcome": "rerun"}
+        try:
+            value = errors[n][1] if isinstance(errors[n], tuple) else errors[n].value
+            stage["crash"] = {"message": _text("%s: %s" % (type(value).__name__, value))}
+        except Exception:
+            pass
+        entry = {"nodeid": item.nodeid, "lineno": location[1], "outcome": "rerun", "call": stage}
+        attempts.append((None, entry))
+    if attempts:
+        _attempts[item.nodeid] = attempts
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    yield
+    if _JSON_REPORT and _worker is None:
+        _pad_attempts(item)
+        _flaky_attempts(item)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_exception_interact(node, call, report):
+    """Keeps the text a plugin gave a failure after it was reported."""
+    key = (getattr(report, "nodeid", None), getattr(report, "when", None))
+    if not _JSON_REPORT or _worker is not None or key not in _reported:
+        return
+    if report.longrepr is not _reported[key]:
+        _replaced[key] = _text(report.longrepr)
+
+
 def pytest_runtest_logreport(report):
-    if _JSON_REPORT and _worker is None and report.outcome == "rerun":
+    if _JSON_REPORT and _worker is None and _is_attempt(report):
         _rerun_attempt(report)
+    if _JSON_REPORT and _worker is None and report.failed and report.longrepr is not None:
+        _reported[(report.nodeid, report.when)] = report.longrepr
     if _JSON_REPORT and _worker is None and report.failed:
         context = _subtest_context(report)
         if context is not None:
@@ -686,6 +780,10 @@ def pytest_unconfigure(config):
 def pytest_json_modifyreport(json_report):
     if not _JSON_REPORT or _worker is not None:
         return
+    # Said so that a reader knows every failed attempt is here (pytest's
+    # JUnit, read beside it, writes a case per teardown: the flaky
+    # package's passing runs look like failed attempts there).
+    json_report["pytest_mcp"] = {"attempts": True}
     if _collectors:
         json_report["collectors"] = _collectors
     tests = json_report.get("tests")
@@ -695,6 +793,16 @@ def pytest_json_modifyreport(json_report):
             failed = _subtests.pop(nodeid, None)
             if failed:
                 test["subtests"] = failed
+    if _replaced and isinstance(tests, list):
+        for test in tests:
+            nodeid = test.get("nodeid") if isinstance(test, dict) else None
+            for when in ("setup", "call", "teardown"):
+                text = _replaced.get((nodeid, when))
+                stage = test.get(when)
+                if text is not None and isinstance(stage, dict):
+                    stage["longrepr"] = text
+                    stage.pop("crash", None)
+                    stage.pop("traceback", None)
     if _attempts and isinstance(tests, list):
         # Each test's failed attempts go right before its own entry.
         with_attempts = []

@@ -29,6 +29,9 @@ pub(super) struct Header {
     pub has_summary: bool,
     pub collectors: Vec<Collector>,
     pub warnings: Vec<JsonWarning>,
+    /// pytest-mcp's plugin wrote the document (its `pytest_mcp` key): every
+    /// failed attempt of a rerun test is in it.
+    pub pytest_mcp: bool,
 }
 
 /// Takes each test entry as it is read.
@@ -201,6 +204,8 @@ enum Key {
     Collectors,
     Warnings,
     Summary,
+    #[serde(rename = "pytest_mcp")]
+    PytestMcp,
     #[serde(other)]
     Other,
 }
@@ -242,6 +247,10 @@ impl<S: TestSink> Document<S> for Report {
                 }
                 Key::Summary => {
                     header.has_summary = map.next_value::<Option<IgnoredAny>>()?.is_some()
+                }
+                Key::PytestMcp => {
+                    map.next_value::<IgnoredAny>()?;
+                    header.pytest_mcp = true;
                 }
                 Key::Other => {
                     map.next_value::<IgnoredAny>()?;

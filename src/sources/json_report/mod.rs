@@ -51,7 +51,15 @@ pub fn parse_with(input: &[u8], name: &str, options: ReadOptions) -> Result<Run,
         }));
     }
     let reruns = tests.reruns;
+    let unknown_words = tests.unknown_words;
     let (mut run, entries) = tests.fill.finish();
+    run.notes.extend(unknown_words.into_iter().map(|(word, n)| {
+        format!(
+            "pytest reported the outcome {word:?} for {n} test{}: each is counted by its phases (passed, failed, error or skipped)",
+            if n == 1 { "" } else { "s" }
+        )
+    }));
+    run.attempts_recorded = header.pytest_mcp;
     run.recorded_exit = header.exitcode;
     run.duration = header.duration.filter(|d| d.is_finite() && *d >= 0.0);
     run.started = header.created.filter(|t| t.is_finite() && *t > 0.0);
@@ -119,6 +127,9 @@ struct Tests {
     /// test's earlier attempts.
     attempts: HashMap<String, Vec<Attempt>>,
     reruns: usize,
+    /// Outcome words pytest-json-report wrote that no reader knows (a
+    /// plugin's), with how many tests had each: said in a note.
+    unknown_words: Vec<(String, usize)>,
 }
 
 impl Tests {
@@ -127,16 +138,39 @@ impl Tests {
             fill: Filling::new(options),
             attempts: HashMap::new(),
             reruns: 0,
+            unknown_words: Vec::new(),
+        }
+    }
+
+    fn unknown_word(&mut self, word: &str) {
+        match self.unknown_words.iter_mut().find(|(w, _)| w == word) {
+            Some((_, n)) => *n += 1,
+            None => self.unknown_words.push((word.to_string(), 1)),
         }
     }
 }
+
+/// The words of retrying plugins for a failed attempt the test went on
+/// from: pytest-rerunfailures' "rerun", pytest-retry's "retried".
+/// pytest-json-report leaves the word on the test's entry when every later
+/// phase passed.
+const RETRY_WORDS: [&str; 2] = ["rerun", "retried"];
 
 impl TestSink for Tests {
     fn test(&mut self, mut t: JsonTest<'_>) {
         self.fill.entries += 1;
         let mut final_rerun = false;
-        if t.outcome == "rerun" {
-            if let Some(stage) = failed_attempt(&t) {
+        let retry_word = RETRY_WORDS.contains(&&*t.outcome);
+        if !retry_word && outcome_word(&t.outcome).is_none() && !subtest_word(&t) {
+            // A plugin's word (pytest-retry's --retry-outcome names any):
+            // the phases say how the test went.
+            self.unknown_word(&t.outcome);
+            if failed_attempt(&t).is_none() && self.attempts.contains_key(&*t.nodeid) {
+                t.outcome = Cow::Borrowed("rerun");
+            }
+        }
+        if RETRY_WORDS.contains(&&*t.outcome) {
+            if let Some(stage) = failed_attempt(&t).filter(|_| t.outcome == "rerun") {
                 self.reruns += 1;
                 let attempt = Attempt {
                     outcome: Outcome::Failed,
@@ -150,11 +184,13 @@ impl TestSink for Tests {
                 return;
             }
             // pytest-json-report's own entry: one per test, whose outcome a
-            // failed attempt set to "rerun" and no later phase changed (a
-            // failure, skip or xfail would have), its phases the last
-            // attempt's, which passed.
-            t.outcome = Cow::Borrowed("passed");
-            final_rerun = true;
+            // failed attempt set to "rerun" ("retried") and no later phase
+            // changed (a failure, skip or xfail would have), its phases the
+            // last attempt's. Those that failed are read as such.
+            if failed_attempt(&t).is_none() {
+                t.outcome = Cow::Borrowed("passed");
+                final_rerun = true;
+            }
         }
         let mut test = convert_test(t, &mut self.fill.files);
         let mut earlier = match self.attempts.is_empty() {
@@ -354,9 +390,25 @@ fn final_outcome(t: &JsonTest<'_>, failing: &[(Phase, &Stage<'_>)]) -> (Outcome,
     if phases::outcome_of(failing.iter().map(|(p, _)| *p)) == Some(Outcome::Error) {
         return (Outcome::Error, None);
     }
-    match subtest_word(t) {
-        true => (Outcome::Passed, None),
-        false => outcome_word(&t.outcome),
+    if subtest_word(t) {
+        return (Outcome::Passed, None);
+    }
+    outcome_word(&t.outcome).unwrap_or_else(|| by_phases(t, failing))
+}
+
+/// The outcome of a test whose word no reader knows (a plugin's), by its
+/// phases: a failing one fails it, a skipped one skips it, else it passed.
+fn by_phases(t: &JsonTest<'_>, failing: &[(Phase, &Stage<'_>)]) -> (Outcome, Option<Xfail>) {
+    if let Some(outcome) = phases::outcome_of(failing.iter().map(|(p, _)| *p)) {
+        return (outcome, None);
+    }
+    let skipped = [&t.setup, &t.call, &t.teardown]
+        .into_iter()
+        .flatten()
+        .any(|s| s.outcome.as_deref() == Some("skipped"));
+    match skipped {
+        true => (Outcome::Skipped, None),
+        false => (Outcome::Passed, None),
     }
 }
 
@@ -376,18 +428,18 @@ fn subtest_word(t: &JsonTest<'_>) -> bool {
         && stages.into_iter().all(passed)
 }
 
-/// The outcome pytest-json-report's word for a test says; a word it never
-/// writes is an error.
-fn outcome_word(word: &str) -> (Outcome, Option<Xfail>) {
-    match word {
+/// The outcome pytest-json-report's word for a test says; none for a
+/// word pytest itself never writes (a plugin's: [`by_phases`] reads it).
+fn outcome_word(word: &str) -> Option<(Outcome, Option<Xfail>)> {
+    Some(match word {
         "passed" => (Outcome::Passed, None),
         "failed" => (Outcome::Failed, None),
         "error" => (Outcome::Error, None),
         "skipped" => (Outcome::Skipped, None),
         "xfailed" => (Outcome::Skipped, Some(Xfail::XFailed)),
         "xpassed" => (Outcome::Passed, Some(Xfail::XPassed)),
-        _ => (Outcome::Error, None),
-    }
+        _ => return None,
+    })
 }
 
 /// The output and log records the phases captured, one after the other.
