@@ -398,6 +398,44 @@ pub fn parametrized_function(id: &str) -> Option<&str> {
     (!function.ends_with(':')).then_some(function)
 }
 
+/// The exception a group of one carries (`ValueError: bad price`), from
+/// Python's rendering of the group's traceback, for pytest's crash message
+/// of it (`ValueError('bad price') [single exception in
+/// ExceptionGroup]`): the member's line that is neither a frame, its
+/// source, nor the `Traceback` header.
+pub fn single_exception_of_group(tb: &str) -> Option<&str> {
+    let member = tb.split_once("+---------------- 1 -")?.1;
+    let member = member.split("+------------").next()?;
+    member
+        .lines()
+        .rev()
+        .filter_map(|l| l.trim_start().strip_prefix('|'))
+        .filter_map(|l| l.strip_prefix(' '))
+        .filter(|l| !l.starts_with(' ') && !l.trim().is_empty())
+        .find(|l| !l.starts_with("Traceback (most recent call last)"))
+        .map(str::trim_end)
+}
+
+/// Python's own frame line, `File "path", line 12, in f` (as pytest
+/// passes on an exception group's traceback), after any `|` framing: its
+/// path and line.
+pub fn python_frame(line: &str) -> Option<(&str, u32)> {
+    let content = line.trim_start().trim_start_matches(['|', '+', ' ']);
+    let rest = content.strip_prefix("File \"")?;
+    let (path, rest) = rest.split_once("\", line ")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    Some((path, rest[..digits].parse().ok()?))
+}
+
+/// pytest's 0-based location line of an item in `file` as a 1-based
+/// line; none for line 0 of a file that is not Python source: a plugin's
+/// item gives 0 for "the file" (pytest's own YAML example, nbval's cells,
+/// whose place is the cell its id names).
+pub fn item_line(file: &str, zero_based: u32) -> Option<u32> {
+    let python = file.ends_with(".py") || file.ends_with(".pyw");
+    (zero_based > 0 || python).then(|| zero_based.saturating_add(1))
+}
+
 /// A relative path that is not in an installed package: the user's code.
 pub fn is_project_path(path: &str) -> bool {
     !(path.starts_with('/')

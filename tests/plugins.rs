@@ -261,7 +261,12 @@ fn check_project(name: &str) {
             &runs.markdown,
             &dir,
         ));
-        problems.extend(check_json(&expect, closing.as_ref(), &runs.json));
+        problems.extend(check_json(
+            &expect,
+            closing.as_ref(),
+            &runs.json,
+            &runs.pytest,
+        ));
         problems.extend(check_github(&runs.github, &dir));
     }
     println!(

@@ -44,6 +44,21 @@ pub fn crash_line(t: &TestResult) -> Option<CrashLine<'_>> {
             });
         }
     }
+    // Python's own rendering (an exception group's): the last frame in
+    // the project, the group's member where it was raised.
+    for tb in tracebacks() {
+        let deepest = tb
+            .lines()
+            .rev()
+            .filter_map(pytest_text::python_frame)
+            .find(|(path, _)| is_project_path(path));
+        if let Some((file, line)) = deepest {
+            return Some(CrashLine {
+                file,
+                line: Some(line),
+            });
+        }
+    }
     let subtest = t.subtests().into_iter().flat_map(|s| &s.failed);
     if let Some(at) = subtest.filter_map(|s| s.location.as_ref()).next() {
         return Some(CrashLine {

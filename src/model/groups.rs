@@ -31,6 +31,11 @@ pub struct Shape<'t> {
     pub message: String,
     /// Whether earlier attempts failed too (reruns): a section says so.
     pub rerun: bool,
+    /// The diff the failure shows (in its message, its `E` lines or its
+    /// captured output: an approval test's), as a hash; 0 for none. Two
+    /// failures with different diffs failed differently, whatever their
+    /// messages share.
+    pub diff: u64,
 }
 
 /// The run's failures and errors in groups, largest first, ties in order
@@ -206,7 +211,46 @@ pub fn shape(t: &TestResult) -> Option<Shape<'_>> {
         place,
         message: message_shape(message.as_deref().unwrap_or_default()),
         rerun: !t.reruns().is_empty(),
+        diff: diff_of(t),
     })
+}
+
+/// A hash of the diff lines a failure shows (`- ben 85`, `+TOTAL 6.75`;
+/// not pytest's `+  where` explanations, not a unified diff's file
+/// lines), in its message, traceback and captured output; 0 for none.
+fn diff_of(t: &TestResult) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let texts = [t.message(), t.traceback(), t.stdout()];
+    let mut lines = texts
+        .into_iter()
+        .flatten()
+        .flat_map(str::lines)
+        .map(|l| {
+            l.strip_prefix('E')
+                .filter(|r| r.starts_with(' '))
+                .unwrap_or(l)
+                .trim()
+        })
+        .filter(|l| is_diff_line(l))
+        .peekable();
+    if lines.peek().is_none() {
+        return 0;
+    }
+    let mut hasher = foldhash::fast::FixedState::with_seed(0).build_hasher();
+    for l in lines {
+        hasher.write(l.as_bytes());
+        hasher.write_u8(b'\n');
+    }
+    hasher.finish().max(1)
+}
+
+/// A line of a diff: `-` or `+` and what was removed or added.
+fn is_diff_line(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix('-').or_else(|| line.strip_prefix('+')) else {
+        return false;
+    };
+    let explanation = rest.starts_with("  where ") || rest.starts_with("  and ");
+    !rest.trim().is_empty() && !rest.starts_with(['-', '+']) && !explanation
 }
 
 /// Where a test crashed: the deepest pytest frame in the project's own

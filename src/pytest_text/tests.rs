@@ -132,3 +132,30 @@ fn parametrized_function_is_the_id_before_the_parameters() {
     assert_eq!(parametrized_function("FooTest#bar[1]"), None);
     assert_eq!(parametrized_function("tests/test_x.py::[1]"), None);
 }
+
+#[test]
+fn a_group_of_one_names_its_exception_and_python_frames_their_place() {
+    let tb = "+ Exception Group Traceback (most recent call last):\n\
+              |   File \"tests/test_p.py\", line 7, in test_fetch\n\
+              |     run()\n\
+              | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n\
+              +-+---------------- 1 ----------------\n\
+                | Traceback (most recent call last):\n\
+                |   File \"src/p.py\", line 11, in fetch\n\
+                |     raise ValueError(\"bad price\")\n\
+                | ValueError: bad price\n\
+                +------------------------------------";
+    assert_eq!(single_exception_of_group(tb), Some("ValueError: bad price"));
+    let frames: Vec<_> = tb.lines().filter_map(python_frame).collect();
+    assert_eq!(frames, [("tests/test_p.py", 7), ("src/p.py", 11)]);
+    assert_eq!(single_exception_of_group("E   ValueError: x"), None);
+}
+
+#[test]
+fn line_zero_of_a_file_that_is_not_python_is_no_line() {
+    assert_eq!(item_line("tests/test_a.py", 0), Some(1));
+    assert_eq!(item_line("tests/test_a.py", 4), Some(5));
+    assert_eq!(item_line("notebooks/report.ipynb", 0), None);
+    assert_eq!(item_line("specs/test_orders.yaml", 0), None);
+    assert_eq!(item_line("docs/usage.rst", 18), Some(19));
+}

@@ -30,6 +30,8 @@ pytestmark = pytest.mark.anyio
 PLUGINS = REPO / "tests" / "plugins"
 NAMES = sorted(p.name for p in PLUGINS.iterdir() if (p / "expect.json").is_file())
 EXECUTION_FAILED = -32000
+# A failure's place is never inside a virtualenv or an interpreter's packages.
+INSTALLED = ("site-packages", "/.venv", ".venv-plugins/", "/lib/python3")
 
 
 def expectations(name: str) -> dict[str, Any]:
@@ -84,6 +86,9 @@ def check_result(name: str, expect: dict[str, Any], result: Any) -> None:
     headline_of(text, s)
     summary = {k: s["summary"].get(k) for k in expected_summary(expect)}
     assert summary == expected_summary(expect), (name, s["summary"], expect["counts"])
+    for group in s["failures"]:
+        at = group.get("at") or ""
+        assert not any(p in at for p in INSTALLED), (name, "placed in an installed package", group)
     named = {i: g for g in s["failures"] for i in g["node_ids"]}
     for failure in expect["failures"]:
         assert failure["id"] in named, (name, failure["id"], s["failures"])

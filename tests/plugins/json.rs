@@ -9,8 +9,14 @@ use crate::{Crash, Expect, Failure, Ran};
 
 /// The JSON answer: exit status, `exit_code`, the summary against the
 /// closing line, each failure's outcome and message, `exit_reason`, the
-/// flaky count, the duration; a crash is an error object.
-pub fn check_json(expect: &Expect, closing: Option<&Closing>, run: &Ran) -> Vec<String> {
+/// flaky count, the duration, each failure's entry at most three times
+/// pytest's whole console output; a crash is an error object.
+pub fn check_json(
+    expect: &Expect,
+    closing: Option<&Closing>,
+    run: &Ran,
+    pytest: &Ran,
+) -> Vec<String> {
     let mut problems = Vec::new();
     if run.status != Some(expect.exit) {
         problems.push(format!(
@@ -42,7 +48,7 @@ pub fn check_json(expect: &Expect, closing: Option<&Closing>, run: &Ran) -> Vec<
         }
     }
     for failure in &expect.failures {
-        problems.extend(check_json_failure(&json, failure));
+        problems.extend(check_json_failure(&json, failure, pytest.stdout.len()));
     }
     if let Some(reason) = &expect.reason {
         match json["exit_reason"].as_str() {
@@ -96,7 +102,7 @@ fn check_duration(json: &Value, plain: &Closing) -> Option<String> {
     })
 }
 
-fn check_json_failure(json: &Value, failure: &Failure) -> Vec<String> {
+fn check_json_failure(json: &Value, failure: &Failure, console: usize) -> Vec<String> {
     let tests = json["tests"]
         .as_array()
         .map(Vec::as_slice)
@@ -116,6 +122,16 @@ fn check_json_failure(json: &Value, failure: &Failure) -> Vec<String> {
         problems.push(format!(
             "JSON: {}'s message {message:?} lacks `{}`",
             failure.id, failure.message
+        ));
+    }
+    // The test's entry holds its failure as pytest printed it, not
+    // pytest's and pluggy's frames around a plugin's (pytest-ruff's
+    // traceback was 35 KB, for a console output of 2.6 KB).
+    let size = test.to_string().len();
+    if size > 3 * console {
+        problems.push(format!(
+            "JSON: {}'s entry is {size} bytes, where pytest's whole console output is {console}",
+            failure.id
         ));
     }
     problems

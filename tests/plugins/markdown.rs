@@ -109,6 +109,14 @@ pub fn check_markdown(
         problems.extend(check_failure_section(md, failure));
     }
     problems.extend(check_headed_ids(md, expect));
+    for line in md.lines().map(str::trim_start) {
+        let place = line.starts_with("at ") || line.contains("(at ");
+        if place && installed(line) {
+            problems.push(format!(
+                "Markdown: a failure placed in an installed package: {line}"
+            ));
+        }
+    }
     for id in &expect.flaky {
         if !md
             .lines()
@@ -294,7 +302,16 @@ fn check_crash_markdown(md: &str, first: &str, crash: &Crash) -> Vec<String> {
     problems
 }
 
-/// `--format github`: every annotation's line is a line of its file.
+/// Whether a place is inside a virtualenv or an interpreter's packages,
+/// which no failure of the project's is.
+fn installed(place: &str) -> bool {
+    ["site-packages", "/.venv", ".venv-plugins/", "/lib/python3"]
+        .iter()
+        .any(|p| place.contains(p))
+}
+
+/// `--format github`: every annotation's line is a line of its file, and
+/// no annotation is in an installed package.
 pub fn check_github(run: &Ran, dir: &Path) -> Vec<String> {
     let mut problems = Vec::new();
     for annotation in run.stdout.lines().filter(|l| l.starts_with("::")) {
@@ -310,6 +327,11 @@ pub fn check_github(run: &Ran, dir: &Path) -> Vec<String> {
                 .split(',')
                 .find_map(|p| p.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
         };
+        if prop("file").is_some_and(installed) {
+            problems.push(format!(
+                "GitHub: an annotation in an installed package: {annotation}"
+            ));
+        }
         let (Some(file), Some(n)) = (
             prop("file"),
             prop("line").and_then(|n| n.parse::<usize>().ok()),

@@ -278,3 +278,29 @@ fn own_assertions_on_the_same_code_are_one_failure_at_any_line() {
     let sizes: Vec<Vec<usize>> = failure_groups(&run).into_iter().map(|g| g.tests).collect();
     assert_eq!(sizes, [vec![0, 1], vec![2], vec![3], vec![4]]);
 }
+
+#[test]
+fn failures_with_different_diffs_are_two_groups() {
+    let approval = |id: &str, diff: &str| {
+        let mut t = failed(
+            id,
+            "ApprovalException: Approval Mismatch, received != approved",
+            &format!(
+                "    verify(x)\nE   ApprovalException: Approval Mismatch\n\n{}:7: ApprovalException",
+                "tests/test_r.py"
+            ),
+        );
+        t.location = Some(Location::new("tests/test_r.py", Some(5)));
+        t.set_stdout(Some(diff.to_string()));
+        t
+    };
+    let mut run = Run::default();
+    run.tests = vec![
+        approval("tests/test_r.py::test_a", "-TOTAL 6.25\n+TOTAL 6.75\n"),
+        approval("tests/test_r.py::test_b", " apple: 3\n-pear: 0\n"),
+        approval("tests/test_r.py::test_c", "-TOTAL 6.25\n+TOTAL 6.75\n"),
+    ];
+    let groups = failure_groups(&run);
+    assert_eq!(groups.len(), 2, "{groups:?}");
+    assert_eq!(groups[0].tests, [0, 2]);
+}

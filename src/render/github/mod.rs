@@ -374,6 +374,13 @@ fn message_of(t: &TestResult) -> String {
     if tb.lines().any(|l| frame_line(l).is_some()) {
         return text;
     }
+    if let Some(lines) = view::failure::exception_group_lines(t) {
+        for line in lines {
+            text.push('\n');
+            text.push_str(&line);
+        }
+        return text;
+    }
     let said: Vec<&str> = text
         .lines()
         .map(str::trim)

@@ -171,7 +171,9 @@ impl Serialize for Tests<'_> {
                 outcome: t.outcome.as_str(),
                 duration: t.duration.and_then(|d| finite(round_secs(d))),
                 message: message_cow(t),
-                traceback: t.joined_traceback(),
+                // An item's own words are its message and its traceback:
+                // said once.
+                traceback: t.joined_traceback().filter(|tb| Some(&**tb) != t.message()),
                 history: self
                     .history
                     .and_then(|h| h.of(&t.node_id))

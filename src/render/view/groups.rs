@@ -90,9 +90,19 @@ impl<'r> Group<'r> {
     }
 
     /// Where the first test crashed: a path and its line, or a stack
-    /// frame's text with no line.
+    /// frame's text with no line. A line of an installed package (a
+    /// plugin's: pytest-bdd's scenarios fail in pytest_bdd/scenario.py) is
+    /// no place of the project's: the test's own file stands, with no line.
     pub fn place(&self) -> Option<(&'r str, Option<u32>)> {
-        self.crash.place
+        match self.crash.place {
+            Some((path, Some(_))) if !crate::pytest_text::is_project_path(path) => self
+                .first
+                .location
+                .as_ref()
+                .map(|l| (&*l.file, None))
+                .filter(|(file, _)| crate::pytest_text::is_project_path(file)),
+            place => place,
+        }
     }
 
     /// The exception the first test failed with, when known.

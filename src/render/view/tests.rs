@@ -194,3 +194,59 @@ fn a_run_is_a_success_only_when_pytest_s_status_says_so() {
     };
     assert_eq!(status(&none).verdict, Verdict::NoTests);
 }
+
+#[test]
+fn failures_with_exit_status_0_say_a_plugin_set_it() {
+    use crate::model::Run;
+    let run = Run {
+        recorded_exit: Some(0),
+        tests: vec![
+            TestResult::new("t.py::a", Outcome::Failed),
+            TestResult::new("t.py::b", Outcome::Passed),
+        ],
+        ..Run::default()
+    };
+    let s = status(&run);
+    assert_eq!((s.verdict, s.exit_code), (Verdict::Failure, 0));
+    let reason = s.exit_reason.expect("a reason");
+    assert_eq!(reason.lead(), "Exit status 0 with 1 failed");
+    assert!(
+        reason
+            .text
+            .contains("a plugin or conftest.py set pytest's exit status")
+    );
+}
+
+#[test]
+fn a_long_message_is_cut_in_the_middle_and_findings_keep_each_title_and_place() {
+    let mut out = String::new();
+    let long: Vec<String> = (1..=30).map(|n| format!("line {n}")).collect();
+    failure::message_lines(&mut out, &long.join("\n"), 6);
+    assert_eq!(
+        out,
+        "line 1\n  line 2\n  line 3\n  line 4\n  … 23 more lines\n  line 28\n  line 29\n  line 30\n"
+    );
+    let finding = |code: &str, line: u32| {
+        format!(
+            "{code} something is wrong\n --> src/app.py:{line}:5\n  |\n{line} | code\n  |   ^^\n"
+        )
+    };
+    let ruff = [finding("F401", 3), finding("B006", 6), finding("F821", 9)].join("\n");
+    let mut out = String::new();
+    failure::message_lines(&mut out, &ruff, 9);
+    for kept in [
+        "F401 something",
+        "--> src/app.py:3:5",
+        "B006 something",
+        "--> src/app.py:6:5",
+        "F821 something",
+        "--> src/app.py:9:5",
+    ] {
+        assert!(out.contains(kept), "{kept} is not in:\n{out}");
+    }
+    assert!(!out.contains("^^"), "{out}");
+    // Fewer lines: the findings that do not fit are counted.
+    let mut out = String::new();
+    failure::message_lines(&mut out, &ruff, 6);
+    assert!(out.ends_with("  … 1 more finding (5 lines)\n"), "{out}");
+}

@@ -9,6 +9,7 @@
 //! failure is kept too.
 
 mod document;
+mod own_words;
 mod subtests;
 
 use std::borrow::Cow;
@@ -345,20 +346,39 @@ fn convert_test(t: JsonTest<'_>, files: &mut SharedFile) -> TestResult {
         test.location = Some(Location {
             file: files.get(file),
             // pytest-json-report's `lineno` is pytest's 0-based location.
-            line: t.lineno.map(|l| l.saturating_add(1)),
+            line: t.lineno.and_then(|l| pytest_text::item_line(file, l)),
         });
     }
 
     match outcome {
         Outcome::Failed | Outcome::Error => {
+            let mut own_line = None;
             let failing = failing
                 .iter()
-                .map(|(phase, stage)| phases::Failure {
-                    phase: *phase,
-                    message: stage_message(stage),
-                    traceback: stage.longrepr.clone().filter(|l| !l.trim().is_empty()),
+                .map(|(phase, stage)| match own_words_of(stage, &t.nodeid) {
+                    Some(words) => {
+                        own_line = own_line.or(words.line);
+                        // Its text is the whole failure: kept as its
+                        // traceback too, so that pytest's JUnit (which
+                        // holds what the item gave before a plugin
+                        // rewrote it: pytest-ruff's frames) fills nothing.
+                        phases::Failure {
+                            phase: *phase,
+                            traceback: Some(words.message.clone()),
+                            message: Some(words.message),
+                        }
+                    }
+                    None => phases::Failure {
+                        phase: *phase,
+                        message: stage_message(stage),
+                        traceback: stage.longrepr.clone().filter(|l| !l.trim().is_empty()),
+                    },
                 })
                 .collect();
+            // The line the item's own words give is its place.
+            if let (Some(line), Some(location)) = (own_line, test.location.as_mut()) {
+                location.line = Some(line);
+            }
             if phases::fold_failures(&mut test, failing).is_none() && outcome == Outcome::Error {
                 test.set_message(Some(format!("pytest reported outcome {:?}", t.outcome)));
             }
@@ -473,7 +493,30 @@ fn set_captured<'s, 'a: 's>(test: &mut TestResult, stages: impl Iterator<Item = 
     test.set_log((!log.is_empty()).then_some(log));
 }
 
+/// The failure a phase's item told in its own words ([`own_words`]): its
+/// longrepr, when no crash names a file (none at all, or pytest-check's,
+/// which names the test's id).
+fn own_words_of(stage: &Stage<'_>, nodeid: &str) -> Option<own_words::OwnWords> {
+    let crash_names_a_file = stage
+        .crash
+        .as_ref()
+        .and_then(|c| c.path.as_deref())
+        .is_some_and(|p| !p.contains("::"));
+    if crash_names_a_file {
+        return None;
+    }
+    own_words::read(stage.longrepr.as_deref()?, nodeid)
+}
+
 fn stage_message(stage: &Stage<'_>) -> Option<String> {
+    // A group of one names the exception it carries.
+    let tb = stage.longrepr.as_deref().unwrap_or_default();
+    let crash = stage.crash.as_ref().and_then(|c| c.message.as_deref());
+    if crash.is_some_and(|m| m.ends_with(" [single exception in ExceptionGroup]"))
+        && let Some(exception) = pytest_text::single_exception_of_group(tb)
+    {
+        return Some(exception.to_string());
+    }
     stage
         .crash
         .as_ref()

@@ -87,7 +87,7 @@ impl Parser<'_> {
                 .line
                 .as_deref()
                 .and_then(|l| l.trim().parse::<u32>().ok())
-                .map(|l| l.saturating_add(1)),
+                .and_then(|l| pytest_text::item_line(file, l)),
         });
         if v.status == Some(Status::Skipped) && v.kind.as_deref() == Some("pytest.xfail") {
             v.xfail = Some(Xfail::XFailed);

@@ -113,36 +113,128 @@ fn crash_lines(detail: &[Cow<'_, str>]) -> std::ops::Range<usize> {
 /// The message: first line flush left, further lines indented two spaces
 /// (keeping their relative indentation). pytest's "use -v" hints and stack
 /// frames of test frameworks (some assertion libraries put a whole trace in
-/// the message) are left out; very long messages are cut, saying how much.
+/// the message) are left out; very long messages are cut in the middle,
+/// saying how much: an item's own text (a notebook's diff, a type
+/// checker's findings) ends with what it found, as a traceback does.
 pub fn message_lines(out: &mut String, message: &str, max_lines: usize) {
-    let mut lines = message
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| !l.trim().is_empty());
-    let Some(first) = lines.next() else { return };
+    // Each line, and whether a blank line came before it (a finding of a
+    // linter's ends so).
+    let mut after_blank = false;
+    let mut lines = message.lines().map(str::trim_end).filter_map(|l| {
+        let blank = l.trim().is_empty();
+        let starts = std::mem::replace(&mut after_blank, blank);
+        (!blank).then_some((l, starts))
+    });
+    let Some((first, _)) = lines.next() else {
+        return;
+    };
     // A message must not be read as a header or a note.
     if first.starts_with('#') || first.starts_with('>') {
         out.push('\\');
     }
     out.push_str(&clip(first));
     out.push('\n');
-    let mut rest: Vec<&str> = lines
-        .filter(|l| {
+    let mut rest: Vec<(&str, bool)> = lines
+        .filter(|(l, _)| {
             let l = l.trim();
             !is_pytest_hint(l) && !is_framework_frame(l) && !names_a_class(l)
         })
         .collect();
-    if repeats_compared_strings(first, &rest) {
+    let texts: Vec<&str> = rest.iter().map(|(l, _)| *l).collect();
+    if repeats_compared_strings(first, &texts) {
         rest.clear();
     }
-    let shown = rest.len().min(max_lines);
-    let omitted = rest.len() - shown;
-    for line in dedent(&rest[..shown]) {
+    let lines: Vec<&str> = dedent(&texts[..rest.len()]).collect();
+    let omitted = rest.len().saturating_sub(max_lines);
+    if omitted > 0
+        && let Some(shown) = findings(first, &rest, &lines, max_lines)
+    {
+        for line in shown {
+            indent_line(out, &line);
+        }
+        return;
+    }
+    let head = match omitted {
+        0 => rest.len(),
+        _ => max_lines / 2,
+    };
+    for line in &lines[..head] {
         indent_line(out, line);
     }
     if omitted > 0 {
         indent_line(out, &format!("… {omitted} more lines"));
+        for line in &lines[head + omitted..] {
+            indent_line(out, line);
+        }
     }
+}
+
+/// Lines of a finding shown when a long message lists several: its
+/// title and its place (ruff's `F401 ...` and `--> app.py:3:8`).
+const FINDING_LINES: usize = 2;
+
+/// A long message that lists findings (blocks apart by blank lines, two
+/// or more naming a place `file.py:3` in their first lines: a linter's),
+/// as each finding's first lines in their order, the rest of each
+/// counted; none for any other message. `rest` are the lines after
+/// `first`, each with whether it starts a block; `lines` the same dedented.
+fn findings(
+    first: &str,
+    rest: &[(&str, bool)],
+    lines: &[&str],
+    max_lines: usize,
+) -> Option<Vec<String>> {
+    // Where each block starts in `rest` (the first block starts before it,
+    // with `first`).
+    let mut starts: Vec<usize> = vec![0];
+    starts.extend((0..rest.len()).filter(|&i| i > 0 && rest[i].1));
+    let ends: Vec<usize> = starts.iter().skip(1).copied().chain([rest.len()]).collect();
+    let placed = |k: usize| {
+        let (from, to) = (starts[k], ends[k]);
+        let head = if k == 0 { 1 } else { FINDING_LINES };
+        (k == 0 && names_a_place(first))
+            || rest[from..to.min(from + head)]
+                .iter()
+                .any(|(l, _)| names_a_place(l))
+    };
+    if (0..starts.len()).filter(|&k| placed(k)).count() < 2 {
+        return None;
+    }
+    let mut out = Vec::new();
+    for (k, (&from, &to)) in starts.iter().zip(&ends).enumerate() {
+        // The first block's title is the message's first line.
+        let head = if k == 0 {
+            FINDING_LINES - 1
+        } else {
+            FINDING_LINES
+        };
+        let shown = (to - from).min(head);
+        if out.len() + shown > max_lines {
+            let left: usize = ends[k..].iter().zip(&starts[k..]).map(|(e, s)| e - s).sum();
+            let findings = starts.len() - k;
+            let word = if findings == 1 { "finding" } else { "findings" };
+            out.push(format!("… {findings} more {word} ({left} lines)"));
+            break;
+        }
+        out.extend(lines[from..from + shown].iter().map(|l| l.to_string()));
+        if to - from > shown {
+            out.push(format!("  … {} more lines", to - from - shown));
+        }
+    }
+    Some(out)
+}
+
+/// Whether a line names a place: a token `path.ext:12` (`-->
+/// app/report.py:3:8`, `app.py:3:1: F401`).
+fn names_a_place(line: &str) -> bool {
+    line.split_whitespace().any(|token| {
+        token.match_indices(':').any(|(i, _)| {
+            let path = &token[..i];
+            path.contains('.')
+                && !path.contains("://")
+                && token[i + 1..].starts_with(|c: char| c.is_ascii_digit())
+        })
+    })
 }
 
 /// pytest's diff of two one-line strings (`- AL`, `+ al`, `? ^^` lines)

@@ -100,17 +100,45 @@ pub(super) fn detail(tb: &str, test_file: Option<&str>) -> Vec<String> {
         }
     };
     let mut out = Vec::new();
-    let in_project: Vec<&Frame> = group
-        .frames
-        .iter()
-        .filter(|f| is_project_path(&relative(&f.path)))
-        .collect();
-    for f in &in_project {
-        out.push(format!("at {}:{}", one_line(&relative(&f.path)), f.line));
+    let in_project = |m: &Member| -> Vec<(String, u32, Option<String>)> {
+        m.frames
+            .iter()
+            .map(|f| (relative(&f.path), f.line, f.source.clone()))
+            .filter(|(path, ..)| is_project_path(path))
+            .collect()
+    };
+    let frames_of = |out: &mut Vec<String>, frames: &[(String, u32, Option<String>)]| {
+        for (path, line, _) in frames {
+            out.push(format!("at {}:{line}", one_line(path)));
+        }
+        if let Some(source) = frames.last().and_then(|(.., s)| s.as_deref()) {
+            out.push(format!("> {}", one_line(source)));
+        }
+    };
+    // A group of one (asyncio's TaskGroup wraps the one exception a task
+    // raised): that exception first, where it was raised, then the group
+    // it came out of.
+    if let [member] = members.as_slice()
+        && member.exception.is_some()
+    {
+        // The test's own line first, as every failure's (its heading's).
+        let group_frames = in_project(&group);
+        if let Some((path, n, _)) = group_frames.first()
+            && test_file == Some(path.as_str())
+        {
+            out.push(format!("at {}:{n}", one_line(path)));
+        }
+        frames_of(&mut out, &in_project(member));
+        if let Some(exception) = &group.exception {
+            let mut line = format!("in {}", one_line(exception));
+            if let Some((path, n, _)) = group_frames.last() {
+                let _ = write!(line, " (at {}:{n})", one_line(path));
+            }
+            out.push(line);
+        }
+        return out;
     }
-    if let Some(source) = in_project.last().and_then(|f| f.source.as_deref()) {
-        out.push(format!("> {}", one_line(source)));
-    }
+    frames_of(&mut out, &in_project(&group));
     for (n, m) in members.iter().enumerate().take(MAX_MEMBERS) {
         let Some(exception) = &m.exception else {
             continue;

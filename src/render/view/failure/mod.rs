@@ -20,6 +20,17 @@ pub use body::{Lean, collection_detail, failure_body, lean_message, message_line
 pub use lines::{clip, indent_line, line_breaks};
 pub use traceback::{Section, is_framework_frame};
 
+/// The lines an exception group's traceback is told in (its frames in
+/// the project, its failing line, its members, each with its place), when
+/// the test's traceback is one; none otherwise.
+pub fn exception_group_lines(t: &TestResult) -> Option<Vec<String>> {
+    let tb = t.traceback()?;
+    exception_group::is_exception_group(tb).then(|| {
+        let file = t.location.as_ref().map(|l| &*l.file);
+        exception_group::detail(tb, file)
+    })
+}
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 

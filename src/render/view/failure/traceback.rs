@@ -84,7 +84,7 @@ impl<'r> Section<'r> {
             }
             Some(tb) => foreign_detail(&mut detail, tb, &tb_lines, &message, t),
             None => {
-                if let Some(l) = &t.location {
+                if let Some(l) = t.location.as_ref().filter(|l| is_project_path(&l.file)) {
                     detail.push(Cow::Owned(at_location(l)));
                 }
             }
@@ -236,12 +236,12 @@ fn cause_line(
         .find_map(|l| l.strip_prefix('E').filter(|r| r.starts_with(' ')))
         .map(str::trim)
         .filter(|e| !e.is_empty())?;
+    // A library's frame is no place of the project's: none is said then.
     let place = frames
         .iter()
         .rev()
         .map(|(_, f)| f)
-        .find(|f| is_project_path(f.path))
-        .or(frames.last().map(|(_, f)| f));
+        .find(|f| is_project_path(f.path));
     let mut line = format!("{word} {}", one_line(exception));
     if let Some(f) = place {
         let _ = write!(line, " ({})", at_line(f.path, f.line));
@@ -274,14 +274,25 @@ pub fn pytest_detail<'a>(
     message_lines: &LineSet<'_>,
 ) {
     at_lines(detail, frames);
-    // The last frame listed: its failing line is the one shown, right
-    // under its place (a library's line never goes under the test's).
-    let shown = frames
-        .iter()
-        .rposition(|(_, f)| is_project_path(f.path))
-        .unwrap_or(frames.len().saturating_sub(1));
     if frames.is_empty() {
         return;
+    }
+    // The last frame listed: its failing line is the one shown, right
+    // under its place (a library's line never goes under the test's, nor
+    // alone: a failure with no frame in the project has its test's file
+    // for a place, in its heading).
+    let shown = frames.iter().rposition(|(_, f)| is_project_path(f.path));
+    let shown_lines = shown.map(|k| {
+        let start = k
+            .checked_sub(1)
+            .map_or(section.start, |before| frames[before].0 + 1);
+        failing_lines(lines, start..frames[k].0, frames, k)
+    });
+    for code in shown_lines.into_iter().flatten() {
+        // `assert x < 3` failing says `assert x < 3`: once is enough.
+        if !message_lines.contains(code.trim()) {
+            detail.push(Cow::Owned(["> ", code.trim()].concat()));
+        }
     }
     // A frame's block: from the frame line before it to its own.
     let block = |k: usize| {
@@ -290,12 +301,6 @@ pub fn pytest_detail<'a>(
             .map_or(section.start, |before| frames[before].0 + 1);
         start..frames[k].0
     };
-    for code in failing_lines(lines, block(shown), frames, shown) {
-        // `assert x < 3` failing says `assert x < 3`: once is enough.
-        if !message_lines.contains(code.trim()) {
-            detail.push(Cow::Owned(["> ", code.trim()].concat()));
-        }
-    }
     // The explanation is the last frame's, where the error was raised.
     let mut explanation: Vec<&str> = Vec::new();
     let mut more = 0usize;
@@ -323,20 +328,16 @@ pub fn pytest_detail<'a>(
     }
 }
 
-/// An `at file:line` line per frame in the project (the last frame when
-/// none is), the last [`MAX_FRAMES`]; a frame repeated in a row (a
-/// recursion) once, counted.
+/// An `at file:line` line per frame in the project (none when no frame
+/// is: a plugin's or a library's line is never a failure's place), the
+/// last [`MAX_FRAMES`]; a frame repeated in a row (a recursion) once,
+/// counted.
 fn at_lines(detail: &mut Vec<Cow<'_, str>>, frames: &[(usize, FrameLine<'_>)]) {
-    let in_project: Vec<&FrameLine<'_>> = frames
+    let listed: Vec<&FrameLine<'_>> = frames
         .iter()
         .map(|(_, f)| f)
         .filter(|f| is_project_path(f.path))
         .collect();
-    let listed: Vec<&FrameLine<'_>> = if in_project.is_empty() {
-        frames.last().map(|(_, f)| f).into_iter().collect()
-    } else {
-        in_project
-    };
     let mut runs: Vec<(&FrameLine<'_>, usize)> = Vec::new();
     for f in listed {
         match runs.last_mut() {
@@ -473,6 +474,7 @@ pub fn foreign_detail<'a>(
     }
     if let Some(loc) = &t.location
         && !kept.iter().any(|l| l.contains(&*loc.file))
+        && is_project_path(&loc.file)
     {
         // The test's own file and, when the case does not say, the line the
         // trace gives for it (PHPUnit puts it at the end of a long trace).
