@@ -294,12 +294,14 @@ fn failures_with_different_diffs_are_two_groups() {
         t.set_stdout(Some(diff.to_string()));
         t
     };
-    let mut run = Run::default();
-    run.tests = vec![
-        approval("tests/test_r.py::test_a", "-TOTAL 6.25\n+TOTAL 6.75\n"),
-        approval("tests/test_r.py::test_b", " apple: 3\n-pear: 0\n"),
-        approval("tests/test_r.py::test_c", "-TOTAL 6.25\n+TOTAL 6.75\n"),
-    ];
+    let run = Run {
+        tests: vec![
+            approval("tests/test_r.py::test_a", "-TOTAL 6.25\n+TOTAL 6.75\n"),
+            approval("tests/test_r.py::test_b", " apple: 3\n-pear: 0\n"),
+            approval("tests/test_r.py::test_c", "-TOTAL 6.25\n+TOTAL 6.75\n"),
+        ],
+        ..Run::default()
+    };
     let groups = failure_groups(&run);
     assert_eq!(groups.len(), 2, "{groups:?}");
     assert_eq!(groups[0].tests, [0, 2]);
