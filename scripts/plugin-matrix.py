@@ -55,11 +55,21 @@ there is one) and our exit status. `tests/plugins.rs` and
 message and place, the status, the reason pytest gave); this page shows
 them. Durations vary from run to run.
 
+Items that are not Python functions are among them (notebook cells under
+nbval, sybil's examples in `.rst` files and docstrings, pytest-ruff's and
+pytest-mypy's findings, a YAML spec collected by a `conftest.py`): each is
+told in its own words, the text the item gives pytest, at the line it
+names, never at a line of the plugin's own code. Plugins that run a failed
+test again (pytest-rerunfailures, pytest-retry, `flaky`) make a test that
+passed in the end passed and flaky, with its failed attempts.
+
 The plugins' versions are pinned in `requirements-plugins.txt` and
 installed by `bash scripts/setup.sh` into `.venv-plugins/<venv>/`: one
 virtualenv shared by the plugins that do nothing until a project turns
 them on, one each for pytest-randomly, pytest-sugar and hypothesis, which
-change every run they are installed into ([development.md](development.md#tests)).
+change every run they are installed into, and for pytest-retry and
+`flaky`, whose `flaky` marks clash with pytest-rerunfailures', and nbval,
+which brings a Jupyter kernel ([development.md](development.md#tests)).
 
 Regenerate it after `cargo build`:
 

@@ -23,11 +23,13 @@
 # virtualenv per `venv:` group of requirements-plugins.txt, under
 # .venv-plugins/<group>/: `quiet`, shared by the plugins that do nothing
 # until a project turns them on; `randomly`, `sugar` and `hypothesis`, each
-# a plugin that changes every run it is installed into, alone. Each gets
+# a plugin that changes every run it is installed into, alone; `retry` and
+# `flaky` (their `flaky` marks clash with pytest-rerunfailures'), and
+# `nbval` (a Jupyter kernel and its dependencies), alone too. Each gets
 # the `all` lines (pytest, pytest-json-report) and its group's. A group is
 # made afresh when its lines change (the lines it was installed from are
 # kept in .venv-plugins/<group>/.installed); the groups install side by
-# side. From nothing, with pip's cache empty, the four take under a minute.
+# side. From nothing, with pip's cache empty, the seven take about a minute (nbval's the longest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -436,6 +436,17 @@ pub fn item_line(file: &str, zero_based: u32) -> Option<u32> {
     (zero_based > 0 || python).then(|| zero_based.saturating_add(1))
 }
 
+/// A path no failure of the project's is placed at: one that leaves the
+/// rootdir (`../`), or lies in an installed package or an interpreter's
+/// library. Unlike [`is_project_path`], an absolute path elsewhere is a
+/// project's (other frameworks' JUnit names its files so).
+pub fn is_outside_project(path: &str) -> bool {
+    path.starts_with("../")
+        || ["site-packages/", "dist-packages/", "/lib/python", "/.venv/"]
+            .iter()
+            .any(|p| path.contains(p))
+}
+
 /// A relative path that is not in an installed package: the user's code.
 pub fn is_project_path(path: &str) -> bool {
     !(path.starts_with('/')

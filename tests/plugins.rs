@@ -267,7 +267,7 @@ fn check_project(name: &str) {
             &runs.json,
             &runs.pytest,
         ));
-        problems.extend(check_github(&runs.github, &dir));
+        problems.extend(check_github(&expect, closing.as_ref(), &runs.github, &dir));
     }
     println!(
         "{name}: four runs in {:.1}s",

@@ -55,6 +55,7 @@ fn strip_places(text: &str, prefix: &str) -> Option<String> {
         let before = &text[line_start..at];
         let is_place = before.chars().all(|c| c.is_whitespace() || c == '|')
             || before.ends_with("file ")
+            || before.ends_with(" at ")
             || before.ends_with("File \"");
         if is_place {
             out.push_str(&text[last..at]);

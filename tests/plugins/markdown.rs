@@ -67,26 +67,26 @@ fn verdict_named(name: &str) -> Option<Verdict> {
     .find(|v| serde_json::to_value(v).is_ok_and(|named| named == name))
 }
 
-/// The Markdown: exit status, status word and counts, each failure
-/// (message, place, details), the reason, the crash.
-pub fn check_markdown(
+/// The first line of an answer (`Markdown`, `GitHub`: our status line
+/// leads both) and our exit status: pytest's, its status word, its
+/// counts.
+fn check_headline(
+    what: &str,
     expect: &Expect,
     closing: Option<&Closing>,
     run: &Ran,
-    dir: &Path,
 ) -> Vec<String> {
     let mut problems = Vec::new();
-    let md = &run.stdout;
-    let first = md.lines().next().unwrap_or_default();
+    let first = run.stdout.lines().next().unwrap_or_default();
     if run.status != Some(expect.exit) {
         problems.push(format!(
-            "Markdown: pytest-mcp exited {:?} where pytest exited {}",
+            "{what}: pytest-mcp exited {:?} where pytest exited {}",
             run.status, expect.exit
         ));
     }
     match verdict_named(&expect.status) {
         Some(verdict) if !says(first, verdict) => problems.push(format!(
-            "Markdown: the first line is not `{}...`: {first}",
+            "{what}: the first line is not `{}...`: {first}",
             start(verdict)
         )),
         Some(_) => {}
@@ -99,12 +99,26 @@ pub fn check_markdown(
         for phrase in count_phrases(c) {
             if !first.contains(&phrase) {
                 problems.push(format!(
-                    "Markdown: the first line lacks `{phrase}` ({}): {first}",
+                    "{what}: the first line lacks `{phrase}` ({}): {first}",
                     c.line
                 ));
             }
         }
     }
+    problems
+}
+
+/// The Markdown: exit status, status word and counts, each failure
+/// (message, place, details), the reason, the crash.
+pub fn check_markdown(
+    expect: &Expect,
+    closing: Option<&Closing>,
+    run: &Ran,
+    dir: &Path,
+) -> Vec<String> {
+    let md = &run.stdout;
+    let first = md.lines().next().unwrap_or_default();
+    let mut problems = check_headline("Markdown", expect, closing, run);
     for failure in &expect.failures {
         problems.extend(check_failure_section(md, failure));
     }
@@ -310,10 +324,47 @@ fn installed(place: &str) -> bool {
         .any(|p| place.contains(p))
 }
 
-/// `--format github`: every annotation's line is a line of its file, and
-/// no annotation is in an installed package.
-pub fn check_github(run: &Ran, dir: &Path) -> Vec<String> {
-    let mut problems = Vec::new();
+/// `--format github`: its status line as the Markdown's; every error
+/// annotation of a test pytest failed (none of a test that passed in the
+/// end); every annotation's line a line of its file, none in an
+/// installed package.
+pub fn check_github(
+    expect: &Expect,
+    closing: Option<&Closing>,
+    run: &Ran,
+    dir: &Path,
+) -> Vec<String> {
+    let mut problems = if expect.crash.is_some() {
+        Vec::new()
+    } else {
+        check_headline("GitHub", expect, closing, run)
+    };
+    for annotation in run.stdout.lines().filter(|l| l.starts_with("::error ")) {
+        let title = annotation
+            .split_once("title=")
+            .map(|(_, t)| t.split("::").next().unwrap_or(t))
+            .unwrap_or_default()
+            .replace("%3A", ":")
+            .replace("%2C", ",")
+            .replace("%25", "%");
+        let of_a_test = title.starts_with("FAILED") || title.starts_with("ERROR");
+        let named = Some(title.as_str())
+            .filter(|_| of_a_test)
+            .and_then(|t| t.split_once(": "))
+            .map(|(_, ids)| ids.split(", +").next().unwrap_or(ids));
+        let known = named.is_some_and(|id| {
+            expect
+                .failures
+                .iter()
+                .any(|f| id == f.id || id.starts_with(&format!("{} ", f.id)))
+                || id.contains(" (all ")
+        });
+        if named.is_some() && !known {
+            problems.push(format!(
+                "GitHub: an error annotation of a test pytest did not fail: {annotation}"
+            ));
+        }
+    }
     for annotation in run.stdout.lines().filter(|l| l.starts_with("::")) {
         let Some(props) = annotation
             .split_once(' ')

@@ -38,7 +38,7 @@ use crate::model::crash::crash_line;
 use crate::model::crash::is_framework_frame;
 use crate::model::groups::IdItem;
 use crate::model::{CollectionError, Run, TestResult};
-use crate::pytest_text::frame_line;
+use crate::pytest_text::{self, frame_line};
 use crate::render::Style;
 use crate::render::view::{self, Compared, Group, New, label};
 use crate::text::{first_line, one_line, plural};
@@ -284,20 +284,15 @@ fn place_of(t: &TestResult, options: &Options) -> (Option<String>, Option<u32>) 
         return (None, None);
     };
     let file = repository_path(place.file, options);
-    if !outside_project(&file) {
+    if !pytest_text::is_outside_project(&file) {
         return (Some(file), place.line);
     }
     let own = t
         .node_id
         .split_once("::")
         .map(|(file, _)| file)
-        .filter(|file| is_file_name(file) && !outside_project(file));
+        .filter(|file| is_file_name(file) && !pytest_text::is_outside_project(file));
     (own.map(|file| repository_path(file, options)), None)
-}
-
-/// A path that leaves the project, or lies in an installed package.
-fn outside_project(path: &str) -> bool {
-    path.starts_with("../") || path.contains("site-packages/")
 }
 
 /// What was not annotated: failure groups, flaky ones, collection errors.

@@ -95,12 +95,12 @@ impl<'r> Group<'r> {
     /// no place of the project's: the test's own file stands, with no line.
     pub fn place(&self) -> Option<(&'r str, Option<u32>)> {
         match self.crash.place {
-            Some((path, Some(_))) if !crate::pytest_text::is_project_path(path) => self
+            Some((path, Some(_))) if crate::pytest_text::is_outside_project(path) => self
                 .first
                 .location
                 .as_ref()
                 .map(|l| (&*l.file, None))
-                .filter(|(file, _)| crate::pytest_text::is_project_path(file)),
+                .filter(|(file, _)| !crate::pytest_text::is_outside_project(file)),
             place => place,
         }
     }

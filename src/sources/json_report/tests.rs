@@ -243,3 +243,68 @@ fn places_pytest_wrote_whole_read_relative_to_the_root() {
         Some("assert '/home/u/shop/x' == 'x'")
     );
 }
+
+/// pytest-retry leaves "retried" on a test that passed on a retry, and on
+/// one that failed every attempt until pytest-json-report writes "failed";
+/// a word no reader knows is read by the phases and said in a note.
+#[test]
+fn retried_and_unknown_words_are_read_by_their_phases() {
+    let passed = serde_json::json!({"outcome": "passed"});
+    let failed = serde_json::json!({"outcome": "failed", "crash": {"path": "/p/t.py", "lineno": 9, "message": "assert 1 == 2"}});
+    let doc = serde_json::json!({"root": "/p", "pytest_mcp": {"attempts": true}, "tests": [
+        {"nodeid": "t.py::flip", "lineno": 3, "outcome": "retried",
+         "setup": passed, "call": passed, "teardown": passed},
+        {"nodeid": "t.py::never", "lineno": 7, "outcome": "retried",
+         "setup": passed, "call": failed, "teardown": passed},
+        {"nodeid": "t.py::odd", "lineno": 11, "outcome": "wobbled",
+         "setup": passed, "call": passed, "teardown": passed},
+        {"nodeid": "t.py::odd_fail", "lineno": 13, "outcome": "wobbled",
+         "setup": passed, "call": failed, "teardown": passed},
+    ]});
+    let run = parse(doc.to_string().as_bytes(), "r.json", false).expect("parse");
+    let outcomes: Vec<Outcome> = run.tests.iter().map(|t| t.outcome).collect();
+    assert_eq!(
+        outcomes,
+        [
+            Outcome::Passed,
+            Outcome::Failed,
+            Outcome::Passed,
+            Outcome::Failed
+        ]
+    );
+    assert!(run.tests[0].is_flaky());
+    assert!(!run.tests[2].is_flaky());
+    assert_eq!(run.tests[3].message(), Some("assert 1 == 2"));
+    assert!(run.attempts_recorded);
+    assert_eq!(
+        run.notes,
+        [
+            "pytest reported the outcome \"wobbled\" for 2 tests: each is counted by its phases (passed, failed, error or skipped)"
+        ]
+    );
+}
+
+/// An item's own words (no crash, no `E` lines) are its message, whole,
+/// and its place the line they name; line 0 of a notebook is no line.
+#[test]
+fn an_items_own_words_are_its_message_at_the_line_they_name() {
+    let doc = serde_json::json!({"root": "/p", "tests": [
+        {"nodeid": "docs/usage.rst::line:19,column:1", "lineno": 19, "outcome": "failed",
+         "call": {"outcome": "failed", "longrepr": "Example at /p/docs/usage.rst, line 19, column 1 did not evaluate as expected:\nExpected:\n    4\nGot:\n    5\n\nusage.rst:19: SybilFailure"}},
+        {"nodeid": "nb/r.ipynb::Cell 2", "lineno": 0, "outcome": "failed",
+         "call": {"outcome": "failed", "longrepr": "Notebook cell execution failed\nCell 2: Cell outputs differ\n  - ben 85\n  + bob 58"}},
+    ]});
+    let run = parse(doc.to_string().as_bytes(), "r.json", false).expect("parse");
+    let [sybil, cell] = &run.tests[..] else {
+        panic!("{:?}", run.tests)
+    };
+    assert_eq!(
+        sybil.message(),
+        Some(
+            "Example at docs/usage.rst, line 19, column 1 did not evaluate as expected:\nExpected:\n    4\nGot:\n    5"
+        )
+    );
+    assert_eq!(sybil.location.as_ref().and_then(|l| l.line), Some(19));
+    assert!(cell.message().is_some_and(|m| m.ends_with("+ bob 58")));
+    assert_eq!(cell.location.as_ref().map(|l| l.line), Some(None));
+}

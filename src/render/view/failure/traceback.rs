@@ -84,7 +84,8 @@ impl<'r> Section<'r> {
             }
             Some(tb) => foreign_detail(&mut detail, tb, &tb_lines, &message, t),
             None => {
-                if let Some(l) = t.location.as_ref().filter(|l| is_project_path(&l.file)) {
+                let own = t.location.as_ref();
+                if let Some(l) = own.filter(|l| !pytest_text::is_outside_project(&l.file)) {
                     detail.push(Cow::Owned(at_location(l)));
                 }
             }
@@ -474,7 +475,7 @@ pub fn foreign_detail<'a>(
     }
     if let Some(loc) = &t.location
         && !kept.iter().any(|l| l.contains(&*loc.file))
-        && is_project_path(&loc.file)
+        && !pytest_text::is_outside_project(&loc.file)
     {
         // The test's own file and, when the case does not say, the line the
         // trace gives for it (PHPUnit puts it at the end of a long trace).
