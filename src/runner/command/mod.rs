@@ -20,6 +20,12 @@ const EVENTS_MODULE: &str = "pytest_mcp_events";
 
 /// The plugin that hands a shard's ids to pytest from a file, written
 /// beside the event log's for such a run only.
+/// The events plugin's companion: the attempts of tests run again and the
+/// failures a plugin rewrote (it imports it).
+const ATTEMPTS_MODULE: (&str, &str) = (
+    "pytest_mcp_attempts",
+    include_str!("pytest_mcp_attempts.py"),
+);
 const IDS_PLUGIN: &str = include_str!("pytest_mcp_ids.py");
 const IDS_MODULE: &str = "pytest_mcp_ids";
 
@@ -220,13 +226,16 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    /// Creates the directory and writes the event-log plugin into it.
+    /// Creates the directory and writes the event-log plugin (and its
+    /// companion module) into it.
     pub fn new() -> std::io::Result<Workspace> {
         let dir = tempfile::Builder::new().prefix("pytest-mcp-").tempdir()?;
         std::fs::write(
             dir.path().join(format!("{EVENTS_MODULE}.py")),
             EVENTS_PLUGIN,
         )?;
+        let (name, text) = ATTEMPTS_MODULE;
+        std::fs::write(dir.path().join(format!("{name}.py")), text)?;
         Ok(Workspace { dir })
     }
     pub fn junit(&self) -> PathBuf {

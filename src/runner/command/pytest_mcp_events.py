@@ -55,22 +55,13 @@ pytest_json_modifyreport (the plugin's documented hook), with json.dumps
 (the C encoder; pytest-json-report's json.dump runs the pure-Python one).
 The collectors pytest-mcp reads, the failed and skipped ones, are put back.
 
-pytest-rerunfailures reports each failed attempt with the outcome "rerun";
-pytest-retry reports the first one with "retried" (or the word its
---retry-outcome names) and none after it. pytest-json-report keeps one
-entry per test, the last attempt's phases, so what the failed attempts said
-is lost there. This plugin puts each attempt back as an entry of its own
-with outcome "rerun" before the test's entry (the failed phase with its
-crash and longrepr; pytest-retry's later attempts, counted from its stash,
-with no text), and writes the attempts' reports to the event log with their
-longrepr, as it does for failures.
-
-A plugin may give a failure its own text after it was reported:
-pytest-ruff sets `report.longrepr` to ruff's findings in
-pytest_exception_interact, so pytest prints them, where pytest-json-report
-saw the traceback through pytest's and pluggy's frames (35 KB for four
-findings). The text pytest printed replaces it in the report this plugin
-writes (the crash and its frames with it: a text has none).
+Plugins that run a failed test again (pytest-rerunfailures, pytest-retry,
+flaky) leave one pytest-json-report entry per test, the last attempt's
+phases: pytest_mcp_attempts (beside this module) puts each failed attempt
+back as an entry of its own before it, and the text a plugin gave a
+failure after it was reported (pytest-ruff's) in place of the traceback
+pytest-json-report saw. The attempts' reports go to the event log with
+their longrepr, as failures do.
 
 Subtests (pytest's `subtests` fixture, unittest's `self.subTest`) are
 reported one by one, each a report of its test's id with the subtest's
@@ -87,10 +78,10 @@ suspended, as pytest does for its fixture's.
 import json
 import linecache
 import os
-import sys
 import time
 
 import pytest
+from pytest_mcp_attempts import Attempts
 
 _PATH = os.environ.get("PYTEST_MCP_EVENTS")
 _ITEMS = bool(os.environ.get("PYTEST_MCP_ITEMS"))
@@ -113,13 +104,9 @@ _left = None
 _session = None
 # Failed and skipped collectors, in pytest-json-report's shape.
 _collectors = []
-# pytest-rerunfailures' failed attempts, in pytest-json-report's shape, per
-# test: [(attempt number, entry)], oldest first.
-_attempts = {}
-# A failed phase's longrepr as reported, per (test, phase), and the text a
-# plugin set in its place afterwards (see the module's docstring).
-_reported = {}
-_replaced = {}
+# Failed attempts of tests run again, and failures a plugin rewrote
+# (pytest_mcp_attempts.Attempts), when this process writes the JSON report.
+_attempts = None
 # Failed subtests, in pytest-json-report's shape, per test: [entry], in the
 # order they failed. Past _MAX_SUBTESTS a test's entries lose their texts.
 _subtests = {}
@@ -192,6 +179,10 @@ def pytest_configure(config):
     if _AFFECTED and _worker is None and not _ITEMS:
         _affected(config)
     config.pluginmanager.register(_SubtestCapture(config), "pytest_mcp_subtest_capture")
+    if _JSON_REPORT and _worker is None:
+        global _attempts
+        _attempts = Attempts(_text, lambda report: _subtest_context(report) is not None)
+        config.pluginmanager.register(_attempts, "pytest_mcp_attempts")
 
 
 def _subtest_context(report):
@@ -542,107 +533,7 @@ def pytest_runtest_logstart(nodeid, location):
     _write(text)
 
 
-def _rerun_attempt(report):
-    """Keeps a failed attempt's phase (outcome "rerun") as a
-    pytest-json-report entry of its own, for pytest_json_modifyreport."""
-    nodeid = report.nodeid
-    number = getattr(report, "rerun", None)
-    attempts = _attempts.setdefault(nodeid, [])
-    if not attempts or attempts[-1][0] != number or number is None:
-        location = getattr(report, "location", None) or (None, None, None)
-        entry = {"nodeid": nodeid, "lineno": location[1], "outcome": "rerun"}
-        attempts.append((number, entry))
-    stage = {"outcome": "rerun", "duration": getattr(report, "duration", None)}
-    crash = getattr(report.longrepr, "reprcrash", None)
-    if crash is not None:
-        stage["crash"] = {"path": str(crash.path), "lineno": crash.lineno, "message": _text(crash.message)}
-    if report.longrepr is not None:
-        stage["longrepr"] = _text(report.longrepr)
-    attempts[-1][1].setdefault(report.when, stage)
-
-
-def _is_attempt(report):
-    """A failed attempt the test goes on from: a phase's report with a word
-    of a retrying plugin ("rerun", "retried", ...) that carries a failure;
-    a subtest's report is never one."""
-    return (
-        report.outcome not in ("passed", "failed", "skipped")
-        and report.longrepr is not None
-        and _subtest_context(report) is None
-    )
-
-
-def _pad_attempts(item):
-    """pytest-retry reports a test's first failed attempt only, and counts
-    them all in the item's stash: the ones between are failed attempts
-    nothing was said of."""
-    retry = sys.modules.get("pytest_retry.retry_plugin")
-    key = getattr(retry, "attempts_key", None)
-    recorded = _attempts.get(item.nodeid)
-    if key is None or not recorded:
-        return
-    try:
-        attempts = item.stash.get(key, None)
-    except Exception:
-        return
-    if not isinstance(attempts, int):
-        return
-    _, first = recorded[0]
-    for _ in range(attempts - 1 - len(recorded)):
-        entry = {"nodeid": first["nodeid"], "lineno": first["lineno"], "outcome": "rerun"}
-        entry["call"] = {"outcome": "rerun"}
-        recorded.append((None, entry))
-
-
-def _flaky_attempts(item):
-    """The `flaky` package reports a test's last run only: its failed runs,
-    counted on the item with their errors, are the attempts before it (a
-    test that passed every run it needed has none)."""
-    runs = item.__dict__.get("_flaky_current_runs")
-    passes = item.__dict__.get("_flaky_current_passes")
-    needed = item.__dict__.get("_flaky_min_passes")
-    errors = item.__dict__.get("_flaky_current_errors") or []
-    if not all(isinstance(n, int) for n in (runs, passes, needed)) or item.nodeid in _attempts:
-        return
-    earlier = runs - passes - (1 if passes < needed else 0)
-    location = getattr(item, "location", None) or (None, None, None)
-    attempts = []
-    for n in range(max(earlier, 0)):
-        stage = {"outcome": "rerun"}
-        try:
-            value = errors[n][1] if isinstance(errors[n], tuple) else errors[n].value
-            stage["crash"] = {"message": _text("%s: %s" % (type(value).__name__, value))}
-        except Exception:
-            pass
-        entry = {"nodeid": item.nodeid, "lineno": location[1], "outcome": "rerun", "call": stage}
-        attempts.append((None, entry))
-    if attempts:
-        _attempts[item.nodeid] = attempts
-
-
-@pytest.hookimpl(hookwrapper=True, tryfirst=True)
-def pytest_runtest_protocol(item, nextitem):
-    yield
-    if _JSON_REPORT and _worker is None:
-        _pad_attempts(item)
-        _flaky_attempts(item)
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_exception_interact(node, call, report):
-    """Keeps the text a plugin gave a failure after it was reported."""
-    key = (getattr(report, "nodeid", None), getattr(report, "when", None))
-    if not _JSON_REPORT or _worker is not None or key not in _reported:
-        return
-    if report.longrepr is not _reported[key]:
-        _replaced[key] = _text(report.longrepr)
-
-
 def pytest_runtest_logreport(report):
-    if _JSON_REPORT and _worker is None and _is_attempt(report):
-        _rerun_attempt(report)
-    if _JSON_REPORT and _worker is None and report.failed and report.longrepr is not None:
-        _reported[(report.nodeid, report.when)] = report.longrepr
     if _JSON_REPORT and _worker is None and report.failed:
         context = _subtest_context(report)
         if context is not None:
@@ -793,24 +684,8 @@ def pytest_json_modifyreport(json_report):
             failed = _subtests.pop(nodeid, None)
             if failed:
                 test["subtests"] = failed
-    if _replaced and isinstance(tests, list):
-        for test in tests:
-            nodeid = test.get("nodeid") if isinstance(test, dict) else None
-            for when in ("setup", "call", "teardown"):
-                text = _replaced.get((nodeid, when))
-                stage = test.get(when)
-                if text is not None and isinstance(stage, dict):
-                    stage["longrepr"] = text
-                    stage.pop("crash", None)
-                    stage.pop("traceback", None)
-    if _attempts and isinstance(tests, list):
-        # Each test's failed attempts go right before its own entry.
-        with_attempts = []
-        for test in tests:
-            nodeid = test.get("nodeid") if isinstance(test, dict) else None
-            with_attempts.extend(entry for _, entry in _attempts.pop(nodeid, ()))
-            with_attempts.append(test)
-        json_report["tests"] = with_attempts
+    if _attempts is not None and isinstance(tests, list):
+        json_report["tests"] = _attempts.into_tests(tests)
     try:
         text = json.dumps(json_report, default=str)
         with open(_JSON_REPORT, "w", encoding="utf-8") as f:
