@@ -32,7 +32,7 @@ import sys
 LONGEST = {
     "mcp": 153,
     "packaging": 180,
-    "plugins": 134,
+    "plugins": 224,
     "shard_run": 130,
     "mcp_load --ignored": 94,
     "mcp_ts": 91,
