@@ -401,19 +401,25 @@ pub fn parametrized_function(id: &str) -> Option<&str> {
 /// The exception a group of one carries (`ValueError: bad price`), from
 /// Python's rendering of the group's traceback, for pytest's crash message
 /// of it (`ValueError('bad price') [single exception in
-/// ExceptionGroup]`): the member's line that is neither a frame, its
-/// source, nor the `Traceback` header.
+/// ExceptionGroup]`): the member's first line after its last frame and
+/// that frame's source (notes, `add_note`'s, come after it).
 pub fn single_exception_of_group(tb: &str) -> Option<&str> {
     let member = tb.split_once("+---------------- 1 -")?.1;
     let member = member.split("+------------").next()?;
-    member
+    let content: Vec<&str> = member
         .lines()
-        .rev()
         .filter_map(|l| l.trim_start().strip_prefix('|'))
         .filter_map(|l| l.strip_prefix(' '))
-        .filter(|l| !l.starts_with(' ') && !l.trim().is_empty())
-        .find(|l| !l.starts_with("Traceback (most recent call last)"))
-        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let after_frames = content
+        .iter()
+        .rposition(|l| l.trim_start().starts_with("File \""))
+        .map_or(0, |i| i + 1);
+    content[after_frames..]
+        .iter()
+        .find(|l| !l.starts_with(' ') && !l.starts_with("Traceback (most recent call last)"))
+        .map(|l| l.trim_end())
 }
 
 /// Python's own frame line, `File "path", line 12, in f` (as pytest
@@ -441,8 +447,18 @@ pub fn item_line(file: &str, zero_based: u32) -> Option<u32> {
 /// library. Unlike [`is_project_path`], an absolute path elsewhere is a
 /// project's (other frameworks' JUnit names its files so).
 pub fn is_outside_project(path: &str) -> bool {
-    path.starts_with("../")
-        || ["site-packages/", "dist-packages/", "/lib/python", "/.venv/"]
+    path.starts_with("../") || is_installed_path(path)
+}
+
+/// A path in an installed package, a virtualenv or an interpreter's own
+/// library (`/usr/lib/python3.11/asyncio/queues.py`): never the place of a
+/// project's failure, even when nothing else is.
+pub fn is_installed_path(path: &str) -> bool {
+    let library = path
+        .match_indices("/lib/python")
+        .any(|(i, m)| path[i + m.len()..].starts_with(|c: char| c.is_ascii_digit()));
+    library
+        || ["site-packages/", "dist-packages/", "/.venv/"]
             .iter()
             .any(|p| path.contains(p))
 }

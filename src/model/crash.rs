@@ -18,6 +18,9 @@ pub struct CrashLine<'t> {
 ///   [`super::groups`]): its deepest frame in the project's own files, so
 ///   an assertion's line, the line of a helper in another module that
 ///   raised, a fixture's failing line;
+/// - else Python's own frames (`File "src/p.py", line 11`, as an
+///   exception group's traceback is rendered): the last in the project,
+///   where the group's member was raised;
 /// - else where its first failed subtest that has a place failed;
 /// - else the test's `file` with the line of its first mention in the
 ///   failure text (`StockTest.php:27`, `(sum.test.js:12:5)`,

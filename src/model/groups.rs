@@ -215,33 +215,28 @@ pub fn shape(t: &TestResult) -> Option<Shape<'_>> {
     })
 }
 
-/// A hash of the diff lines a failure shows (`- ben 85`, `+TOTAL 6.75`;
-/// not pytest's `+  where` explanations, not a unified diff's file
-/// lines), in its message, traceback and captured output; 0 for none.
+/// A hash of the diff a failure's captured output shows (an approval
+/// test's reporter prints one, `--- approved` / `+++ received` and its
+/// `-`/`+` lines); 0 for none. pytest's own comparisons are in the
+/// message, whose values [`message_shape`] evens out on purpose: cases of
+/// one parametrized test failing on their values stay one failure.
 fn diff_of(t: &TestResult) -> u64 {
     use std::hash::{BuildHasher, Hasher};
-    let texts = [t.message(), t.traceback(), t.stdout()];
-    let mut lines = texts
-        .into_iter()
-        .flatten()
-        .flat_map(str::lines)
-        .map(|l| {
-            l.strip_prefix('E')
-                .filter(|r| r.starts_with(' '))
-                .unwrap_or(l)
-                .trim()
-        })
-        .filter(|l| is_diff_line(l))
-        .peekable();
-    if lines.peek().is_none() {
+    let Some(out) = t.stdout().filter(|o| is_unified_diff(o)) else {
         return 0;
-    }
+    };
     let mut hasher = foldhash::fast::FixedState::with_seed(0).build_hasher();
-    for l in lines {
+    for l in out.lines().map(str::trim).filter(|l| is_diff_line(l)) {
         hasher.write(l.as_bytes());
         hasher.write_u8(b'\n');
     }
     hasher.finish().max(1)
+}
+
+/// Whether a text holds a unified diff: its `---` and `+++` file lines.
+fn is_unified_diff(text: &str) -> bool {
+    let mut lines = text.lines().map(str::trim_start);
+    lines.any(|l| l.starts_with("--- ")) && lines.any(|l| l.starts_with("+++ "))
 }
 
 /// A line of a diff: `-` or `+` and what was removed or added.

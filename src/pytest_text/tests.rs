@@ -149,6 +149,15 @@ fn a_group_of_one_names_its_exception_and_python_frames_their_place() {
     let frames: Vec<_> = tb.lines().filter_map(python_frame).collect();
     assert_eq!(frames, [("tests/test_p.py", 7), ("src/p.py", 11)]);
     assert_eq!(single_exception_of_group("E   ValueError: x"), None);
+    let noted = tb.replace(
+        "| ValueError: bad price\n",
+        "| ValueError: bad price\n    | while pricing pear\n",
+    );
+    assert!(noted.contains("while pricing"));
+    assert_eq!(
+        single_exception_of_group(&noted),
+        Some("ValueError: bad price")
+    );
 }
 
 #[test]

@@ -374,13 +374,15 @@ fn test_from_reports(id: &str, reports: &[Report]) -> TestResult {
     test
 }
 
-/// pytest-rerunfailures' failed attempts, oldest first: its reports with
-/// outcome "rerun", one attempt per attempt number (a failed call and its
+/// A retrying plugin's failed attempts, oldest first: its reports with a
+/// word of its own (pytest-rerunfailures' "rerun", pytest-retry's
+/// "retried"), one attempt per attempt number (a failed call and its
 /// failed teardown are one attempt, said by the first).
 fn attempts(reports: &[Report]) -> Vec<Attempt> {
     let mut attempts = Vec::new();
     let mut last = None;
-    for r in reports.iter().filter(|r| r.outcome == "rerun") {
+    let of_a_retry = |r: &&Report| !matches!(&*r.outcome, "passed" | "failed" | "skipped");
+    for r in reports.iter().filter(of_a_retry) {
         if r.rerun.is_some() && r.rerun == last {
             continue;
         }

@@ -43,11 +43,7 @@ pub fn merge(mut runs: Vec<Run>) -> Run {
     runs.sort_by_key(rank);
     let duration = best_duration(&runs);
     let started = runs.iter().filter_map(|r| r.started).reduce(f64::min);
-    // The exit status the sources recorded, if they agree; else it is
-    // derived from the merged results.
-    let mut codes = runs.iter().filter_map(|r| r.recorded_exit);
-    let first_code = codes.next();
-    let exit_code = first_code.filter(|c| codes.all(|other| other == *c));
+    let exit_code = recorded_exit(&runs);
 
     let mut merged = Run::default();
     merged
@@ -111,6 +107,21 @@ pub fn merge(mut runs: Vec<Run>) -> Run {
     // Several JSON reports (shards): keep them all rather than pick one.
     merged.json_report = RawReports::join(raw_reports);
     merged
+}
+
+/// The exit status the sources recorded, if they agree; else none, and
+/// it is derived from the merged results. A 0 stands only when every
+/// source with tests recorded one: a JUnit file beside a passing shard's
+/// JSON report may hold failures, and a 0 over them would read as a
+/// plugin's doing.
+fn recorded_exit(runs: &[Run]) -> Option<i32> {
+    let mut codes = runs.iter().filter_map(|r| r.recorded_exit);
+    let first = codes.next();
+    let agreed = first.filter(|c| codes.all(|other| other == *c));
+    let unrecorded = runs
+        .iter()
+        .any(|r| r.recorded_exit.is_none() && !r.tests.is_empty());
+    agreed.filter(|&c| c != 0 || !unrecorded)
 }
 
 /// The run's duration from the best-ranked files that say one: the sum of

@@ -294,15 +294,51 @@ fn failures_with_different_diffs_are_two_groups() {
         t.set_stdout(Some(diff.to_string()));
         t
     };
+    let diff = |name: &str, lines: &str| {
+        format!("--- {name}.approved.txt\n+++ {name}.received.txt\n{lines}")
+    };
     let run = Run {
         tests: vec![
-            approval("tests/test_r.py::test_a", "-TOTAL 6.25\n+TOTAL 6.75\n"),
-            approval("tests/test_r.py::test_b", " apple: 3\n-pear: 0\n"),
-            approval("tests/test_r.py::test_c", "-TOTAL 6.25\n+TOTAL 6.75\n"),
+            approval(
+                "tests/test_r.py::test_a",
+                &diff("a", "-TOTAL 6.25\n+TOTAL 6.75\n"),
+            ),
+            approval(
+                "tests/test_r.py::test_b",
+                &diff("b", " apple: 3\n-pear: 0\n"),
+            ),
+            approval(
+                "tests/test_r.py::test_c",
+                &diff("c", "-TOTAL 6.25\n+TOTAL 6.75\n"),
+            ),
         ],
         ..Run::default()
     };
     let groups = failure_groups(&run);
     assert_eq!(groups.len(), 2, "{groups:?}");
     assert_eq!(groups[0].tests, [0, 2]);
+}
+
+#[test]
+fn cases_of_one_test_differing_in_their_compared_values_stay_one_failure() {
+    let case = |id: &str, got: u32| {
+        let message = format!(
+            "assert [1, {got}] == [1, 2]\n  At index 1 diff: {got} != 2\n  Full diff:\n  - [1, 2]\n  + [1, {got}]"
+        );
+        let tb = format!(
+            ">       assert calc(x) == [1, 2]\nE       {}\n\ntests/t.py:4: AssertionError",
+            message.lines().next().unwrap_or_default()
+        );
+        let mut t = failed(id, &message, &tb);
+        t.location = Some(Location::new("tests/t.py", Some(3)));
+        t
+    };
+    let run = Run {
+        tests: vec![
+            case("tests/t.py::test_calc[a]", 3),
+            case("tests/t.py::test_calc[b]", 4),
+        ],
+        ..Run::default()
+    };
+    assert_eq!(failure_groups(&run).len(), 1);
 }

@@ -562,7 +562,8 @@ def pytest_runtest_logreport(report):
     if report.outcome == "rerun":
         # pytest-rerunfailures' failed attempt: which one, counted from 0.
         record["rerun"] = getattr(report, "rerun", None)
-    if report.failed or report.skipped or report.outcome == "rerun":
+    # Failed, skipped, or a retrying plugin's word ("rerun", "retried").
+    if not report.passed:
         record["longrepr"] = _text(report.longrepr)
         crash = getattr(report.longrepr, "reprcrash", None)
         if crash is not None:
@@ -673,8 +674,11 @@ def pytest_json_modifyreport(json_report):
         return
     # Said so that a reader knows every failed attempt is here (pytest's
     # JUnit, read beside it, writes a case per teardown: the flaky
-    # package's passing runs look like failed attempts there).
-    json_report["pytest_mcp"] = {"attempts": True}
+    # package's passing runs look like failed attempts there). Not under
+    # pytest-xdist: its workers run the tests, and the counts pytest-retry
+    # and flaky keep on an item stay there.
+    if not _controller:
+        json_report["pytest_mcp"] = {"attempts": True}
     if _collectors:
         json_report["collectors"] = _collectors
     tests = json_report.get("tests")

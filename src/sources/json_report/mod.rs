@@ -355,24 +355,10 @@ fn convert_test(t: JsonTest<'_>, files: &mut SharedFile) -> TestResult {
             let mut own_line = None;
             let failing = failing
                 .iter()
-                .map(|(phase, stage)| match own_words_of(stage, &t.nodeid) {
-                    Some(words) => {
-                        own_line = own_line.or(words.line);
-                        // Its text is the whole failure: kept as its
-                        // traceback too, so that pytest's JUnit (which
-                        // holds what the item gave before a plugin
-                        // rewrote it: pytest-ruff's frames) fills nothing.
-                        phases::Failure {
-                            phase: *phase,
-                            traceback: Some(words.message.clone()),
-                            message: Some(words.message),
-                        }
-                    }
-                    None => phases::Failure {
-                        phase: *phase,
-                        message: stage_message(stage),
-                        traceback: stage.longrepr.clone().filter(|l| !l.trim().is_empty()),
-                    },
+                .map(|&(phase, stage)| {
+                    let (failure, line) = phase_failure(phase, stage, &t.nodeid);
+                    own_line = own_line.or(line);
+                    failure
                 })
                 .collect();
             // The line the item's own words give is its place.
@@ -491,6 +477,32 @@ fn set_captured<'s, 'a: 's>(test: &mut TestResult, stages: impl Iterator<Item = 
     test.set_stdout((!stdout.trim().is_empty()).then_some(stdout));
     test.set_stderr((!stderr.trim().is_empty()).then_some(stderr));
     test.set_log((!log.is_empty()).then_some(log));
+}
+
+/// A failing phase as the rules of [`phases`] fold it, and the line of
+/// the item's file its own words name, if it told the failure so.
+fn phase_failure(phase: Phase, stage: &Stage<'_>, nodeid: &str) -> (phases::Failure, Option<u32>) {
+    match own_words_of(stage, nodeid) {
+        // Its text is the whole failure: kept as its traceback too, so
+        // that pytest's JUnit (which holds what the item gave before a
+        // plugin rewrote it: pytest-ruff's frames) fills nothing.
+        Some(words) => (
+            phases::Failure {
+                phase,
+                traceback: Some(words.message.clone()),
+                message: Some(words.message),
+            },
+            words.line,
+        ),
+        None => (
+            phases::Failure {
+                phase,
+                message: stage_message(stage),
+                traceback: stage.longrepr.clone().filter(|l| !l.trim().is_empty()),
+            },
+            None,
+        ),
+    }
 }
 
 /// The failure a phase's item told in its own words ([`own_words`]): its

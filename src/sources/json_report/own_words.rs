@@ -5,7 +5,8 @@
 //! so does every answer: its message is all of it, in its own order (cut
 //! in the middle by the view when it is long, never to one line), and its
 //! place is the line the text gives in the item's own file. The text is
-//! not kept again as a traceback: it is the message.
+//! the failure's traceback too (pytest's JUnit, read beside it, holds what
+//! the item gave before a plugin rewrote it); the JSON report says it once.
 
 use crate::pytest_text;
 
@@ -33,14 +34,20 @@ pub(super) fn read(text: &str, nodeid: &str) -> Option<OwnWords> {
     while lines.last().is_some_and(|l| l.trim().is_empty()) {
         lines.pop();
     }
+    // A doctest's report (`path:3: DocTestFailure`, `path:None: ...` when
+    // its line is unknown), which the view reads as such.
+    let doctest = [": DocTestFailure", ": UnexpectedException"];
+    if lines
+        .last()
+        .is_some_and(|l| doctest.iter().any(|d| l.ends_with(d)))
+    {
+        return None;
+    }
     let mut line = None;
     // pytest's closing location line: `usage.rst:19: SybilFailure`.
     if let Some(last) = lines.last().and_then(|l| pytest_text::frame_line(l))
-        && names_file(last.path, file)
+        && names_file(&last.path.replace('\\', "/"), file)
     {
-        if matches!(last.rest, "DocTestFailure" | "UnexpectedException") {
-            return None;
-        }
         line = Some(last.line);
         lines.pop();
     }

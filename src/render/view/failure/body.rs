@@ -209,7 +209,11 @@ fn findings(
             FINDING_LINES
         };
         let shown = (to - from).min(head);
-        if out.len() + shown > max_lines {
+        let marker = usize::from(to - from > shown);
+        // One line is kept for the count of the findings left out.
+        let last = k + 1 == starts.len();
+        let reserve = usize::from(!last);
+        if out.len() + shown + marker + reserve > max_lines {
             let left: usize = ends[k..].iter().zip(&starts[k..]).map(|(e, s)| e - s).sum();
             let findings = starts.len() - k;
             let word = if findings == 1 { "finding" } else { "findings" };
@@ -225,12 +229,22 @@ fn findings(
 }
 
 /// Whether a line names a place: a token `path.ext:12` (`-->
-/// app/report.py:3:8`, `app.py:3:1: F401`).
+/// app/report.py:3:8`, `app.py:3:1: F401`) whose extension is letters, in
+/// a folder or one of a source file's (a host's `db.example.com:5432` is
+/// none).
 fn names_a_place(line: &str) -> bool {
+    const SOURCE: [&str; 8] = ["py", "pyi", "pyx", "rst", "md", "txt", "ipynb", "toml"];
     line.split_whitespace().any(|token| {
         token.match_indices(':').any(|(i, _)| {
             let path = &token[..i];
-            path.contains('.')
+            let Some((stem, ext)) = path.rsplit_once('.') else {
+                return false;
+            };
+            let ext_ok =
+                (1..=5).contains(&ext.len()) && ext.bytes().all(|b| b.is_ascii_alphabetic());
+            let file_like = stem.contains('/') || SOURCE.contains(&ext);
+            ext_ok
+                && file_like
                 && !path.contains("://")
                 && token[i + 1..].starts_with(|c: char| c.is_ascii_digit())
         })

@@ -44,7 +44,8 @@ const OUTPUT_TAIL: usize = 15;
 const FOREIGN_TRACE_LINES: usize = 8;
 /// Frames listed per failure before the rest are summarised.
 const MAX_FRAMES: usize = 6;
-/// Lines of a message shown before the rest are summarised.
+/// Lines of a message shown, its first line aside; a longer one is cut in
+/// the middle, or finding by finding (`body::message_lines`).
 pub const MAX_MESSAGE_LINES: usize = 20;
 /// Longest line kept anywhere; longer ones are cut with a marker.
 const MAX_LINE_CHARS: usize = 400;
@@ -60,7 +61,8 @@ pub enum Detail {
     NoOutput,
     /// Also the traceback cut to the crash lines: where the test failed,
     /// the failing source line and a few explanation lines; messages to
-    /// their first lines.
+    /// their first line and a few more, cut in the middle (a long
+    /// message's end says what it found).
     CrashLines,
     /// Also one id named per group, the others counted.
     FewerIds,

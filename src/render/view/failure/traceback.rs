@@ -237,12 +237,15 @@ fn cause_line(
         .find_map(|l| l.strip_prefix('E').filter(|r| r.starts_with(' ')))
         .map(str::trim)
         .filter(|e| !e.is_empty())?;
-    // A library's frame is no place of the project's: none is said then.
+    // An installed package's frame is no place of the project's: none is
+    // said then.
     let place = frames
         .iter()
         .rev()
         .map(|(_, f)| f)
-        .find(|f| is_project_path(f.path));
+        .find(|f| is_project_path(f.path))
+        .or(frames.last().map(|(_, f)| f))
+        .filter(|f| !pytest_text::is_installed_path(f.path));
     let mut line = format!("{word} {}", one_line(exception));
     if let Some(f) = place {
         let _ = write!(line, " ({})", at_line(f.path, f.line));
@@ -278,23 +281,6 @@ pub fn pytest_detail<'a>(
     if frames.is_empty() {
         return;
     }
-    // The last frame listed: its failing line is the one shown, right
-    // under its place (a library's line never goes under the test's, nor
-    // alone: a failure with no frame in the project has its test's file
-    // for a place, in its heading).
-    let shown = frames.iter().rposition(|(_, f)| is_project_path(f.path));
-    let shown_lines = shown.map(|k| {
-        let start = k
-            .checked_sub(1)
-            .map_or(section.start, |before| frames[before].0 + 1);
-        failing_lines(lines, start..frames[k].0, frames, k)
-    });
-    for code in shown_lines.into_iter().flatten() {
-        // `assert x < 3` failing says `assert x < 3`: once is enough.
-        if !message_lines.contains(code.trim()) {
-            detail.push(Cow::Owned(["> ", code.trim()].concat()));
-        }
-    }
     // A frame's block: from the frame line before it to its own.
     let block = |k: usize| {
         let start = k
@@ -302,6 +288,22 @@ pub fn pytest_detail<'a>(
             .map_or(section.start, |before| frames[before].0 + 1);
         start..frames[k].0
     };
+    // The last frame listed: its failing line is the one shown, right
+    // under its place (a library's line never goes under the test's, nor
+    // alone: a failure whose frames are all an installed package's has
+    // its test's file for a place, in its heading).
+    let shown = frames
+        .iter()
+        .rposition(|(_, f)| is_project_path(f.path))
+        .or_else(|| frames.len().checked_sub(1))
+        .filter(|&k| !pytest_text::is_installed_path(frames[k].1.path));
+    let shown_lines = shown.map(|k| failing_lines(lines, block(k), frames, k));
+    for code in shown_lines.into_iter().flatten() {
+        // `assert x < 3` failing says `assert x < 3`: once is enough.
+        if !message_lines.contains(code.trim()) {
+            detail.push(Cow::Owned(["> ", code.trim()].concat()));
+        }
+    }
     // The explanation is the last frame's, where the error was raised.
     let mut explanation: Vec<&str> = Vec::new();
     let mut more = 0usize;
@@ -329,16 +331,25 @@ pub fn pytest_detail<'a>(
     }
 }
 
-/// An `at file:line` line per frame in the project (none when no frame
-/// is: a plugin's or a library's line is never a failure's place), the
-/// last [`MAX_FRAMES`]; a frame repeated in a row (a recursion) once,
-/// counted.
+/// An `at file:line` line per frame in the project (the last frame when
+/// none is, unless an installed package holds it: a plugin's or a
+/// library's line is never a failure's place), the last [`MAX_FRAMES`]; a
+/// frame repeated in a row (a recursion) once, counted.
 fn at_lines(detail: &mut Vec<Cow<'_, str>>, frames: &[(usize, FrameLine<'_>)]) {
-    let listed: Vec<&FrameLine<'_>> = frames
+    let in_project: Vec<&FrameLine<'_>> = frames
         .iter()
         .map(|(_, f)| f)
         .filter(|f| is_project_path(f.path))
         .collect();
+    let listed: Vec<&FrameLine<'_>> = match in_project.is_empty() {
+        true => frames
+            .last()
+            .map(|(_, f)| f)
+            .filter(|f| !pytest_text::is_installed_path(f.path))
+            .into_iter()
+            .collect(),
+        false => in_project,
+    };
     let mut runs: Vec<(&FrameLine<'_>, usize)> = Vec::new();
     for f in listed {
         match runs.last_mut() {
