@@ -50,6 +50,11 @@ fn a_traceback_and_a_doctest_are_not_own_words() {
     let doctest =
         "003 >>> add(1, 2)\nExpected:\n    4\nGot:\n    3\n\n/p/shop/calc.py:3: DocTestFailure";
     assert_eq!(read(doctest, "shop/calc.py::shop.calc.add"), None);
+    // Written on Windows, or with no line known: still a doctest's.
+    let windows = doctest.replace("/p/shop/calc.py", "C:\\p\\shop\\calc.py");
+    assert_eq!(read(&windows, "shop/calc.py::shop.calc.add"), None);
+    let unknown = doctest.replace(":3: DocTestFailure", ":None: DocTestFailure");
+    assert_eq!(read(&unknown, "shop/calc.py::shop.calc.add"), None);
 }
 
 #[test]
