@@ -28,6 +28,7 @@ sdist=${sdists[0]}
 listing=$(tar -tzf "$sdist")
 for needed in LICENSE-MIT LICENSE-APACHE pyproject.toml Cargo.toml Cargo.lock \
     src/main.rs src/runner/command/pytest_mcp_events.py src/runner/command/pytest_mcp_attempts.py \
+    src/runner/command/pytest_mcp_measure.py \
     templates/report.html; do
     if ! grep -q "^[^/]*/$needed\$" <<<"$listing"; then
         echo "sdist-check: FAILED: $(basename "$sdist") lacks $needed" >&2

@@ -221,6 +221,10 @@ pub struct ExecuteTestsRequest {
     // Described by `AnswerFormat`, the same for both tools.
     #[schemars(with = "Option<AnswerFormat>")]
     pub format: Option<String>,
+    /// List changed lines no test ran (coverage.py).
+    pub coverage: Option<bool>,
+    /// With coverage: git revision to compare with (default HEAD).
+    pub base: Option<String>,
 }
 
 /// List the tests pytest would run (pytest --collect-only), by file: '-

@@ -142,6 +142,7 @@ fn the_crate_ships_the_sources_and_the_licences_and_no_tests() {
         "src/main.rs",
         "src/runner/command/pytest_mcp_events.py",
         "src/runner/command/pytest_mcp_attempts.py",
+        "src/runner/command/pytest_mcp_measure.py",
         "templates/report.html",
     ] {
         assert!(

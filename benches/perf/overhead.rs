@@ -90,6 +90,7 @@ pub fn run(env: &Env) {
         format: OutputFormat::Markdown,
         max_tokens: None,
         shard: None,
+        coverage: None,
     };
 
     let py = env.python.clone();

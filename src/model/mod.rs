@@ -12,6 +12,7 @@ mod attempt;
 pub mod baseline;
 pub mod changes;
 mod counts;
+pub mod coverage;
 pub mod crash;
 pub mod discovery;
 pub mod exec_error;
@@ -96,6 +97,8 @@ pub struct Run {
     pub history: Option<history::History>,
     /// Shards merged and checked against their plan (`report --plan`).
     pub shards: Option<shards::ShardCheck>,
+    /// The change's lines no test ran, for a run under coverage.
+    pub coverage: Option<coverage::ChangeCoverage>,
 }
 
 /// Passing tests counted, not listed (see [`Run::unlisted`]).

@@ -57,7 +57,7 @@ fn unknown_keys_are_refused_naming_the_known_ones_in_schema_order() {
         .expect_err("unknown");
     assert_eq!(
         err.to_string(),
-        "Invalid params: extra_args is not a known parameter (known: node_ids, markers, keywords, verbosity, failfast, maxfail, last_failed, affected, workers, retries, show_capture, timeout, max_tokens, format) (received [\"-p\"])"
+        "Invalid params: extra_args is not a known parameter (known: node_ids, markers, keywords, verbosity, failfast, maxfail, last_failed, affected, workers, retries, show_capture, timeout, max_tokens, format, coverage, base) (received [\"-p\"])"
     );
     // The command line's discovery time limit is no tool parameter.
     let err = DiscoverTestsRequest::from_json(&json!({"timeout": 5})).expect_err("unknown");
@@ -86,7 +86,8 @@ fn a_full_request_reads_every_field() {
     let read = ExecuteTestsRequest::from_json(&json!({
         "node_ids": ["t.py"], "markers": "m", "keywords": "k", "verbosity": -2,
         "failfast": false, "maxfail": 3, "last_failed": true, "affected": true, "workers": "many",
-        "retries": 2, "show_capture": false, "timeout": 9, "format": "yaml"
+        "retries": 2, "show_capture": false, "timeout": 9, "format": "yaml",
+        "coverage": true, "base": "main"
     }))
     .expect("read");
     assert_eq!(
@@ -107,6 +108,8 @@ fn a_full_request_reads_every_field() {
             max_tokens: None,
             // Values are checked by `params`, in its order.
             format: Some("yaml".into()),
+            coverage: Some(true),
+            base: Some("main".into()),
         }
     );
 }

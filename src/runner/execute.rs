@@ -20,6 +20,7 @@ use crate::model::{changes, paths};
 use crate::request::{ValidationError, invalid};
 use crate::runner::command::{self, Mode, Workspace};
 use crate::runner::conclude::{Done, JsonReport, LeftBehind, conclude};
+use crate::runner::coverage;
 use crate::runner::params::{DiscoverParams, Root, RunParams};
 use crate::runner::process;
 use crate::sources::events::{EventTail, Progress};
@@ -60,6 +61,12 @@ pub fn run_tests(
     cancel: &CancellationToken,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<Run, RunError> {
+    if params.coverage.is_some() {
+        let python = command::find_python(settings.python.as_deref(), &settings.root);
+        if let Some(why) = coverage::missing(&python, settings.root.path()) {
+            return Err(RunError::Refused(invalid("coverage", why, true)));
+        }
+    }
     let done = execute(
         settings,
         &Mode::Run(params),
@@ -274,6 +281,17 @@ fn execute(
     let mut done = conclude(left, keep_json_report, finished, spec.argv(), spec.timeout);
     if let (Some(note), Ok(done)) = (kept, &mut done) {
         done.run.notes.push(note);
+    }
+    if let (
+        Mode::Run(RunParams {
+            coverage: Some(base),
+            ..
+        }),
+        Ok(done),
+    ) = (mode, &mut done)
+    {
+        let data = ws.coverage_data();
+        done.run.coverage = Some(coverage::judge(&python, settings.root.path(), &data, base));
     }
     if let Err(e) = &done
         && matches!(e.kind, ErrorKind::UsageError | ErrorKind::Spawn)

@@ -5,6 +5,7 @@
 
 pub mod command;
 pub mod conclude;
+pub mod coverage;
 pub mod execute;
 pub mod params;
 pub mod process;

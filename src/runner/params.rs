@@ -145,6 +145,9 @@ pub struct RunParams {
     /// to pytest through a file, so that no number of them meets the
     /// command line's length limit (they come from a plan, not a request).
     pub shard: Option<Vec<String>>,
+    /// Run under coverage.py and judge the change against this git
+    /// revision (docs/coverage.md).
+    pub coverage: Option<String>,
 }
 
 /// Validated parameters of a discovery (`--collect-only`).
@@ -270,6 +273,7 @@ impl ExecuteTestsRequest {
             format: format(self.format)?,
             max_tokens: max_tokens(self.max_tokens)?,
             shard: None,
+            coverage: coverage(self.coverage, self.base)?,
         })
     }
 }
@@ -400,6 +404,33 @@ fn workers(value: Option<Value>) -> Result<Option<Workers>, ValidationError> {
             format!("must be an integer from 1 to {MAX_WORKERS}, or \"auto\" (one per CPU)"),
             value,
         )),
+    }
+}
+
+/// The revision a run under coverage compares the change with: `base`
+/// (default `HEAD`), which git must be able to name; only with coverage.
+fn coverage(on: Option<bool>, base: Option<String>) -> Result<Option<String>, ValidationError> {
+    match (on.unwrap_or(false), base) {
+        (false, None) => Ok(None),
+        (false, Some(base)) => Err(invalid(
+            "base",
+            "needs coverage: true (the change is judged by what ran)",
+            base,
+        )),
+        (true, None) => Ok(Some("HEAD".to_string())),
+        (true, Some(base)) => {
+            let plausible = !base.is_empty()
+                && !base.starts_with('-')
+                && !base.chars().any(|c| c.is_control() || c.is_whitespace());
+            match plausible {
+                true => Ok(Some(base)),
+                false => Err(invalid(
+                    "base",
+                    "must be a git revision: a branch, a tag or a commit",
+                    base,
+                )),
+            }
+        }
     }
 }
 

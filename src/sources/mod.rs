@@ -12,6 +12,7 @@ pub mod ctrf;
 pub mod durations;
 mod entries;
 pub mod events;
+pub mod git_diff;
 pub mod json_report;
 pub mod junit;
 pub mod merge;

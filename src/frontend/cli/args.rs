@@ -112,7 +112,7 @@ pytest-mcp run --root ~/src/app -m 'not slow' --timeout 600 --format json\n  \
 pytest-mcp run --retries 2    # is a failure flaky? (pytest-rerunfailures)\n  \
 pytest-mcp run --format github    # in a GitHub Actions step"
     )]
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// List the tests pytest would run, without running them.
     #[command(
         long_about = "List the tests pytest would run (pytest --collect-only), \
@@ -400,6 +400,16 @@ pub struct RunArgs {
     /// every attempt is a failure that says so.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub retries: Option<i64>,
+    /// Run the tests under coverage.py (installed in the project) and
+    /// list, after the failures, the changed lines no test ran: the
+    /// working tree (staged, unstaged and untracked files) against
+    /// --base (docs/coverage.md).
+    #[arg(long)]
+    pub coverage: bool,
+    /// With --coverage: the git revision the change is compared with
+    /// (default HEAD; `main` for a branch's whole change).
+    #[arg(long, value_name = "REF", requires = "coverage")]
+    pub base: Option<String>,
     /// `--format gfm` (and the job summary of `github`): link `path:line`
     /// to URL + path + `#L` + line, e.g.
     /// `https://github.com/OWNER/REPO/blob/SHA/`. Default in GitHub

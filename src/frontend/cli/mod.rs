@@ -193,6 +193,8 @@ fn run_request(args: &RunArgs) -> ExecuteTestsRequest {
         timeout: project.pytest.timeout,
         max_tokens: project.max_tokens,
         format: Some(project.format.tool_name().to_string()),
+        coverage: args.coverage.then_some(true),
+        base: args.base.clone(),
     }
 }
 

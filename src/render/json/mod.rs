@@ -57,6 +57,10 @@ struct Answer<'a> {
     /// which came back, what was not run, what ran twice.
     #[serde(skip_serializing_if = "Option::is_none")]
     shards: Option<view::Shards<'a>>,
+    /// Only for a run under coverage (`run --coverage`): the changed
+    /// lines that counted, ran, and did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    coverage: Option<view::CoverageSummary>,
     /// Only in an answer shortened to fit a budget: what it left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     truncated: Option<&'a Truncation>,
@@ -284,6 +288,7 @@ fn answer(run: &Run) -> Answer<'_> {
         affected: run.affected.as_ref().map(|a| AffectedEntry::of(a, c.total)),
         history: view::standings(run),
         shards: view::shards(run),
+        coverage: run.coverage.as_ref().map(view::coverage_summary),
         truncated: None,
         failure_groups: None,
         tests: Tests {

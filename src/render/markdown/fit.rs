@@ -22,7 +22,7 @@ use std::cell::OnceCell;
 use std::fmt::Write as _;
 
 use super::grouping::{self, ShownGroup, failure_groups, new_mark};
-use super::sections::{collection_errors, failure, flaky, notes, skipped};
+use super::sections::{collection_errors, coverage, failure, flaky, notes, skipped};
 use super::{Detail, closing, header};
 use crate::budget::{BYTES_PER_TOKEN, Budget, Fitted, Offer, Plans, Rung, Truncation};
 use crate::model::Run;
@@ -340,6 +340,7 @@ impl Fitting<'_> {
         for line in &self.lines.full(&self.groups)[k..] {
             out.push_str(line);
         }
+        coverage(&mut out, self.run, false);
         flaky(&mut out, self.run);
         skipped(&mut out, self.run);
         let mut dropped: Vec<&str> = super::dropped(Detail::FewerIds).to_vec();
@@ -370,6 +371,7 @@ impl Fitting<'_> {
         for line in errors.iter().chain(lines) {
             out.push_str(line);
         }
+        coverage(&mut out, self.run, true);
         let mut truncation = self.truncation(&[
             "captured output",
             "tracebacks",

@@ -45,7 +45,7 @@ pub use sections::{collection_errors, indented, notes};
 pub(crate) use view::failure::{Detail, clip};
 
 use grouping::ShownGroup;
-use sections::{failure, flaky, skipped};
+use sections::{coverage, failure, flaky, skipped};
 
 /// Distinct skip reasons listed.
 const MAX_SKIP_REASONS: usize = 10;
@@ -207,6 +207,7 @@ fn body_until(
         }
     }
     let from = out.len();
+    coverage(out, run, false);
     flaky(out, run);
     skipped(out, run);
     fits(out, from)

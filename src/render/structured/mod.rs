@@ -70,6 +70,10 @@ pub struct RunResult {
     /// Failures and errors of one shape, new ones first, largest first.
     pub failures: Vec<FailureEntry>,
     pub collection_errors: Vec<FileError>,
+    /// With coverage: changed lines that ran and did not (docs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Object>")]
+    pub coverage: Option<view::CoverageSummary>,
     #[serde(flatten)]
     pub end: End,
 }
@@ -334,6 +338,7 @@ fn of_run(run: &Run, status: Verdict, exit_code: Option<i32>, duration: f64) -> 
         history: view::standings(run),
         failures: failure_groups(run),
         collection_errors: file_errors(&run.collection_errors),
+        coverage: run.coverage.as_ref().map(view::coverage_summary),
         end: End::default(),
     }
 }

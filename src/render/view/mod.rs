@@ -8,6 +8,7 @@
 //! annotations only format them (ARCHITECTURE.md, "One view, thin
 //! outputs").
 
+mod coverage;
 pub mod failure;
 mod groups;
 mod history;
@@ -17,6 +18,9 @@ mod shards;
 mod status;
 mod summary;
 
+pub use coverage::{
+    CoverageSummary, Uncovered, coverage_files, coverage_phrase, coverage_ranges, coverage_summary,
+};
 pub use groups::{
     Group, New, error_phase, failure_groups, history_mark, label, new_words, rate, short_commit,
     standing_mark,

@@ -20,12 +20,16 @@ const EVENTS_MODULE: &str = "pytest_mcp_events";
 
 /// The plugin that hands a shard's ids to pytest from a file, written
 /// beside the event log's for such a run only.
-/// The events plugin's companion: the attempts of tests run again and the
-/// failures a plugin rewrote (it imports it).
-const ATTEMPTS_MODULE: (&str, &str) = (
-    "pytest_mcp_attempts",
-    include_str!("pytest_mcp_attempts.py"),
-);
+/// The events plugin's companions, which it imports: the attempts of tests
+/// run again and the failures a plugin rewrote; coverage.py for `run
+/// --coverage`.
+const COMPANIONS: [(&str, &str); 2] = [
+    (
+        "pytest_mcp_attempts",
+        include_str!("pytest_mcp_attempts.py"),
+    ),
+    ("pytest_mcp_measure", include_str!("pytest_mcp_measure.py")),
+];
 const IDS_PLUGIN: &str = include_str!("pytest_mcp_ids.py");
 const IDS_MODULE: &str = "pytest_mcp_ids";
 
@@ -234,8 +238,9 @@ impl Workspace {
             dir.path().join(format!("{EVENTS_MODULE}.py")),
             EVENTS_PLUGIN,
         )?;
-        let (name, text) = ATTEMPTS_MODULE;
-        std::fs::write(dir.path().join(format!("{name}.py")), text)?;
+        for (name, text) in COMPANIONS {
+            std::fs::write(dir.path().join(format!("{name}.py")), text)?;
+        }
         Ok(Workspace { dir })
     }
     pub fn junit(&self) -> PathBuf {
@@ -246,6 +251,11 @@ impl Workspace {
     }
     pub fn events(&self) -> PathBuf {
         self.dir.path().join("events.jsonl")
+    }
+    /// The base name of coverage.py's data files, one a process
+    /// (`coverage.<host>.<pid>.<random>`), in their own directory.
+    pub fn coverage_data(&self) -> PathBuf {
+        self.dir.path().join("coverage").join("data")
     }
     /// The file of a shard's node ids, one a line.
     pub fn ids(&self) -> PathBuf {
@@ -437,6 +447,12 @@ fn environment(caps: Capabilities, ws: &Workspace, mode: &Mode<'_>) -> Vec<(OsSt
             }
             if p.affected {
                 env.push(("PYTEST_MCP_AFFECTED".into(), "1".into()));
+            }
+            if p.coverage.is_some() {
+                env.push((
+                    "PYTEST_MCP_COVERAGE".into(),
+                    ws.coverage_data().into_os_string(),
+                ));
             }
             if p.shard.is_some() {
                 env.push(("PYTEST_MCP_IDS".into(), ws.ids().into_os_string()));

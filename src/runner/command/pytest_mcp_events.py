@@ -55,13 +55,10 @@ pytest_json_modifyreport (the plugin's documented hook), with json.dumps
 (the C encoder; pytest-json-report's json.dump runs the pure-Python one).
 The collectors pytest-mcp reads, the failed and skipped ones, are put back.
 
-Plugins that run a failed test again (pytest-rerunfailures, pytest-retry,
-flaky) leave one pytest-json-report entry per test, the last attempt's
-phases: pytest_mcp_attempts (beside this module) puts each failed attempt
-back as an entry of its own before it, and the text a plugin gave a
-failure after it was reported (pytest-ruff's) in place of the traceback
-pytest-json-report saw. The attempts' reports go to the event log with
-their longrepr, as failures do.
+Beside this module: pytest_mcp_attempts (each failed attempt of a test run
+again, and a failure's text a plugin rewrote, put back in the JSON report;
+the attempts go to the event log as failures do) and pytest_mcp_measure
+(coverage.py for `run --coverage`).
 
 Subtests (pytest's `subtests` fixture, unittest's `self.subTest`) are
 reported one by one, each a report of its test's id with the subtest's
@@ -81,6 +78,7 @@ import os
 import time
 
 import pytest
+import pytest_mcp_measure
 from pytest_mcp_attempts import Attempts
 
 _PATH = os.environ.get("PYTEST_MCP_EVENTS")
@@ -104,8 +102,7 @@ _left = None
 _session = None
 # Failed and skipped collectors, in pytest-json-report's shape.
 _collectors = []
-# Failed attempts of tests run again, and failures a plugin rewrote
-# (pytest_mcp_attempts.Attempts), when this process writes the JSON report.
+# pytest_mcp_attempts.Attempts, when this process writes the JSON report.
 _attempts = None
 # Failed subtests, in pytest-json-report's shape, per test: [entry], in the
 # order they failed. Past _MAX_SUBTESTS a test's entries lose their texts.
@@ -158,6 +155,9 @@ def _emit(record):
 
 
 _begin()
+
+# coverage.py, with PYTEST_MCP_COVERAGE: from now, before any conftest.py.
+_coverage = pytest_mcp_measure.start()
 
 
 def _text(value):
@@ -654,6 +654,7 @@ def _session_seconds(config):
 
 
 def pytest_unconfigure(config):
+    pytest_mcp_measure.save(_coverage)
     _flush()
     # The "end" line: the session ran to its end (see _begin), with
     # pytest's exit status and its duration.

@@ -1,0 +1,95 @@
+//! The change's coverage (`run --coverage`, docs/coverage.md): of the lines
+//! an edit changed in the project's Python source, how many ran under the
+//! tests, and the ones no test ran, in ranges with the function or class
+//! each is in.
+
+use serde::Deserialize;
+
+/// What a run under coverage says of the change.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChangeCoverage {
+    /// The git revision the working tree was compared with.
+    pub base: String,
+    /// Changed lines that count: statements of Python source that is no
+    /// test, not excluded from coverage.
+    pub changed_lines: usize,
+    /// Of those, the ones that ran.
+    pub covered_lines: usize,
+    /// The files with changed lines no test ran, in path order.
+    pub files: Vec<FileGaps>,
+    /// Why the change could not be judged, in one line (not a git work
+    /// tree, a revision git does not know): the tests' answer stands.
+    pub note: Option<String>,
+}
+
+/// A file's changed lines that no test ran.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct FileGaps {
+    pub path: String,
+    /// Its changed lines that count, and those of them that ran.
+    #[serde(default)]
+    pub changed: Vec<u32>,
+    #[serde(default)]
+    pub covered: Vec<u32>,
+    #[serde(rename = "uncovered", default)]
+    pub gaps: Vec<Gap>,
+}
+
+impl FileGaps {
+    /// Its changed lines no test ran, in order.
+    pub fn uncovered(&self) -> Vec<u32> {
+        let mut lines: Vec<u32> = self
+            .changed
+            .iter()
+            .copied()
+            .filter(|l| !self.covered.contains(l))
+            .collect();
+        lines.sort_unstable();
+        lines
+    }
+}
+
+/// Changed lines next to each other that no test ran (lines between them
+/// that do not count, blank or comments, do not part them).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Gap {
+    pub start: u32,
+    pub end: u32,
+    /// The innermost function or class holding them (`Cart.total`); none
+    /// at a module's top level.
+    #[serde(default)]
+    pub function: Option<String>,
+}
+
+impl Gap {
+    /// `33-35` or `33`.
+    pub fn lines(&self) -> String {
+        match self.start == self.end {
+            true => self.start.to_string(),
+            false => format!("{}-{}", self.start, self.end),
+        }
+    }
+}
+
+impl ChangeCoverage {
+    /// Changed lines no test ran.
+    pub fn uncovered_lines(&self) -> usize {
+        self.changed_lines.saturating_sub(self.covered_lines)
+    }
+
+    /// The share of changed lines that ran, in percent; none with no
+    /// changed line.
+    pub fn percent(&self) -> Option<f64> {
+        (self.changed_lines > 0)
+            .then(|| 100.0 * self.covered_lines as f64 / self.changed_lines as f64)
+    }
+
+    /// A change that could not be judged, saying why.
+    pub fn unjudged(base: &str, why: String) -> ChangeCoverage {
+        ChangeCoverage {
+            base: base.to_string(),
+            note: Some(why),
+            ..ChangeCoverage::default()
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! The change's coverage as every output says it (`run --coverage`,
+//! docs/coverage.md): a heading with how many changed lines ran, then one
+//! line per range no test ran, with the function it is in; shorter, one
+//! line per file with its count.
+
+use serde::Serialize;
+
+use crate::model::coverage::ChangeCoverage;
+use crate::text::one_line;
+
+/// `5 of 9 changed lines ran (against HEAD)`, or why the change could not
+/// be judged.
+pub fn coverage_phrase(c: &ChangeCoverage) -> String {
+    if let Some(note) = &c.note {
+        return format!("the change could not be judged: {}", one_line(note));
+    }
+    let base = one_line(&c.base);
+    match c.changed_lines {
+        0 => format!("no changed line of Python source to run (against {base})"),
+        n if c.covered_lines == n => format!("all {n} changed {} ran (against {base})", lines(n)),
+        n => format!(
+            "{} of {n} changed {} ran (against {base})",
+            c.covered_lines,
+            lines(n)
+        ),
+    }
+}
+
+fn lines(n: usize) -> &'static str {
+    if n == 1 { "line" } else { "lines" }
+}
+
+/// One line per range no test ran: `shop/pricing.py:33-35 in bulk_price`
+/// (`(module)` at a module's top level), files in order.
+pub fn coverage_ranges(c: &ChangeCoverage) -> Vec<String> {
+    let mut out = Vec::new();
+    for file in &c.files {
+        for gap in &file.gaps {
+            let place = format!("{}:{}", one_line(&file.path), gap.lines());
+            out.push(match &gap.function {
+                Some(f) => format!("{place} in {}", one_line(f)),
+                None => format!("{place} (module level)"),
+            });
+        }
+    }
+    out
+}
+
+/// One line per file with changed lines no test ran: `shop/pricing.py: 4
+/// lines not run`.
+pub fn coverage_files(c: &ChangeCoverage) -> Vec<String> {
+    c.files
+        .iter()
+        .map(|file| (file, file.uncovered().len()))
+        .filter(|(_, n)| *n > 0)
+        .map(|(file, n)| format!("{}: {n} {} not run", one_line(&file.path), lines(n)))
+        .collect()
+}
+
+/// The change's coverage as the JSON report and the structured result
+/// carry it: how many changed lines counted and ran, and per file with
+/// lines no test ran, those lines and the functions they are in.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CoverageSummary {
+    /// The git revision the working tree was compared with.
+    pub base: String,
+    pub changed_lines: usize,
+    pub covered_lines: usize,
+    /// covered_lines of changed_lines, to a tenth; absent with none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percent: Option<f64>,
+    /// Files with changed lines no test ran: path, lines, functions.
+    pub uncovered: Vec<Uncovered>,
+    /// Why the change could not be judged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// A file's changed lines no test ran.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Uncovered {
+    pub path: String,
+    /// The changed lines themselves, in order.
+    pub lines: Vec<u32>,
+    /// The functions or classes they are in, in order, each once.
+    pub functions: Vec<String>,
+}
+
+/// [`CoverageSummary`] of a run under coverage.
+pub fn coverage_summary(c: &ChangeCoverage) -> CoverageSummary {
+    let uncovered = c
+        .files
+        .iter()
+        .map(|file| {
+            let mut functions: Vec<String> = Vec::new();
+            for f in file.gaps.iter().filter_map(|g| g.function.as_ref()) {
+                if !functions.contains(f) {
+                    functions.push(f.clone());
+                }
+            }
+            Uncovered {
+                path: file.path.clone(),
+                lines: file.uncovered(),
+                functions,
+            }
+        })
+        .filter(|u| !u.lines.is_empty())
+        .collect();
+    CoverageSummary {
+        base: c.base.clone(),
+        changed_lines: c.changed_lines,
+        covered_lines: c.covered_lines,
+        percent: c.percent().map(|p| (p * 10.0).round() / 10.0),
+        uncovered,
+        note: c.note.clone(),
+    }
+}

@@ -1,0 +1,213 @@
+//! Judging a change by what ran (`run --coverage`, docs/coverage.md): the
+//! working tree against a git revision (staged, unstaged and untracked
+//! files), each changed line of the project's Python source looked up in
+//! the data coverage.py wrote while the tests ran. git says what changed;
+//! coverage.py, in the project's own interpreter
+//! (`command/pytest_mcp_coverage.py`), what counts and what ran: its
+//! parser knows statements, multi-line ones and the lines the project's
+//! settings exclude.
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde::Deserialize;
+
+use crate::model::coverage::{ChangeCoverage, FileGaps};
+use crate::runner::command::Python;
+use crate::sources::git_diff::{self, ChangedLines};
+
+/// The script that judges the changed lines, written beside the data.
+const JUDGE: &str = include_str!("command/pytest_mcp_coverage.py");
+
+/// Whether coverage.py is importable by `python`; else the sentence that
+/// says how to install it.
+pub fn missing(python: &Python, root: &Path) -> Option<String> {
+    let ok = Command::new(&python.path)
+        .args(["-c", "import coverage"])
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let shown = python.path.display();
+    (!ok).then(|| {
+        format!("needs coverage.py, which is not installed for {shown}: install it with `{shown} -m pip install coverage`")
+    })
+}
+
+/// The change against `base` judged by the data files under `data` (the
+/// base name each process's file was written with).
+pub fn judge(python: &Python, root: &Path, data: &Path, base: &str) -> ChangeCoverage {
+    let changed = match changed_lines(root, base) {
+        Ok(changed) => changed,
+        Err(why) => return ChangeCoverage::unjudged(base, why),
+    };
+    match run_judge(python, root, data, &changed) {
+        Ok(judged) => ChangeCoverage {
+            base: base.to_string(),
+            changed_lines: judged.changed_lines,
+            covered_lines: judged.covered_lines,
+            files: judged.files,
+            note: judged.error,
+        },
+        Err(why) => ChangeCoverage::unjudged(base, why),
+    }
+}
+
+/// What the judging script says.
+#[derive(Deserialize)]
+struct Judged {
+    #[serde(default)]
+    files: Vec<FileGaps>,
+    #[serde(default)]
+    changed_lines: usize,
+    #[serde(default)]
+    covered_lines: usize,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+fn run_judge(
+    python: &Python,
+    root: &Path,
+    data: &Path,
+    changed: &ChangedLines,
+) -> Result<Judged, String> {
+    let dir = data.parent().unwrap_or(data);
+    let script = dir.join("pytest_mcp_coverage.py");
+    std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&script, JUDGE))
+        .map_err(|e| {
+            format!("cannot write coverage's judge into the private temporary directory ({e})")
+        })?;
+    let input = serde_json::json!({"data": data, "changed": changed.files});
+    let mut child = Command::new(&python.path)
+        .arg(&script)
+        .current_dir(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            format!(
+                "cannot start {} to read coverage's data: {e}",
+                python.path.display()
+            )
+        })?;
+    if let Some(mut stdin) = child.stdin.take() {
+        // A failed write shows as the script's own failure below.
+        let _ = stdin.write_all(input.to_string().as_bytes());
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("coverage's data could not be read: {e}"))?;
+    match serde_json::from_slice::<Judged>(&out.stdout) {
+        Ok(judged) => Ok(judged),
+        Err(_) => Err(format!(
+            "coverage's data could not be read: {}",
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .last()
+                .unwrap_or("no answer")
+        )),
+    }
+}
+
+/// The lines of the project's files (relative to `root`) changed in the
+/// working tree against `base`, untracked files whole.
+fn changed_lines(root: &Path, base: &str) -> Result<ChangedLines, String> {
+    let top = git(root, &["rev-parse", "--show-toplevel"]).map_err(|_| {
+        format!(
+            "{} is not in a git work tree: no change to judge",
+            root.display()
+        )
+    })?;
+    let top = Path::new(top.trim_end_matches(['\n', '\r']));
+    let diff = git(
+        root,
+        // Prefixes given: a user's diff.noprefix or mnemonicPrefix would
+        // name the files otherwise.
+        &[
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "-U0",
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
+            base,
+            "--",
+        ],
+    )
+    .map_err(|e| {
+        format!(
+            "git cannot compare the working tree with `{base}`: {}",
+            e.trim()
+        )
+    })?;
+    let mut changed = git_diff::changed_lines(&diff);
+    let untracked =
+        git(root, &["ls-files", "--others", "--exclude-standard", "-z"]).unwrap_or_default();
+    for path in untracked.split('\0').filter(|p| !p.is_empty()) {
+        // ls-files names them relative to `root`, as git -C does.
+        let lines = std::fs::read(root.join(path)).map_or(0, |b| line_count(&b));
+        let from_top = relative_to_top(root, top, path);
+        changed.add_untracked(&from_top, u32::try_from(lines).unwrap_or(u32::MAX));
+    }
+    Ok(under_root(changed, root, top))
+}
+
+/// Lines of a file's text: its newlines, and a last line with none.
+fn line_count(bytes: &[u8]) -> usize {
+    let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
+    newlines + usize::from(!bytes.is_empty() && !bytes.ends_with(b"\n"))
+}
+
+/// `path` (relative to `root`) as git's diff names it, from the top.
+fn relative_to_top(root: &Path, top: &Path, path: &str) -> String {
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    match root.strip_prefix(top) {
+        Ok(prefix) if !prefix.as_os_str().is_empty() => {
+            format!("{}/{path}", prefix.to_string_lossy().replace('\\', "/"))
+        }
+        _ => path.to_string(),
+    }
+}
+
+/// The changed files under `root`, named relative to it.
+fn under_root(changed: ChangedLines, root: &Path, top: &Path) -> ChangedLines {
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let prefix = match root.strip_prefix(top) {
+        Ok(p) if !p.as_os_str().is_empty() => {
+            format!("{}/", p.to_string_lossy().replace('\\', "/"))
+        }
+        _ => return changed,
+    };
+    let mut kept = ChangedLines::default();
+    for (path, lines) in changed.files {
+        if let Some(rest) = path.strip_prefix(&prefix) {
+            kept.files.insert(rest.to_string(), lines);
+        }
+    }
+    kept
+}
+
+/// `git -C root args`: its output, or what it said on failing.
+fn git(root: &Path, args: &[&str]) -> Result<String, String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("git could not be started: {e}"))?;
+    match out.status.success() {
+        true => Ok(String::from_utf8_lossy(&out.stdout).into_owned()),
+        false => Err(String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .to_string()),
+    }
+}
