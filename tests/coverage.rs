@@ -162,3 +162,45 @@ fn a_revision_git_does_not_know_is_said_and_the_tests_answer_stands() {
         "{md}"
     );
 }
+
+#[test]
+fn a_persons_page_and_the_annotations_say_each_range_too() {
+    let (_dir, root) = edited();
+    let expect = expected();
+    let changed = expect["changed_lines"].as_u64().unwrap_or_default();
+    let covered = expect["covered_lines"].as_u64().unwrap_or_default();
+    let percent = format!("{:.1}", 100.0 * covered as f64 / changed as f64);
+    let (status, gfm) = run_pytest_mcp(&root, &["--coverage", "--format", "gfm", "--no-history"]);
+    assert_eq!(status, Some(0), "{gfm}");
+    let heading = format!(
+        "### Change coverage: {covered} of {changed} changed lines ran ({percent}%, against HEAD)"
+    );
+    assert!(gfm.contains(&heading), "{gfm}");
+    let (status, github) =
+        run_pytest_mcp(&root, &["--coverage", "--format", "github", "--no-history"]);
+    assert_eq!(status, Some(0), "{github}");
+    let mut warned = Vec::new();
+    for file in expect["files"].as_array().into_iter().flatten() {
+        let path = file["path"].as_str().unwrap_or_default();
+        for gap in file["uncovered"].as_array().into_iter().flatten() {
+            let (start, end) = (&gap["start"], &gap["end"]);
+            // The file as the repository names it: the run's directory
+            // is the repository here (GitHub's workspace, else the
+            // current directory).
+            warned.push(format!("{path},line={start},endLine={end},"));
+            let line = format!("- `{path}:{start}`");
+            assert!(gfm.contains(&line), "{line} is not in:\n{gfm}");
+        }
+    }
+    let said: Vec<&str> = github
+        .lines()
+        .filter(|l| l.starts_with("::warning "))
+        .collect();
+    assert_eq!(said.len(), warned.len(), "{github}");
+    for (line, want) in said.iter().zip(&warned) {
+        assert!(
+            line.starts_with("::warning file=") && line.contains(want.as_str()),
+            "{line} is not at {want}"
+        );
+    }
+}

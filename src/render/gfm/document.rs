@@ -222,6 +222,7 @@ impl<'r> Doc<'r> {
             self.groups_part(&mut out, plan, 0..n);
             self.omitted_new_part(&mut out, plan);
         }
+        out.push_str(&sections::coverage(self.options, self.run));
         self.flaky_part(&mut out, plan);
         if plan.extras {
             out.push_str(&self.extras);

@@ -366,3 +366,28 @@ pub(super) fn notes(run: &Run, extra: &[String]) -> String {
     }
     out
 }
+
+/// The change's coverage (`run --coverage`): how many changed lines ran,
+/// with the share, then each range no test ran with its function.
+pub(super) fn coverage(options: &Options, run: &Run) -> String {
+    let Some(c) = &run.coverage else {
+        return String::new();
+    };
+    let mut out = format!(
+        "\n### Change coverage: {}\n\n",
+        escape_text(&view::coverage_phrase(c, true))
+    );
+    for (path, gap) in view::coverage_gaps(c) {
+        let at = place(options, path, Some(gap.start));
+        let to = match gap.end > gap.start {
+            true => format!(" to line {}", gap.end),
+            false => String::new(),
+        };
+        let within = match &gap.function {
+            Some(f) => format!(" in {}", code_span(f)),
+            None => " (module level)".to_string(),
+        };
+        let _ = writeln!(out, "- {at}{to}{within}");
+    }
+    out
+}

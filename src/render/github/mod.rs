@@ -34,6 +34,7 @@
 use std::fmt::Write as _;
 
 use crate::budget::{Fitted, Offer};
+use crate::model::coverage::ChangeCoverage;
 use crate::model::crash::crash_line;
 use crate::model::crash::is_framework_frame;
 use crate::model::groups::IdItem;
@@ -111,6 +112,10 @@ pub fn render(run: &Run, options: &Options) -> String {
     for g in flaky.iter().take(MAX_WARNINGS) {
         failure(&mut out, g, "warning", options);
     }
+    if let Some(c) = &run.coverage {
+        let room = MAX_WARNINGS.saturating_sub(flaky.len());
+        coverage(&mut out, c, room, options);
+    }
     let left = LeftOut {
         groups: &groups[room.min(groups.len())..],
         flaky: &flaky[MAX_WARNINGS.min(flaky.len())..],
@@ -120,6 +125,51 @@ pub fn render(run: &Run, options: &Options) -> String {
         left_out(&mut out, &left, options);
     }
     out
+}
+
+/// The change's coverage (`run --coverage`): a warning on each range no
+/// test ran (its file, first and last line), `room` of them; a notice
+/// with how many changed lines ran, the ranges left out, or why the
+/// change could not be judged.
+fn coverage(out: &mut String, c: &ChangeCoverage, room: usize, options: &Options) {
+    let gaps = view::coverage_gaps(c);
+    for (path, gap) in gaps.iter().take(room) {
+        let file = repository_path(path, options);
+        let (start, end) = (gap.start.to_string(), gap.end.to_string());
+        let within = match &gap.function {
+            Some(f) => format!(" in {f}"),
+            None => String::new(),
+        };
+        let word = if gap.start == gap.end {
+            "Line"
+        } else {
+            "Lines"
+        };
+        let message = format!(
+            "{word} {}{within} changed and no test ran them",
+            gap.lines()
+        );
+        let properties = [
+            ("file", file.as_str()),
+            ("line", start.as_str()),
+            ("endLine", end.as_str()),
+            ("title", "Changed lines no test ran"),
+        ];
+        out.push_str(&command("warning", &properties, &message));
+    }
+    let mut summary = view::coverage_phrase(c, true);
+    if gaps.len() > room {
+        let _ = write!(
+            summary,
+            "; {} more ranges not run: see the job summary",
+            gaps.len() - room
+        );
+    }
+    out.push_str(&command(
+        "notice",
+        &[("title", "Change coverage")],
+        &summary,
+    ));
 }
 
 /// The shards against their plan (`report --plan`), one command: an

@@ -206,7 +206,11 @@ pub fn notes(out: &mut String, run: &Run, extra: &[String]) {
 /// then each range no test ran, or, `short`, each file's count of them.
 pub(super) fn coverage(out: &mut String, run: &Run, short: bool) {
     let Some(c) = &run.coverage else { return };
-    let _ = write!(out, "\n### CHANGE COVERAGE: {}\n", view::coverage_phrase(c));
+    let _ = write!(
+        out,
+        "\n### CHANGE COVERAGE: {}\n",
+        view::coverage_phrase(c, false)
+    );
     let lines = match short {
         true => view::coverage_files(c),
         false => view::coverage_ranges(c),

@@ -5,25 +5,40 @@
 
 use serde::Serialize;
 
-use crate::model::coverage::ChangeCoverage;
+use crate::model::coverage::{ChangeCoverage, Gap};
 use crate::text::one_line;
 
-/// `5 of 9 changed lines ran (against HEAD)`, or why the change could not
-/// be judged.
-pub fn coverage_phrase(c: &ChangeCoverage) -> String {
+/// `5 of 9 changed lines ran (against HEAD)` (`(55.6%, against HEAD)`
+/// with `percent`: a person's page), or why the change could not be
+/// judged.
+pub fn coverage_phrase(c: &ChangeCoverage, percent: bool) -> String {
     if let Some(note) = &c.note {
         return format!("the change could not be judged: {}", one_line(note));
     }
     let base = one_line(&c.base);
+    let share = match c.percent().filter(|_| percent) {
+        Some(p) => format!("{p:.1}%, "),
+        None => String::new(),
+    };
     match c.changed_lines {
         0 => format!("no changed line of Python source to run (against {base})"),
-        n if c.covered_lines == n => format!("all {n} changed {} ran (against {base})", lines(n)),
+        n if c.covered_lines == n => {
+            format!("all {n} changed {} ran ({share}against {base})", lines(n))
+        }
         n => format!(
-            "{} of {n} changed {} ran (against {base})",
+            "{} of {n} changed {} ran ({share}against {base})",
             c.covered_lines,
             lines(n)
         ),
     }
+}
+
+/// Each range no test ran: its file, first and last line, and function.
+pub fn coverage_gaps(c: &ChangeCoverage) -> Vec<(&str, &Gap)> {
+    c.files
+        .iter()
+        .flat_map(|f| f.gaps.iter().map(move |g| (f.path.as_str(), g)))
+        .collect()
 }
 
 fn lines(n: usize) -> &'static str {
