@@ -204,3 +204,42 @@ fn a_persons_page_and_the_annotations_say_each_range_too() {
         );
     }
 }
+
+#[test]
+fn the_html_page_shows_each_range_with_its_source() {
+    let (_dir, root) = edited();
+    let expect = expected();
+    let (status, html) = run_pytest_mcp(&root, &["--coverage", "--format", "html", "--no-history"]);
+    assert_eq!(status, Some(0));
+    let section = html
+        .split_once("<section id=coverage>")
+        .and_then(|(_, rest)| rest.split_once("</section>"))
+        .map(|(section, _)| section)
+        .unwrap_or_else(|| panic!("no coverage section in the page"));
+    for file in expect["files"].as_array().into_iter().flatten() {
+        let path = file["path"].as_str().unwrap_or_default();
+        for gap in file["uncovered"].as_array().into_iter().flatten() {
+            let (start, end) = (&gap["start"], &gap["end"]);
+            let lines = if start == end {
+                start.to_string()
+            } else {
+                format!("{start}-{end}")
+            };
+            assert!(
+                section.contains(&format!("<code>{path}:{lines}</code>")),
+                "{path}:{lines}:\n{section}"
+            );
+        }
+    }
+    // The new function's body, numbered as the file numbers it.
+    let source = std::fs::read_to_string(root.join("shop/pricing.py")).expect("pricing.py");
+    let line_38 = source.lines().nth(37).unwrap_or_default().trim();
+    assert!(
+        !line_38.is_empty() && section.contains("   38  "),
+        "{section}"
+    );
+    assert!(
+        section.contains(&line_38.replace('"', "&quot;")),
+        "{line_38}:\n{section}"
+    );
+}

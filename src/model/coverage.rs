@@ -59,6 +59,10 @@ pub struct Gap {
     /// at a module's top level.
     #[serde(default)]
     pub function: Option<String>,
+    /// Its first lines of source, as the file has them now (a person's
+    /// page shows them).
+    #[serde(default)]
+    pub source: Vec<String>,
 }
 
 impl Gap {

@@ -40,6 +40,7 @@
 //! [`escape::push`]. Pages for errors and discovery, which have no run, are
 //! their Markdown through pulldown-cmark ([`markdown_page`]).
 
+mod coverage;
 mod escape;
 mod failures;
 mod history;
@@ -115,6 +116,7 @@ pub fn report(run: &Run, comparison: Option<&Comparison>, title: &str) -> String
         summary::baseline(&mut body, run, c, &group_of);
     }
     failures::write(&mut body, run, &groups, &flaky);
+    coverage::write(&mut body, run);
     history::slower(&mut body, &slower);
     summary::slowest(&mut body, run, &slowest, &group_of);
     let links = list::Links {

@@ -11,7 +11,7 @@ one per process); `changed` maps root-relative paths to the working tree's
 changed line numbers. Writes one JSON object on stdout:
 
     {"files": [{"path", "changed", "covered",
-                "uncovered": [{"start", "end", "function"}]}],
+                "uncovered": [{"start", "end", "function", "source"}]}],
      "changed_lines": N, "covered_lines": M}
 
 plus `"unreadable": [path...]` when a changed file could not be read or
@@ -33,6 +33,10 @@ NOT_CODE = {
     tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
     tokenize.DEDENT, tokenize.ENDMARKER,
 }
+
+
+# Lines of a range's source given, at most.
+SOURCE_LINES = 12
 
 
 def is_test(path):
@@ -130,10 +134,13 @@ def judge(cov, PythonParser, path, lines):
         return None
     covered = [n for n in changed if parser.first_line(n) not in missing]
     uncovered = [n for n in changed if parser.first_line(n) in missing]
-    return {
-        "path": path, "changed": changed, "covered": covered,
-        "uncovered": compact(uncovered, counts, scopes(tree)),
-    }
+    ranges = compact(uncovered, counts, scopes(tree))
+    # Each range's source, for a person's page (the HTML report), its first
+    # lines only.
+    source = text.splitlines()
+    for r in ranges:
+        r["source"] = source[r["start"] - 1:min(r["end"], r["start"] - 1 + SOURCE_LINES)]
+    return {"path": path, "changed": changed, "covered": covered, "uncovered": ranges}
 
 
 def run(request):
