@@ -27,6 +27,7 @@ status=0
 cargo test --lib \
     --test golden \
     --test changes_golden \
+    --test coverage_golden \
     --test endings_golden \
     --test history_golden \
     --test headlines_golden \

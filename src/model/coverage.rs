@@ -75,7 +75,42 @@ impl Gap {
     }
 }
 
+/// What the judging script (`runner/command/pytest_mcp_coverage.py`)
+/// says of a change.
+#[derive(Deserialize)]
+struct Judged {
+    #[serde(default)]
+    files: Vec<FileGaps>,
+    #[serde(default)]
+    changed_lines: usize,
+    #[serde(default)]
+    covered_lines: usize,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    unreadable: Vec<String>,
+}
+
 impl ChangeCoverage {
+    /// The change against `base` as the judging script's answer says it;
+    /// none for an answer that is no such JSON.
+    pub fn from_judged(base: &str, answer: &[u8]) -> Option<ChangeCoverage> {
+        let judged: Judged = serde_json::from_slice(answer).ok()?;
+        let unreadable = (!judged.unreadable.is_empty()).then(|| {
+            format!(
+                "changed files coverage.py could not read: {}",
+                judged.unreadable.join(", ")
+            )
+        });
+        Some(ChangeCoverage {
+            base: base.to_string(),
+            changed_lines: judged.changed_lines,
+            covered_lines: judged.covered_lines,
+            files: judged.files,
+            note: judged.error.or(unreadable),
+        })
+    }
+
     /// Changed lines no test ran.
     pub fn uncovered_lines(&self) -> usize {
         self.changed_lines.saturating_sub(self.covered_lines)

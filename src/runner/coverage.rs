@@ -11,9 +11,7 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use serde::Deserialize;
-
-use crate::model::coverage::{ChangeCoverage, FileGaps};
+use crate::model::coverage::ChangeCoverage;
 use crate::runner::command::Python;
 use crate::sources::git_diff::{self, ChangedLines};
 
@@ -44,29 +42,10 @@ pub fn judge(python: &Python, root: &Path, data: &Path, base: &str) -> ChangeCov
         Ok(changed) => changed,
         Err(why) => return ChangeCoverage::unjudged(base, why),
     };
-    match run_judge(python, root, data, &changed) {
-        Ok(judged) => ChangeCoverage {
-            base: base.to_string(),
-            changed_lines: judged.changed_lines,
-            covered_lines: judged.covered_lines,
-            files: judged.files,
-            note: judged.error,
-        },
+    match run_judge(python, root, data, &changed, base) {
+        Ok(judged) => judged,
         Err(why) => ChangeCoverage::unjudged(base, why),
     }
-}
-
-/// What the judging script says.
-#[derive(Deserialize)]
-struct Judged {
-    #[serde(default)]
-    files: Vec<FileGaps>,
-    #[serde(default)]
-    changed_lines: usize,
-    #[serde(default)]
-    covered_lines: usize,
-    #[serde(default)]
-    error: Option<String>,
 }
 
 fn run_judge(
@@ -74,7 +53,8 @@ fn run_judge(
     root: &Path,
     data: &Path,
     changed: &ChangedLines,
-) -> Result<Judged, String> {
+    base: &str,
+) -> Result<ChangeCoverage, String> {
     let dir = data.parent().unwrap_or(data);
     let script = dir.join("pytest_mcp_coverage.py");
     std::fs::create_dir_all(dir)
@@ -103,9 +83,9 @@ fn run_judge(
     let out = child
         .wait_with_output()
         .map_err(|e| format!("coverage's data could not be read: {e}"))?;
-    match serde_json::from_slice::<Judged>(&out.stdout) {
-        Ok(judged) => Ok(judged),
-        Err(_) => Err(format!(
+    match ChangeCoverage::from_judged(base, &out.stdout) {
+        Some(judged) => Ok(judged),
+        None => Err(format!(
             "coverage's data could not be read: {}",
             String::from_utf8_lossy(&out.stderr)
                 .lines()

@@ -378,6 +378,16 @@ impl Fitting<'_> {
             "ids beyond the first of each group",
             "skip reasons",
         ]);
+        if self
+            .run
+            .coverage
+            .as_ref()
+            .is_some_and(|c| !c.files.is_empty())
+        {
+            truncation
+                .dropped
+                .push("the ranges of changed lines not run (each file's count kept)".to_string());
+        }
         if with_message < shown {
             truncation.dropped.push(if with_message == 0 {
                 "messages".to_string()
