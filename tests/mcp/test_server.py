@@ -256,6 +256,8 @@ async def test_lists_exactly_the_two_tools_with_strict_schemas(project, connect,
             "timeout": "integer",
             "max_tokens": "integer",
             "format": "string",
+            "coverage": "boolean",
+            "base": "string",
         },
         "discover_tests": {"path": "string", "pattern": "string", "max_tokens": "integer", "format": "string"},
     }
