@@ -126,16 +126,16 @@ fn changed_lines(root: &Path, base: &str) -> Result<ChangedLines, String> {
             e.trim()
         )
     })?;
-    let mut changed = git_diff::changed_lines(&diff);
+    let mut changed = under_root(git_diff::changed_lines(&diff), root, top);
     let untracked =
         git(root, &["ls-files", "--others", "--exclude-standard", "-z"]).unwrap_or_default();
     for path in untracked.split('\0').filter(|p| !p.is_empty()) {
-        // ls-files names them relative to `root`, as git -C does.
+        // ls-files names them relative to `root` (git -C's directory), as
+        // the changed files are named by now.
         let lines = std::fs::read(root.join(path)).map_or(0, |b| line_count(&b));
-        let from_top = relative_to_top(root, top, path);
-        changed.add_untracked(&from_top, u32::try_from(lines).unwrap_or(u32::MAX));
+        changed.add_untracked(path, u32::try_from(lines).unwrap_or(u32::MAX));
     }
-    Ok(under_root(changed, root, top))
+    Ok(changed)
 }
 
 /// Lines of a file's text: its newlines, and a last line with none.
@@ -144,18 +144,8 @@ fn line_count(bytes: &[u8]) -> usize {
     newlines + usize::from(!bytes.is_empty() && !bytes.ends_with(b"\n"))
 }
 
-/// `path` (relative to `root`) as git's diff names it, from the top.
-fn relative_to_top(root: &Path, top: &Path, path: &str) -> String {
-    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    match root.strip_prefix(top) {
-        Ok(prefix) if !prefix.as_os_str().is_empty() => {
-            format!("{}/{path}", prefix.to_string_lossy().replace('\\', "/"))
-        }
-        _ => path.to_string(),
-    }
-}
-
-/// The changed files under `root`, named relative to it.
+/// The changed files under `root`, named relative to it (git's diff names
+/// them from the repository's top).
 fn under_root(changed: ChangedLines, root: &Path, top: &Path) -> ChangedLines {
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let prefix = match root.strip_prefix(top) {

@@ -48,17 +48,16 @@ fn lines(n: usize) -> &'static str {
 /// One line per range no test ran: `shop/pricing.py:33-35 in bulk_price`
 /// (`(module)` at a module's top level), files in order.
 pub fn coverage_ranges(c: &ChangeCoverage) -> Vec<String> {
-    let mut out = Vec::new();
-    for file in &c.files {
-        for gap in &file.gaps {
-            let place = format!("{}:{}", one_line(&file.path), gap.lines());
-            out.push(match &gap.function {
+    coverage_gaps(c)
+        .into_iter()
+        .map(|(path, gap)| {
+            let place = format!("{}:{}", one_line(path), gap.lines());
+            match &gap.function {
                 Some(f) => format!("{place} in {}", one_line(f)),
                 None => format!("{place} (module level)"),
-            });
-        }
-    }
-    out
+            }
+        })
+        .collect()
 }
 
 /// One line per file with changed lines no test ran: `shop/pricing.py: 4
