@@ -17,8 +17,13 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
-/// Each Python suite takes well under a minute; this only stops a hang.
-const DEADLINE: Duration = Duration::from_secs(300);
+/// Each Python suite takes one to three minutes on two idle cores, and up
+/// to twice that on a loaded CI machine; this only stops a hang.
+const DEADLINE: Duration = Duration::from_secs(600);
+/// After the deadline pytest gets SIGINT first and this long to print its
+/// summary (the tests that failed so far, and the traceback of the one that
+/// hangs) before the whole group is killed.
+const INTERRUPT_GRACE: Duration = Duration::from_secs(20);
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -65,7 +70,23 @@ fn read_all(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Str
     })
 }
 
-/// `python -m pytest <args> -p no:cacheprovider -q` in the repository, with
+/// SIGINT to pytest's group (pytest then prints its summary, xdist's
+/// controller too), then SIGKILL to whatever is left after the grace.
+fn stop(child: &mut std::process::Child) {
+    let group = Pid::from_raw(child.id() as i32);
+    let _ = killpg(group, Signal::SIGINT);
+    let interrupted = Instant::now();
+    while interrupted.elapsed() < INTERRUPT_GRACE {
+        if matches!(child.try_wait(), Ok(Some(_))) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = killpg(group, Signal::SIGKILL);
+    let _ = child.wait();
+}
+
+/// `python -m pytest <args> -p no:cacheprovider -q -rfE` in the repository, with
 /// the binary and the interpreter in the environment; panics with pytest's
 /// output unless every test passed. `what` names the suite in messages.
 /// With `PYTEST_MCP_JUNIT_DIR` set, pytest also writes its JUnit XML there
@@ -85,7 +106,7 @@ pub fn run_python_suite(what: &str, name: &str, args: &[&str]) {
         .args(["-m", "pytest"])
         .args(args)
         .args(&junit)
-        .args(["-p", "no:cacheprovider", "-q"])
+        .args(["-p", "no:cacheprovider", "-q", "-rfE"])
         .current_dir(repo())
         .env("PYTEST_MCP_BIN", BIN)
         .env("PYTEST_MCP_TEST_PYTHON", &python)
@@ -104,8 +125,7 @@ pub fn run_python_suite(what: &str, name: &str, args: &[&str]) {
             break Some(status);
         }
         if started.elapsed() > DEADLINE {
-            let _ = killpg(Pid::from_raw(child.id() as i32), Signal::SIGKILL);
-            let _ = child.wait();
+            stop(&mut child);
             break None;
         }
         std::thread::sleep(Duration::from_millis(50));
