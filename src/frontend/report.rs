@@ -217,6 +217,11 @@ impl RenderOnly {
         Ok(RenderOnly { run, format })
     }
 
+    /// The change's coverage, told beside the results (`report --coverage`).
+    pub fn set_coverage(&mut self, coverage: crate::model::coverage::ChangeCoverage) {
+        self.run.coverage = Some(coverage);
+    }
+
     /// The run's counts (unlisted passes included).
     pub fn counts(&self) -> Counts {
         self.run.counts()

@@ -11,8 +11,12 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use std::collections::BTreeMap;
+
 use crate::model::coverage::ChangeCoverage;
 use crate::runner::command::Python;
+use crate::sources::coverage_data::{self, DataKind, Measured};
+use crate::sources::coverage_judge::{self, Change};
 use crate::sources::git_diff::{self, ChangedLines};
 
 /// The script that judges the changed lines, written beside the data.
@@ -42,27 +46,101 @@ pub fn judge(python: &Python, root: &Path, data: &Path, base: &str) -> ChangeCov
         Ok(changed) => changed,
         Err(why) => return ChangeCoverage::unjudged(base, why),
     };
-    match run_judge(python, root, data, &changed, base) {
+    let input = serde_json::json!({"data": data, "changed": changed.files});
+    let dir = data.parent().unwrap_or(data);
+    match run_judge(python, root, dir, &input, base) {
         Ok(judged) => judged,
         Err(why) => ChangeCoverage::unjudged(base, why),
     }
 }
 
+/// A coverage file given to `report --coverage`: its name as given and
+/// its bytes.
+pub struct DataFile {
+    pub name: String,
+    pub bytes: Vec<u8>,
+    pub path: std::path::PathBuf,
+}
+
+/// The change against `base` judged by coverage.py's files as a project
+/// keeps them (`report --coverage`): coverage.xml and coverage.json read
+/// here ([`coverage_judge`]); `.coverage` data files combined and judged by
+/// coverage.py in `python` (it alone knows their statements), in a private
+/// temporary directory. `Err` says which file is no coverage data, or that
+/// coverage.py is missing; a change git cannot give is the answer's note.
+pub fn judge_files(
+    python: &Python,
+    root: &Path,
+    files: &[DataFile],
+    base: &str,
+) -> Result<ChangeCoverage, String> {
+    let mut kinds = Vec::new();
+    for f in files {
+        kinds.push(coverage_data::sniff(&f.bytes).map_err(|e| format!("{}: {e}", f.name))?);
+    }
+    let data_files = kinds.iter().filter(|k| **k == DataKind::DataFile).count();
+    if data_files > 0 && data_files < files.len() {
+        return Err("--coverage: give either coverage.py's data files (.coverage) or its reports (coverage.xml, coverage.json), not both".into());
+    }
+    if data_files > 0 {
+        if let Some(why) = missing(python, root) {
+            return Err(format!(
+                "reading .coverage data files {why} (or give coverage.xml)"
+            ));
+        }
+    }
+    let mut measured = Measured::default();
+    for (f, kind) in files.iter().zip(&kinds) {
+        let read = match kind {
+            DataKind::Cobertura => coverage_data::cobertura(&f.bytes),
+            DataKind::Json => coverage_data::json(&f.bytes),
+            DataKind::DataFile => continue,
+        };
+        measured.add(read.map_err(|e| format!("{}: {e}", f.name))?);
+    }
+    let changed = match changed_lines(root, base) {
+        Ok(changed) => changed,
+        Err(why) => return Ok(ChangeCoverage::unjudged(base, why)),
+    };
+    if data_files > 0 {
+        let dir =
+            tempfile::tempdir().map_err(|e| format!("cannot make a temporary directory: {e}"))?;
+        let paths: Vec<&Path> = files.iter().map(|f| f.path.as_path()).collect();
+        let input = serde_json::json!({"files": paths, "changed": changed.files});
+        return Ok(run_judge(python, root, dir.path(), &input, base)
+            .unwrap_or_else(|why| ChangeCoverage::unjudged(base, why)));
+    }
+    let root_abs = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let texts: BTreeMap<String, String> = changed
+        .files
+        .keys()
+        .filter(|p| coverage_judge::is_source(p))
+        .filter_map(|p| Some((p.clone(), std::fs::read_to_string(root.join(p)).ok()?)))
+        .collect();
+    let root_text = root_abs.to_string_lossy().replace('\\', "/");
+    let change = Change {
+        base,
+        changed: &changed,
+        texts: &texts,
+        root: &root_text,
+    };
+    Ok(coverage_judge::judge(&change, &measured))
+}
+
+/// Runs the judge script, written into `dir`, on `input`.
 fn run_judge(
     python: &Python,
     root: &Path,
-    data: &Path,
-    changed: &ChangedLines,
+    dir: &Path,
+    input: &serde_json::Value,
     base: &str,
 ) -> Result<ChangeCoverage, String> {
-    let dir = data.parent().unwrap_or(data);
     let script = dir.join("pytest_mcp_coverage.py");
     std::fs::create_dir_all(dir)
         .and_then(|()| std::fs::write(&script, JUDGE))
         .map_err(|e| {
             format!("cannot write coverage's judge into the private temporary directory ({e})")
         })?;
-    let input = serde_json::json!({"data": data, "changed": changed.files});
     let mut child = Command::new(&python.path)
         .arg(&script)
         .current_dir(root)
@@ -105,6 +183,11 @@ fn changed_lines(root: &Path, base: &str) -> Result<ChangedLines, String> {
         )
     })?;
     let top = Path::new(top.trim_end_matches(['\n', '\r']));
+    // A branch's change is what it did since it left `base`: the work tree
+    // against their merge base (`base` itself when HEAD descends from it),
+    // so that what `base` gained meanwhile is no change of the branch's.
+    let fork = git(root, &["merge-base", base, "HEAD"]).ok();
+    let since = fork.as_deref().map_or(base, |f| f.trim());
     let diff = git(
         root,
         // Prefixes given: a user's diff.noprefix or mnemonicPrefix would
@@ -116,7 +199,7 @@ fn changed_lines(root: &Path, base: &str) -> Result<ChangedLines, String> {
             "-U0",
             "--src-prefix=a/",
             "--dst-prefix=b/",
-            base,
+            since,
             "--",
         ],
     )

@@ -8,11 +8,14 @@
 //! file and look.
 
 pub mod console;
+pub mod coverage_data;
+pub mod coverage_judge;
 pub mod ctrf;
 pub mod durations;
 mod entries;
 pub mod events;
 pub mod git_diff;
+pub mod python_source;
 pub mod json_report;
 pub mod junit;
 pub mod merge;

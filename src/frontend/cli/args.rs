@@ -577,6 +577,34 @@ pub struct ReportArgs {
     pub commit: Option<String>,
     #[command(flatten)]
     pub flaky: FlakyArgs,
+    #[command(flatten)]
+    pub coverage: ReportCoverageArgs,
+}
+
+/// `report`'s change coverage (docs/coverage.md).
+#[derive(Debug, clap::Args)]
+pub struct ReportCoverageArgs {
+    /// coverage.py's data for these results: coverage.xml (as pytest-cov
+    /// writes it), coverage.json, or .coverage data files (shards' files
+    /// are combined first). The report then leads with the changed lines
+    /// (the working tree against --base) that no test ran. One file per
+    /// flag; repeat it, or give a directory or a quoted glob
+    /// (`--coverage '.coverage.*'`).
+    #[arg(long = "coverage", id = "coverage", value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// With --coverage: the git revision the change is compared with, from
+    /// where it and HEAD part (their merge base): `origin/main` for a
+    /// branch's whole change. Default: HEAD (what is not committed).
+    #[arg(long, value_name = "REF", requires = "coverage")]
+    pub base: Option<String>,
+    /// With --coverage: the base's coverage (as for --coverage), so that a
+    /// range no test ran says whether it ran before the change.
+    #[arg(long, value_name = "FILE", requires = "coverage")]
+    pub baseline_coverage: Vec<PathBuf>,
+    /// With .coverage data files: the interpreter with coverage.py that
+    /// reads them (default: the project's, as `run` finds it).
+    #[arg(long, value_name = "PATH", requires = "coverage")]
+    pub python: Option<PathBuf>,
 }
 
 /// When `report` exits non-zero because of the results.

@@ -89,6 +89,15 @@ impl Read {
 }
 
 pub(super) fn run_report(args: &ReportArgs) -> u8 {
+    let coverage = match super::coverage::judge(args) {
+        Ok(coverage) => coverage,
+        Err(errors) => {
+            for e in &errors {
+                eprintln!("pytest-mcp: error: {e}");
+            }
+            return respond::EXIT_INPUT_ERROR;
+        }
+    };
     let mut inputs: Vec<FileInput> = args.files.iter().flat_map(|arg| expand(arg)).collect();
     let baseline_inputs: Vec<FileInput> =
         args.baseline.iter().flat_map(|arg| expand(arg)).collect();
@@ -110,6 +119,12 @@ pub(super) fn run_report(args: &ReportArgs) -> u8 {
             return done;
         }
     };
+    if let Some(coverage) = coverage {
+        match &mut read {
+            Read::Alone(alone) => alone.set_coverage(coverage),
+            Read::Whole { run, .. } => run.coverage = Some(coverage),
+        }
+    }
     if let (Some(path), Read::Whole { run, .. }) = (&args.history, &mut read) {
         record(args, path, run);
     }

@@ -2,6 +2,7 @@
 //! module of the `report` path that touches the file system (`files`).
 
 mod args;
+mod coverage;
 mod files;
 mod github;
 mod plan;

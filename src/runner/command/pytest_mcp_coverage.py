@@ -7,7 +7,9 @@ object on stdin:
     {"data": "/abs/dir/coverage", "changed": {"shop/pricing.py": [33, 40]}}
 
 `data` is the base name of the data files the run wrote (`data.<suffix>`,
-one per process); `changed` maps root-relative paths to the working tree's
+one per process); or `"files": [path...]` names data files as a project
+keeps them (`report --coverage .coverage.*`: shards' files, combined with
+the project's path aliases). `changed` maps root-relative paths to the working tree's
 changed line numbers. Writes one JSON object on stdout:
 
     {"files": [{"path", "changed", "covered",
@@ -153,8 +155,12 @@ def run(request):
     cov = coverage.Coverage(data_file=None, config_file=True)
     # Every process's data.<suffix>, named one by one: given nothing, combine
     # would look for the project's own .coverage.* instead.
-    base = os.path.abspath(request["data"])
-    parts = [p for p in sorted(glob.glob(glob.escape(base) + ".*")) if not p.endswith("-journal")]
+    if "files" in request:
+        parts = [os.path.abspath(p) for p in request["files"]]
+    else:
+        base = os.path.abspath(request["data"])
+        parts = [p for p in sorted(glob.glob(glob.escape(base) + ".*"))
+                 if not p.endswith("-journal")]
     if parts:
         cov.combine(parts, keep=True)
     files, unreadable = [], []
@@ -194,11 +200,13 @@ def main():
     try:
         request = json.load(sys.stdin)
         changed = request.get("changed")
-        if not isinstance(request.get("data"), str) or not isinstance(changed, dict) or not all(
+        files = request.get("files")
+        named = isinstance(files, list) and all(isinstance(f, str) for f in files)
+        if not (isinstance(request.get("data"), str) or named) or not isinstance(changed, dict) or not all(
             isinstance(lines, list) and all(type(n) is int for n in lines)
             for lines in changed.values()
         ):
-            raise ValueError('expected {"data": str, "changed": {path: [line...]}}')
+            raise ValueError('expected {"data": str or "files": [str], "changed": {path: [line...]}}')
     except (ValueError, AttributeError) as err:
         return answer({"error": f"bad request: {err}"}, 2)
     try:

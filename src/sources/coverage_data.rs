@@ -1,0 +1,211 @@
+//! coverage.py's reports as projects keep them (`report --coverage`,
+//! docs/coverage.md): `coverage.xml` (Cobertura, as `coverage xml` and
+//! pytest-cov write it) and `coverage.json` (`coverage json`). Each says,
+//! per measured file, its statements (coverage.py's: a multi-line statement
+//! at its first line, excluded lines and docstrings left out) and those that
+//! ran. Several reports (shards) are one union. `.coverage` data files hold
+//! no statements and are judged by coverage.py itself
+//! (`runner::coverage`). Pure: bytes in, lines out.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+
+use quick_xml::XmlVersion;
+use quick_xml::escape::resolve_predefined_entity;
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::reader::Reader;
+use serde::Deserialize;
+
+/// What one or more reports say of the files they measured.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Measured {
+    /// By the path the report gives (Cobertura: each `<source>` joined with
+    /// the class's `filename`, so a file may be named more than once).
+    pub files: BTreeMap<String, Lines>,
+}
+
+/// A measured file's statements and those of them that ran.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Lines {
+    pub statements: BTreeSet<u32>,
+    pub executed: BTreeSet<u32>,
+}
+
+/// What a coverage file is, from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataKind {
+    Cobertura,
+    Json,
+    /// coverage.py's SQLite data file (`.coverage`, `.coverage.*`).
+    DataFile,
+}
+
+/// The kind of `bytes`, or why it is none coverage.py writes.
+pub fn sniff(bytes: &[u8]) -> Result<DataKind, String> {
+    let start = bytes.trim_ascii_start();
+    match start.first() {
+        _ if bytes.starts_with(b"SQLite format 3\0") => Ok(DataKind::DataFile),
+        Some(b'<') => Ok(DataKind::Cobertura),
+        Some(b'{') => Ok(DataKind::Json),
+        _ => Err(
+            "not coverage.py's data: expected coverage.xml (Cobertura), coverage.json or a .coverage data file"
+                .into(),
+        ),
+    }
+}
+
+impl Measured {
+    /// `other`'s files added: statements and lines run are unions.
+    pub fn add(&mut self, other: Measured) {
+        for (path, lines) in other.files {
+            let mine = self.files.entry(path).or_default();
+            mine.statements.extend(lines.statements);
+            mine.executed.extend(lines.executed);
+        }
+    }
+}
+
+/// A Cobertura report: every `<class filename>`'s `<line number hits>`,
+/// the file named under each `<source>` (and as written when there is
+/// none).
+pub fn cobertura(bytes: &[u8]) -> Result<Measured, String> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut reader = Reader::from_str(&text);
+    reader.config_mut().check_end_names = true;
+    let (mut sources, mut in_source) = (Vec::<String>::new(), false);
+    let mut classes: Vec<(String, Lines)> = Vec::new();
+    let (mut saw_root, mut open) = (false, 0usize);
+    loop {
+        let event = reader.read_event().map_err(|e| {
+            let at = reader.buffer_position();
+            format!("not well-formed XML at byte {at}: {e}")
+        })?;
+        let (e, start) = match event {
+            Event::Eof if open > 0 => {
+                return Err("the XML ends before its elements are closed".into());
+            }
+            Event::Eof => break,
+            Event::Start(e) => {
+                open += 1;
+                (e, true)
+            }
+            Event::Empty(e) => (e, false),
+            Event::Text(t) if in_source => {
+                let source = t.xml10_content();
+                sources.push(source.trim().to_string());
+                continue;
+            }
+            Event::End(e) => {
+                open = open.saturating_sub(1);
+                in_source &= e.local_name().as_ref() != "source";
+                continue;
+            }
+            _ => continue,
+        };
+        match e.local_name().as_ref() {
+            "coverage" => saw_root = true,
+            "source" => in_source = start,
+            "class" => classes.push((attr(&e, b"filename").unwrap_or_default(), Lines::default())),
+            "line" => {
+                let (Some(number), Some(last)) = (number(&e, b"number"), classes.last_mut()) else {
+                    continue;
+                };
+                last.1.statements.insert(number);
+                if hits(&e).is_some_and(|h| h > 0) {
+                    last.1.executed.insert(number);
+                }
+            }
+            _ => {}
+        }
+    }
+    if !saw_root {
+        return Err("no <coverage> element: not a Cobertura report".into());
+    }
+    let mut measured = Measured::default();
+    for (filename, lines) in classes.into_iter().filter(|(f, _)| !f.is_empty()) {
+        let mut names: Vec<String> = sources
+            .iter()
+            .filter(|s| !s.is_empty() && !filename.starts_with('/'))
+            .map(|s| format!("{}/{filename}", s.trim_end_matches(['/', '\\'])))
+            .collect();
+        names.push(filename);
+        for name in names {
+            measured.add(Measured {
+                files: BTreeMap::from([(name, lines.clone())]),
+            });
+        }
+    }
+    Ok(measured)
+}
+
+/// An attribute's value, references resolved.
+fn attr(e: &BytesStart, key: &[u8]) -> Option<String> {
+    let a = e
+        .attributes()
+        .with_checks(false)
+        .flatten()
+        .find(|a| a.key.local_name().as_ref().as_bytes() == key)?;
+    let value: Cow<str> = a
+        .normalized_value_with(XmlVersion::Implicit1_0, 1, resolve_predefined_entity)
+        .unwrap_or_else(|_| a.value.clone());
+    Some(value.into_owned())
+}
+
+fn number(e: &BytesStart, key: &[u8]) -> Option<u32> {
+    attr(e, key)?.trim().parse().ok()
+}
+
+/// A line's `hits`; some writers give it as a float ("1.0").
+fn hits(e: &BytesStart) -> Option<u64> {
+    let value = attr(e, b"hits")?;
+    let value = value.trim();
+    value
+        .parse::<u64>()
+        .ok()
+        .or_else(|| value.parse::<f64>().ok().map(|f| f.max(0.0).ceil() as u64))
+}
+
+/// `coverage json`'s document: the parts read.
+#[derive(Deserialize)]
+struct JsonReport {
+    files: BTreeMap<String, JsonFile>,
+}
+
+#[derive(Deserialize)]
+struct JsonFile {
+    #[serde(default)]
+    executed_lines: Vec<u32>,
+    #[serde(default)]
+    missing_lines: Vec<u32>,
+}
+
+/// A `coverage json` report: each file's executed and missing lines.
+pub fn json(bytes: &[u8]) -> Result<Measured, String> {
+    let report: JsonReport = serde_json::from_slice(bytes).map_err(|e| {
+        format!(
+            "line {}, column {}: not coverage.py's JSON report ({e})",
+            e.line(),
+            e.column()
+        )
+    })?;
+    let files = report
+        .files
+        .into_iter()
+        .map(|(path, f)| {
+            let executed: BTreeSet<u32> = f.executed_lines.into_iter().collect();
+            let mut statements = executed.clone();
+            statements.extend(f.missing_lines);
+            (
+                path,
+                Lines {
+                    statements,
+                    executed,
+                },
+            )
+        })
+        .collect();
+    Ok(Measured { files })
+}
+
+#[cfg(test)]
+mod tests;
