@@ -7,8 +7,9 @@
 //! rendering, the step output and the job summary; the baseline and comment
 //! steps run against a stand-in `gh` (`gh_steps`, tests/action/gh); the
 //! history of runs is restored, recorded once and saved across jobs with a
-//! stand-in for the Actions cache (`history`); and actionlint passes on all
-//! of it (`lint`).
+//! stand-in for the Actions cache (`history`); the coverage inputs become
+//! `report`'s flags, the base chosen by the event (`coverage`); and
+//! actionlint passes on all of it (`lint`).
 
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
@@ -223,7 +224,7 @@ fn every_step_output_referenced_is_written_by_that_step() {
                     .unwrap_or_else(|| panic!("step {id}: outputs of {uses} unknown"));
                 assert!(outputs.contains(&output), "{uses} has no output {output}");
             } else {
-                let script = text(&step["run"], id);
+                let script = coverage::with_scripts(text(&step["run"], id));
                 assert!(
                     script.contains(&format!("echo \"{output}="))
                         && script.contains(">> \"$GITHUB_OUTPUT\""),
@@ -262,7 +263,8 @@ fn the_action_installs_its_own_version() {
 }
 
 /// A step of the action run as the runner runs a `shell: bash` step
-/// (`bash --noprofile --norc -eo pipefail FILE`), from the repository root,
+/// (`bash --noprofile --norc -eo pipefail FILE`), from the repository root
+/// (also `GITHUB_ACTION_PATH`, the action's checkout, for its scripts),
 /// with `RUNNER_TEMP`, `GITHUB_OUTPUT` and `GITHUB_STEP_SUMMARY` in `temp`,
 /// its `env` evaluated with `with` (else the inputs' defaults) and
 /// `outputs` (earlier steps' outputs, `steps.ID.outputs.NAME`; one not given
@@ -318,6 +320,7 @@ fn run_step(
         command.env_remove(name);
     }
     command
+        .env("GITHUB_ACTION_PATH", repo())
         .env("RUNNER_TEMP", temp.path())
         .env("GITHUB_OUTPUT", &github_output)
         .env("GITHUB_STEP_SUMMARY", &summary)
@@ -408,6 +411,8 @@ fn stdout(run: &Run) -> String {
 
 const ONE_FAILURE: &str = "tests/fixtures/pytest/one_failure";
 
+#[path = "action/coverage.rs"]
+mod coverage;
 #[path = "action/gh_steps.rs"]
 mod gh_steps;
 #[path = "action/history.rs"]

@@ -17,6 +17,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub use code::{Code, identify};
 
 use crate::model::Run;
+use crate::model::coverage::{self, FileState};
 use crate::model::history::{self as judge, Entry, Mark, Recorded, Rules, RunInfo, SLOWER_BY};
 use store::{NewRun, Store};
 
@@ -166,7 +167,34 @@ pub fn remember(
         }
         run.history = Some(history);
     }
+    compare_coverage(run, &mut store);
     written.map(|_| ()).map_err(|e| warn(e.explain()))
+}
+
+/// A run under coverage: its gaps told apart by the previous run's states
+/// of the same files (unless already compared with a base's coverage),
+/// then its own states kept for the next. A store that cannot keep them
+/// only loses the comparison.
+fn compare_coverage(run: &mut Run, store: &mut Store) {
+    let Some(c) = run.coverage.as_mut().filter(|c| !c.measured.is_empty()) else {
+        return;
+    };
+    if c.compared_with.is_none() {
+        let paths: Vec<&str> = c.measured.iter().map(|s| s.path.as_str()).collect();
+        let before: Vec<FileState> = store
+            .coverage_states(&paths)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|state| serde_json::from_str(state).ok())
+            .collect();
+        coverage::compare(c, &before, "the previous run");
+    }
+    let states: Vec<(&str, String)> = c
+        .measured
+        .iter()
+        .filter_map(|s| Some((s.path.as_str(), serde_json::to_string(s).ok()?)))
+        .collect();
+    let _ = store.keep_coverage_states(&states);
 }
 
 /// When `run` ran, in whole seconds since the Unix epoch: when its source

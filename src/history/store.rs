@@ -65,6 +65,13 @@ CREATE TABLE IF NOT EXISTS results (
 CREATE INDEX IF NOT EXISTS results_not_passed ON results (run) WHERE mark <> 0;
 ";
 
+/// The changed files' lines as the last run under coverage measured them
+/// (`run --coverage`: the next run tells its gaps apart by them). Made
+/// when first used, outside the schema's version: a build without it
+/// never reads it.
+const COVERAGE_STATES: &str =
+    "CREATE TABLE IF NOT EXISTS coverage_states (path TEXT PRIMARY KEY, state TEXT NOT NULL);";
+
 /// Schema 1 to 2: durations and the runs' counts. Old runs' flaky and
 /// passed counts come from their results (`tests` and `failed` were
 /// kept); their durations stay unknown.
@@ -395,6 +402,41 @@ impl Store {
         }
         tx.commit()?;
         Ok(id)
+    }
+
+    /// The states of `paths` as the last run under coverage that judged
+    /// each measured them (JSON, as [`keep_coverage_states`] wrote them).
+    /// The table is made when first used: builds before it ignore it.
+    ///
+    /// [`keep_coverage_states`]: Self::keep_coverage_states
+    pub fn coverage_states(&self, paths: &[&str]) -> Result<Vec<String>, StoreError> {
+        self.conn.execute_batch(COVERAGE_STATES)?;
+        let mut each = self
+            .conn
+            .prepare_cached("SELECT state FROM coverage_states WHERE path = ?1")?;
+        let mut out = Vec::new();
+        for path in paths {
+            if let Some(state) = each.query_row(params![path], |r| r.get(0)).optional()? {
+                out.push(state);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Keeps each `(path, state)`, in place of the state kept for its path.
+    pub fn keep_coverage_states(&mut self, states: &[(&str, String)]) -> Result<(), StoreError> {
+        self.conn.execute_batch(COVERAGE_STATES)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        for (path, state) in states {
+            tx.execute(
+                "INSERT OR REPLACE INTO coverage_states (path, state) VALUES (?1, ?2)",
+                params![path, state],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
     }
 
     /// Every timed result of the last `runs` runs that were not one shard's

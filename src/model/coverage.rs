@@ -3,7 +3,10 @@
 //! tests, and the ones no test ran, in ranges with the function or class
 //! each is in.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+
+mod compare;
+pub use compare::compare;
 
 /// What a run under coverage says of the change.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -20,6 +23,55 @@ pub struct ChangeCoverage {
     /// Why the change could not be judged, in one line (not a git work
     /// tree, a revision git does not know): the tests' answer stands.
     pub note: Option<String>,
+    /// Each judged file's lines as measured now: what a later run compares
+    /// with (the history keeps it); never shown.
+    pub measured: Vec<FileState>,
+    /// What the gaps were compared with (`the previous run`, `the base's
+    /// coverage`), when they were.
+    pub compared_with: Option<String>,
+    /// Unchanged lines of the changed files that ran before and no longer
+    /// run: what the change left behind.
+    pub left_behind: Vec<LeftBehind>,
+}
+
+/// A changed file's lines as coverage judged them: its text, every line
+/// that counts (each line of a statement coverage.py measures) and those
+/// that ran.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileState {
+    pub path: String,
+    #[serde(default)]
+    pub text: Vec<String>,
+    #[serde(default)]
+    pub counted: Vec<u32>,
+    #[serde(default)]
+    pub ran: Vec<u32>,
+}
+
+/// A file's unchanged lines that ran before the change and do not now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeftBehind {
+    pub path: String,
+    pub lines: Vec<u32>,
+}
+
+/// What a range no test ran was before the change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum Was {
+    /// New code, or code that ran before: the change lost a test's reach.
+    New,
+    /// The same code, changed, was not run before either.
+    NotRunBefore,
+}
+
+impl Was {
+    /// As a range's line says it.
+    pub fn words(self) -> &'static str {
+        match self {
+            Was::New => "new",
+            Was::NotRunBefore => "not run before either",
+        }
+    }
 }
 
 /// A file's changed lines that no test ran.
@@ -63,6 +115,9 @@ pub struct Gap {
     /// page shows them).
     #[serde(default)]
     pub source: Vec<String>,
+    /// Set when the change was compared with what ran before it.
+    #[serde(skip)]
+    pub was: Option<Was>,
 }
 
 impl Gap {
@@ -89,6 +144,8 @@ struct Judged {
     error: Option<String>,
     #[serde(default)]
     unreadable: Vec<String>,
+    #[serde(default)]
+    measured: Vec<FileState>,
 }
 
 impl ChangeCoverage {
@@ -108,6 +165,8 @@ impl ChangeCoverage {
             covered_lines: judged.covered_lines,
             files: judged.files,
             note: judged.error.or(unreadable),
+            measured: judged.measured,
+            ..ChangeCoverage::default()
         })
     }
 

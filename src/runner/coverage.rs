@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 
 use std::collections::BTreeMap;
 
-use crate::model::coverage::ChangeCoverage;
+use crate::model::coverage::{ChangeCoverage, FileState};
 use crate::runner::command::Python;
 use crate::sources::coverage_data::{self, DataKind, Measured};
 use crate::sources::coverage_judge::{self, Change};
@@ -43,7 +43,7 @@ pub fn missing(python: &Python, root: &Path) -> Option<String> {
 /// base name each process's file was written with).
 pub fn judge(python: &Python, root: &Path, data: &Path, base: &str) -> ChangeCoverage {
     let changed = match changed_lines(root, base) {
-        Ok(changed) => changed,
+        Ok((changed, _)) => changed,
         Err(why) => return ChangeCoverage::unjudged(base, why),
     };
     let input = serde_json::json!({"data": data, "changed": changed.files});
@@ -72,8 +72,62 @@ pub fn judge_files(
     python: &Python,
     root: &Path,
     files: &[DataFile],
+    baseline: &[DataFile],
     base: &str,
 ) -> Result<ChangeCoverage, String> {
+    let before = reports(baseline, "--baseline-coverage")?;
+    let mut judged = judge_now(python, root, files, base)?;
+    if let (Some(before), Some(since)) = (before, &judged.1) {
+        let states: Vec<FileState> = judged
+            .0
+            .measured
+            .iter()
+            .map(|now| {
+                let text =
+                    git(root, &["show", &format!("{since}:./{}", now.path)]).unwrap_or_default();
+                coverage_judge::state_in(&before, &now.path, &text, &root_text(root))
+            })
+            .collect();
+        crate::model::coverage::compare(&mut judged.0, &states, "the base's coverage");
+    }
+    Ok(judged.0)
+}
+
+/// The reports among `files` (coverage.xml, coverage.json) as one; none
+/// without files; `Err` for a file that is none, or a data file.
+fn reports(files: &[DataFile], flag: &str) -> Result<Option<Measured>, String> {
+    if files.is_empty() {
+        return Ok(None);
+    }
+    let mut measured = Measured::default();
+    for f in files {
+        let read = match coverage_data::sniff(&f.bytes) {
+            Ok(DataKind::Cobertura) => coverage_data::cobertura(&f.bytes),
+            Ok(DataKind::Json) => coverage_data::json(&f.bytes),
+            Ok(DataKind::DataFile) => Err(format!(
+                "{flag} takes coverage.xml or coverage.json (`coverage xml` writes one from a .coverage file)"
+            )),
+            Err(e) => Err(e),
+        };
+        measured.add(read.map_err(|e| format!("{}: {e}", f.name))?);
+    }
+    Ok(Some(measured))
+}
+
+/// The project's root as an absolute path with `/` between its parts.
+fn root_text(root: &Path) -> String {
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    root.to_string_lossy().replace('\\', "/")
+}
+
+/// [`judge_files`] before any comparison, with the commit the change was
+/// taken from (none when git could not give the change).
+fn judge_now(
+    python: &Python,
+    root: &Path,
+    files: &[DataFile],
+    base: &str,
+) -> Result<(ChangeCoverage, Option<String>), String> {
     let mut kinds = Vec::new();
     for f in files {
         kinds.push(coverage_data::sniff(&f.bytes).map_err(|e| format!("{}: {e}", f.name))?);
@@ -98,33 +152,33 @@ pub fn judge_files(
         };
         measured.add(read.map_err(|e| format!("{}: {e}", f.name))?);
     }
-    let changed = match changed_lines(root, base) {
-        Ok(changed) => changed,
-        Err(why) => return Ok(ChangeCoverage::unjudged(base, why)),
+    let (changed, since) = match changed_lines(root, base) {
+        Ok(found) => found,
+        Err(why) => return Ok((ChangeCoverage::unjudged(base, why), None)),
     };
     if data_files > 0 {
         let dir =
             tempfile::tempdir().map_err(|e| format!("cannot make a temporary directory: {e}"))?;
         let paths: Vec<&Path> = files.iter().map(|f| f.path.as_path()).collect();
         let input = serde_json::json!({"files": paths, "changed": changed.files});
-        return Ok(run_judge(python, root, dir.path(), &input, base)
-            .unwrap_or_else(|why| ChangeCoverage::unjudged(base, why)));
+        let judged = run_judge(python, root, dir.path(), &input, base)
+            .unwrap_or_else(|why| ChangeCoverage::unjudged(base, why));
+        return Ok((judged, Some(since)));
     }
-    let root_abs = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let texts: BTreeMap<String, String> = changed
         .files
         .keys()
         .filter(|p| coverage_judge::is_source(p))
         .filter_map(|p| Some((p.clone(), std::fs::read_to_string(root.join(p)).ok()?)))
         .collect();
-    let root_text = root_abs.to_string_lossy().replace('\\', "/");
+    let root_text = root_text(root);
     let change = Change {
         base,
         changed: &changed,
         texts: &texts,
         root: &root_text,
     };
-    Ok(coverage_judge::judge(&change, &measured))
+    Ok((coverage_judge::judge(&change, &measured), Some(since)))
 }
 
 /// Runs the judge script, written into `dir`, on `input`.
@@ -174,8 +228,9 @@ fn run_judge(
 }
 
 /// The lines of the project's files (relative to `root`) changed in the
-/// working tree against `base`, untracked files whole.
-fn changed_lines(root: &Path, base: &str) -> Result<ChangedLines, String> {
+/// working tree against `base`, untracked files whole; and the commit they
+/// were compared with (where HEAD left `base`).
+fn changed_lines(root: &Path, base: &str) -> Result<(ChangedLines, String), String> {
     let top = git(root, &["rev-parse", "--show-toplevel"]).map_err(|_| {
         format!(
             "{} is not in a git work tree: no change to judge",
@@ -218,7 +273,7 @@ fn changed_lines(root: &Path, base: &str) -> Result<ChangedLines, String> {
         let lines = std::fs::read(root.join(path)).map_or(0, |b| line_count(&b));
         changed.add_untracked(path, u32::try_from(lines).unwrap_or(u32::MAX));
     }
-    Ok(changed)
+    Ok((changed, since.to_string()))
 }
 
 /// Lines of a file's text: its newlines, and a last line with none.

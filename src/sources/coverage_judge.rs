@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::coverage_data::{Lines, Measured};
 use super::git_diff::ChangedLines;
 use super::python_source::{Logical, Source};
-use crate::model::coverage::{ChangeCoverage, FileGaps, Gap};
+use crate::model::coverage::{ChangeCoverage, FileGaps, FileState, Gap};
 
 /// Lines of a range's source given, at most (as the Python judge).
 const SOURCE_LINES: usize = 12;
@@ -46,7 +46,7 @@ pub fn is_source(path: &str) -> bool {
 
 /// The change judged by `measured`.
 pub fn judge(change: &Change, measured: &Measured) -> ChangeCoverage {
-    let mut files = Vec::new();
+    let (mut files, mut measured_now) = (Vec::new(), Vec::new());
     let (mut unread, mut unmeasured) = (Vec::new(), 0usize);
     for (path, lines) in &change.changed.files {
         if !is_source(path) {
@@ -58,8 +58,10 @@ pub fn judge(change: &Change, measured: &Measured) -> ChangeCoverage {
         };
         let found = lookup(measured, path, change.root);
         unmeasured += usize::from(found.is_none());
-        if let Some(entry) = judge_file(path, text, lines, found.as_ref()) {
+        let (entry, state) = judge_file(path, text, lines, found.as_ref());
+        if let Some(entry) = entry {
             files.push(entry);
+            measured_now.push(state);
         }
     }
     let mut notes = Vec::new();
@@ -81,6 +83,8 @@ pub fn judge(change: &Change, measured: &Measured) -> ChangeCoverage {
         covered_lines: files.iter().map(|f| f.covered.len()).sum(),
         files,
         note: (!notes.is_empty()).then(|| notes.join("; ")),
+        measured: measured_now,
+        ..ChangeCoverage::default()
     }
 }
 
@@ -111,43 +115,97 @@ fn lookup(measured: &Measured, path: &str, root: &str) -> Option<Lines> {
     Some(found)
 }
 
-/// The file's entry, or none when none of its changed lines count.
-fn judge_file(path: &str, text: &str, lines: &[u32], measured: Option<&Lines>) -> Option<FileGaps> {
+/// A file's state as the reports `measured` say it (a file they do not
+/// name ran nowhere): every line that counts and those that ran, with its
+/// text. The base's coverage is read so (`report --baseline-coverage`).
+pub fn state_in(measured: &Measured, path: &str, text: &str, root: &str) -> FileState {
     let (source, logical) = Source::read(text);
+    let found = lookup(measured, path, root);
+    state_of(path, text, &source, &logical, found.as_ref())
+}
+
+fn state_of(
+    path: &str,
+    text: &str,
+    source: &Source,
+    logical: &[Logical],
+    measured: Option<&Lines>,
+) -> FileState {
+    let unmeasured;
     let (statements, executed) = match measured {
-        Some(m) => (m.statements.clone(), m.executed.clone()),
-        None => (statements_of(text, &logical), BTreeSet::new()),
+        Some(m) => (&m.statements, &m.executed),
+        None => {
+            unmeasured = statements_of(text, logical);
+            (&unmeasured, &BTreeSet::new())
+        }
     };
-    let counts = |n: u32| source.is_code(n) && statements.contains(&source.first_line(n));
+    let counted: Vec<u32> = (1..=source.len())
+        .filter(|&n| source.is_code(n) && statements.contains(&source.first_line(n)))
+        .collect();
+    let ran = counted
+        .iter()
+        .copied()
+        .filter(|&n| executed.contains(&source.first_line(n)))
+        .collect();
+    FileState {
+        path: path.to_string(),
+        text: text.lines().map(str::to_string).collect(),
+        counted,
+        ran,
+    }
+}
+
+/// The file's entry (none when none of its changed lines count) and its
+/// state.
+fn judge_file(
+    path: &str,
+    text: &str,
+    lines: &[u32],
+    measured: Option<&Lines>,
+) -> (Option<FileGaps>, FileState) {
+    let (source, logical) = Source::read(text);
+    let state = state_of(path, text, &source, &logical, measured);
+    let counted: BTreeSet<u32> = state.counted.iter().copied().collect();
+    let ran: BTreeSet<u32> = state.ran.iter().copied().collect();
     let changed: Vec<u32> = lines
         .iter()
         .copied()
-        .filter(|&n| counts(n))
+        .filter(|n| counted.contains(n))
         .collect::<BTreeSet<u32>>()
         .into_iter()
         .collect();
     if changed.is_empty() {
-        return None;
+        return (None, state);
     }
-    let ran = |n: &u32| executed.contains(&source.first_line(*n));
-    let covered: Vec<u32> = changed.iter().copied().filter(ran).collect();
-    let uncovered: Vec<u32> = changed.iter().copied().filter(|n| !ran(n)).collect();
-    let all: Vec<&str> = text.lines().collect();
+    let covered: Vec<u32> = changed
+        .iter()
+        .copied()
+        .filter(|n| ran.contains(n))
+        .collect();
+    let uncovered: Vec<u32> = changed
+        .iter()
+        .copied()
+        .filter(|n| !ran.contains(n))
+        .collect();
+    let counts = |n: u32| counted.contains(&n);
     let gaps = compact(&uncovered, &counts, &source)
         .into_iter()
         .map(|mut gap| {
-            let from = (gap.start as usize).saturating_sub(1).min(all.len());
-            let to = (gap.end as usize).min(from + SOURCE_LINES).min(all.len());
-            gap.source = all[from..to].iter().map(|l| l.to_string()).collect();
+            let from = (gap.start as usize).saturating_sub(1).min(state.text.len());
+            let to = (gap.end as usize)
+                .min(from + SOURCE_LINES)
+                .min(state.text.len());
+            gap.source = state.text[from..to].to_vec();
             gap
         })
         .collect();
-    Some(FileGaps {
+    let entry = FileGaps {
         path: path.to_string(),
         changed,
         covered,
         gaps,
-    })
+    };
+    (Some(entry), state)
 }
 
 /// Ranges of uncovered lines. Lines that do not count (blank, comment,
@@ -171,6 +229,7 @@ fn compact(uncovered: &[u32], counts: &dyn Fn(u32) -> bool, source: &Source) -> 
             end: line,
             function: scope.map(|s| s.name.clone()),
             source: Vec::new(),
+            was: None,
         };
         ranges.push((gap, span));
     }

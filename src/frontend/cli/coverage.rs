@@ -18,25 +18,9 @@ pub(super) fn judge(args: &ReportArgs) -> Result<Option<ChangeCoverage>, Vec<Str
     if given.files.is_empty() {
         return Ok(None);
     }
-    let mut files = Vec::new();
     let mut errors = Vec::new();
-    for arg in &given.files {
-        match expand(arg) {
-            Ok(paths) => {
-                for path in paths {
-                    match std::fs::read(&path) {
-                        Ok(bytes) => files.push(DataFile {
-                            name: path.display().to_string(),
-                            bytes,
-                            path,
-                        }),
-                        Err(e) => errors.push(format!("--coverage {}: {e}", path.display())),
-                    }
-                }
-            }
-            Err(why) => errors.push(format!("--coverage {}: {why}", arg.display())),
-        }
-    }
+    let files = read(&given.files, "--coverage", &mut errors);
+    let baseline = read(&given.baseline_coverage, "--baseline-coverage", &mut errors);
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -49,9 +33,35 @@ pub(super) fn judge(args: &ReportArgs) -> Result<Option<ChangeCoverage>, Vec<Str
     let root = Root::new(&root).map_err(|e| vec![format!("--coverage: {e}")])?;
     let python = find_python(given.python.as_deref(), &root);
     let base = given.base.as_deref().unwrap_or("HEAD");
-    judge_files(&python, root.path(), &files, base)
+    judge_files(&python, root.path(), &files, &baseline, base)
         .map(Some)
         .map_err(|e| vec![e])
+}
+
+/// The files `args` name (`flag`'s), read; what cannot be is said in
+/// `errors`.
+fn read(args: &[PathBuf], flag: &str, errors: &mut Vec<String>) -> Vec<DataFile> {
+    let mut files = Vec::new();
+    for arg in args {
+        let paths = match expand(arg) {
+            Ok(paths) => paths,
+            Err(why) => {
+                errors.push(format!("{flag} {}: {why}", arg.display()));
+                continue;
+            }
+        };
+        for path in paths {
+            match std::fs::read(&path) {
+                Ok(bytes) => files.push(DataFile {
+                    name: path.display().to_string(),
+                    bytes,
+                    path,
+                }),
+                Err(e) => errors.push(format!("{flag} {}: {e}", path.display())),
+            }
+        }
+    }
+    files
 }
 
 /// The files an argument names: itself; under a directory, coverage.py's

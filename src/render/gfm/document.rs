@@ -194,6 +194,8 @@ impl<'r> Doc<'r> {
     /// `plan`'s rendering, with the note `shortened` says when given.
     pub(super) fn render(&self, plan: &Plan, shortened: Option<(&Truncation, &str)>) -> String {
         let mut out = self.head.clone();
+        // A pull request's reader asks first whether the change was tested.
+        out.push_str(&sections::coverage(self.options, self.run));
         out.push_str(&self.collection[plan.collection as usize]);
         let n = self.flaky_at;
         if self.baseline.is_some() {
@@ -222,7 +224,6 @@ impl<'r> Doc<'r> {
             self.groups_part(&mut out, plan, 0..n);
             self.omitted_new_part(&mut out, plan);
         }
-        out.push_str(&sections::coverage(self.options, self.run));
         self.flaky_part(&mut out, plan);
         if plan.extras {
             out.push_str(&self.extras);

@@ -367,8 +367,9 @@ pub(super) fn notes(run: &Run, extra: &[String]) -> String {
     out
 }
 
-/// The change's coverage (`run --coverage`): how many changed lines ran,
-/// with the share, then each range no test ran with its function.
+/// The change's coverage (`run --coverage`, `report --coverage`): how
+/// many changed lines ran, with the share, then each range no test ran
+/// with its function. It comes first, after the headline and the counts.
 pub(super) fn coverage(options: &Options, run: &Run) -> String {
     let Some(c) = &run.coverage else {
         return String::new();
@@ -377,7 +378,8 @@ pub(super) fn coverage(options: &Options, run: &Run) -> String {
         "\n### Change coverage: {}\n\n",
         escape_text(&view::coverage_phrase(c, true))
     );
-    for (path, gap) in view::coverage_gaps(c) {
+    let gaps = view::coverage_gaps(c);
+    for (path, gap) in gaps.iter().take(COVERAGE_RANGES) {
         let at = place(options, path, Some(gap.start));
         let to = match gap.end > gap.start {
             true => format!(" to line {}", gap.end),
@@ -387,7 +389,28 @@ pub(super) fn coverage(options: &Options, run: &Run) -> String {
             Some(f) => format!(" in {}", code_span(f)),
             None => " (module level)".to_string(),
         };
-        let _ = writeln!(out, "- {at}{to}{within}");
+        let was = view::coverage_was(gap).map_or(String::new(), |w| format!(" ({w})"));
+        let _ = writeln!(out, "- {at}{to}{within}{was}");
+    }
+    if let Some(more) = gaps.len().checked_sub(COVERAGE_RANGES).filter(|n| *n > 0) {
+        let _ = writeln!(
+            out,
+            "- and {} not listed here",
+            plural(more, "more range", "more ranges")
+        );
+    }
+    let left = view::coverage_left_behind(c);
+    if !left.is_empty() {
+        let spans: Vec<String> = left.iter().map(|l| code_span(l)).collect();
+        let _ = writeln!(
+            out,
+            "\nRan before the change, not now: {}",
+            spans.join(", ")
+        );
     }
     out
 }
+
+/// Ranges no test ran listed at most: the section leads the page, so a
+/// change of hundreds of files must not push the failures out of sight.
+const COVERAGE_RANGES: usize = 40;

@@ -145,8 +145,9 @@ fn coverage(out: &mut String, c: &ChangeCoverage, room: usize, options: &Options
         } else {
             "Lines"
         };
+        let was = view::coverage_was(gap).map_or(String::new(), |w| format!(" ({w})"));
         let message = format!(
-            "{word} {}{within} changed and no test ran them",
+            "{word} {}{within} changed and no test ran them{was}",
             gap.lines()
         );
         let properties = [

@@ -23,6 +23,11 @@ pub fn write(out: &mut String, run: &Run) {
             push_id(out, f);
             out.push_str("</code>");
         }
+        if let Some(was) = view::coverage_was(gap) {
+            out.push_str(" <span class=n>(");
+            push(out, was);
+            out.push_str(")</span>");
+        }
         out.push_str("</h3>\n");
         if !gap.source.is_empty() {
             out.push_str("<pre class=detail>");
@@ -34,6 +39,12 @@ pub fn write(out: &mut String, run: &Run) {
             out.push_str("</pre>\n");
         }
         out.push_str("</article>\n");
+    }
+    let left = view::coverage_left_behind(c);
+    if !left.is_empty() {
+        out.push_str("<p>Ran before the change, not now: ");
+        push(out, &left.join("; "));
+        out.push_str("</p>\n");
     }
     out.push_str("</section>\n");
 }

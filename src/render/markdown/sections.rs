@@ -218,4 +218,8 @@ pub(super) fn coverage(out: &mut String, run: &Run, short: bool) {
     for line in lines {
         let _ = writeln!(out, "- {line}");
     }
+    let left = view::coverage_left_behind(c);
+    if !left.is_empty() && !short {
+        let _ = writeln!(out, "Ran before, not now: {}", left.join("; "));
+    }
 }

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::model::coverage::{ChangeCoverage, Gap};
+use crate::model::coverage::{ChangeCoverage, Gap, Was};
 use crate::text::one_line;
 
 /// `5 of 9 changed lines ran (against HEAD)` (`(55.6%, against HEAD)`
@@ -52,12 +52,48 @@ pub fn coverage_ranges(c: &ChangeCoverage) -> Vec<String> {
         .into_iter()
         .map(|(path, gap)| {
             let place = format!("{}:{}", one_line(path), gap.lines());
-            match &gap.function {
+            let line = match &gap.function {
                 Some(f) => format!("{place} in {}", one_line(f)),
                 None => format!("{place} (module level)"),
+            };
+            match coverage_was(gap) {
+                Some(was) => format!("{line} ({was})"),
+                None => line,
             }
         })
         .collect()
+}
+
+/// What a range was before the change, when the change was compared with
+/// what ran before it: `new` or `not run before either`.
+pub fn coverage_was(gap: &Gap) -> Option<&'static str> {
+    gap.was.map(Was::words)
+}
+
+/// The unchanged lines that ran before the change and no longer do, one
+/// entry per file: `shop/pricing.py:16-17, 20`; none when nothing was left
+/// behind or nothing was compared.
+pub fn coverage_left_behind(c: &ChangeCoverage) -> Vec<String> {
+    c.left_behind
+        .iter()
+        .map(|file| format!("{}:{}", one_line(&file.path), spans(&file.lines)))
+        .collect()
+}
+
+/// `16-17, 20` for lines 16, 17 and 20.
+fn spans(lines: &[u32]) -> String {
+    let mut parts: Vec<(u32, u32)> = Vec::new();
+    for &n in lines {
+        match parts.last_mut() {
+            Some((_, end)) if *end + 1 == n => *end = n,
+            _ => parts.push((n, n)),
+        }
+    }
+    let part = |(a, b): &(u32, u32)| match a == b {
+        true => a.to_string(),
+        false => format!("{a}-{b}"),
+    };
+    parts.iter().map(part).collect::<Vec<_>>().join(", ")
 }
 
 /// One line per file with changed lines no test ran: `shop/pricing.py: 4
@@ -85,6 +121,13 @@ pub struct CoverageSummary {
     pub percent: Option<f64>,
     /// Files with changed lines no test ran: path, lines, functions.
     pub uncovered: Vec<Uncovered>,
+    /// What the gaps were compared with (`the previous run`, `the base's
+    /// coverage`), when they were.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compared_with: Option<String>,
+    /// Unchanged lines that ran before the change and no longer do.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_behind: Vec<LeftBehindLines>,
     /// Why the change could not be judged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -98,6 +141,17 @@ pub struct Uncovered {
     pub lines: Vec<u32>,
     /// The functions or classes they are in, in order, each once.
     pub functions: Vec<String>,
+    /// Of `lines`, those whose code was there before and did not run then
+    /// either (compared with the previous run or the base's coverage).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_run_before: Vec<u32>,
+}
+
+/// A file's lines the change left behind.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LeftBehindLines {
+    pub path: String,
+    pub lines: Vec<u32>,
 }
 
 /// [`CoverageSummary`] of a run under coverage.
@@ -112,10 +166,22 @@ pub fn coverage_summary(c: &ChangeCoverage) -> CoverageSummary {
                     functions.push(f.clone());
                 }
             }
+            let lines = file.uncovered();
+            let before: Vec<&Gap> = file
+                .gaps
+                .iter()
+                .filter(|g| g.was == Some(Was::NotRunBefore))
+                .collect();
+            let not_run_before = lines
+                .iter()
+                .copied()
+                .filter(|n| before.iter().any(|g| (g.start..=g.end).contains(n)))
+                .collect();
             Uncovered {
                 path: file.path.clone(),
-                lines: file.uncovered(),
+                lines,
                 functions,
+                not_run_before,
             }
         })
         .filter(|u| !u.lines.is_empty())
@@ -126,6 +192,15 @@ pub fn coverage_summary(c: &ChangeCoverage) -> CoverageSummary {
         covered_lines: c.covered_lines,
         percent: c.percent().map(|p| (p * 10.0).round() / 10.0),
         uncovered,
+        compared_with: c.compared_with.clone(),
+        left_behind: c
+            .left_behind
+            .iter()
+            .map(|l| LeftBehindLines {
+                path: l.path.clone(),
+                lines: l.lines.clone(),
+            })
+            .collect(),
         note: c.note.clone(),
     }
 }

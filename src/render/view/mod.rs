@@ -19,8 +19,8 @@ mod status;
 mod summary;
 
 pub use coverage::{
-    CoverageSummary, Uncovered, coverage_files, coverage_gaps, coverage_phrase, coverage_ranges,
-    coverage_summary,
+    CoverageSummary, LeftBehindLines, Uncovered, coverage_files, coverage_gaps,
+    coverage_left_behind, coverage_phrase, coverage_ranges, coverage_summary, coverage_was,
 };
 pub use groups::{
     Group, New, error_phase, failure_groups, history_mark, label, new_words, rate, short_commit,

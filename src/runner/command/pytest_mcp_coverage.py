@@ -14,7 +14,11 @@ changed line numbers. Writes one JSON object on stdout:
 
     {"files": [{"path", "changed", "covered",
                 "uncovered": [{"start", "end", "function", "source"}]}],
-     "changed_lines": N, "covered_lines": M}
+     "changed_lines": N, "covered_lines": M,
+     "measured": [{"path", "text", "counted", "ran"}]}
+
+`measured` holds each judged file's lines (its text, every line that counts,
+those that ran), which a later run compares its gaps with.
 
 plus `"unreadable": [path...]` when a changed file could not be read or
 parsed, or `{"error": "..."}` alone (exit 3: coverage.py missing, 2: bad
@@ -113,7 +117,8 @@ def compact(uncovered, counts, spans):
 
 
 def judge(cov, PythonParser, path, lines):
-    """The file's entry, or None when none of its changed lines count."""
+    """The file's entry (None when none of its changed lines count), and
+    its state."""
     full = os.path.join(os.getcwd(), *path.split("/"))
     with tokenize.open(full) as source:  # honours the encoding cookie
         text = source.read()
@@ -131,9 +136,16 @@ def judge(cov, PythonParser, path, lines):
     def counts(n):
         return n in code and parser.first_line(n) in statements
 
+    # Every line that counts and those that ran: what a later run compares
+    # its gaps with (the history keeps it).
+    counted = [n for n in range(1, len(text.splitlines()) + 1) if counts(n)]
+    state = {
+        "path": path, "text": text.splitlines(), "counted": counted,
+        "ran": [n for n in counted if parser.first_line(n) not in missing],
+    }
     changed = sorted({n for n in lines if counts(n)})
     if not changed:
-        return None
+        return None, state
     covered = [n for n in changed if parser.first_line(n) not in missing]
     uncovered = [n for n in changed if parser.first_line(n) in missing]
     ranges = compact(uncovered, counts, scopes(tree))
@@ -142,7 +154,7 @@ def judge(cov, PythonParser, path, lines):
     source = text.splitlines()
     for r in ranges:
         r["source"] = source[r["start"] - 1:min(r["end"], r["start"] - 1 + SOURCE_LINES)]
-    return {"path": path, "changed": changed, "covered": covered, "uncovered": ranges}
+    return {"path": path, "changed": changed, "covered": covered, "uncovered": ranges}, state
 
 
 def run(request):
@@ -163,23 +175,25 @@ def run(request):
                  if not p.endswith("-journal")]
     if parts:
         cov.combine(parts, keep=True)
-    files, unreadable = [], []
+    files, unreadable, states = [], [], []
     for path in sorted(request["changed"]):
         full = os.path.join(os.getcwd(), *path.split("/"))
         if not path.endswith(".py") or is_test(path) or not os.path.isfile(full):
             continue
         try:
-            entry = judge(cov, PythonParser, path, request["changed"][path])
+            entry, state = judge(cov, PythonParser, path, request["changed"][path])
         except (OSError, SyntaxError, ValueError, tokenize.TokenError,
                 coverage.CoverageException):
             unreadable.append(path)
             continue
         if entry is not None:
             files.append(entry)
+            states.append(state)
     result = {
         "files": files,
         "changed_lines": sum(len(f["changed"]) for f in files),
         "covered_lines": sum(len(f["covered"]) for f in files),
+        "measured": states,
     }
     if unreadable:
         result["unreadable"] = unreadable
