@@ -15,11 +15,11 @@ pub mod durations;
 mod entries;
 pub mod events;
 pub mod git_diff;
-pub mod python_source;
 pub mod json_report;
 pub mod junit;
 pub mod merge;
 mod phases;
+pub mod python_source;
 mod streamed;
 mod timestamp;
 

@@ -77,7 +77,10 @@ fn what_is_no_coverage_data_is_said() {
     assert_eq!(sniff(b"\n{"), Ok(DataKind::Json));
     assert!(sniff(b"hello").is_err() && sniff(b"").is_err());
     let unclosed = cobertura(b"<coverage><sources>").unwrap_err();
-    assert!(unclosed.contains("ends before its elements are closed"), "{unclosed}");
+    assert!(
+        unclosed.contains("ends before its elements are closed"),
+        "{unclosed}"
+    );
     let crossed = cobertura(b"<coverage></sources>").unwrap_err();
     assert!(crossed.contains("not well-formed XML"), "{crossed}");
     assert!(
