@@ -191,7 +191,7 @@ fn the_agents_second_run_tells_gaps_still_open_and_lines_left_behind() {
     let (_, md) = run_pytest_mcp(&root, &["--coverage"]);
     assert!(md.contains("- shop/pricing.py:55 in gift (new)\n"), "{md}");
     assert!(
-        md.contains("Ran before, not now: shop/pricing.py:15-16\n"),
+        md.contains("Ran before the change, not now: shop/pricing.py:15-16\n"),
         "{md}"
     );
 }

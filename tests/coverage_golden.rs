@@ -7,9 +7,12 @@
 //! Each folder `golden/coverage/<scenario>/` holds `inputs` (result files,
 //! as in tests/golden.rs), `coverage.json` (what the judging script,
 //! `src/runner/command/pytest_mcp_coverage.py`, answered; `gaps` is its
-//! answer for `tests/projects/coverage_change`) and an optional
-//! `max_tokens` (a budget the Markdown shrinks to: the ranges become one
-//! line per file with its count).
+//! answer for `tests/projects/coverage_change`), an optional
+//! `before.json` (the files' states before the change, as the base's
+//! coverage or the previous run gives them: `compared` tells its ranges
+//! new or not run before either, and lists a line left behind) and an
+//! optional `max_tokens` (a budget the Markdown shrinks to: the ranges
+//! become one line per file with its count).
 //!
 //! To accept new output after reviewing it:
 //! `UPDATE_GOLDEN=1 cargo test --test coverage_golden`.
@@ -21,7 +24,7 @@ use pytest_mcp::frontend::dispatch;
 use pytest_mcp::frontend::report::{self, Input};
 use pytest_mcp::frontend::respond;
 use pytest_mcp::model::Run;
-use pytest_mcp::model::coverage::ChangeCoverage;
+use pytest_mcp::model::coverage::{ChangeCoverage, FileState, compare};
 use pytest_mcp::render::structured;
 use pytest_mcp::request::OutputFormat;
 
@@ -57,7 +60,12 @@ fn run_of(scenario: &Path) -> Run {
     let mut run = report::read_run(&inputs, report::Reading::for_format(OutputFormat::Json))
         .expect("readable inputs");
     let answer = std::fs::read(scenario.join("coverage.json")).expect("coverage.json");
-    run.coverage = Some(ChangeCoverage::from_judged("HEAD", &answer).expect("a judge's answer"));
+    let mut coverage = ChangeCoverage::from_judged("HEAD", &answer).expect("a judge's answer");
+    if let Ok(before) = std::fs::read(scenario.join("before.json")) {
+        let before: Vec<FileState> = serde_json::from_slice(&before).expect("before.json");
+        compare(&mut coverage, &before, "the base's coverage");
+    }
+    run.coverage = Some(coverage);
     run
 }
 
@@ -72,7 +80,7 @@ fn budget_of(scenario: &Path) -> Budget {
 #[test]
 fn coverage_golden_files() {
     let scenarios = scenarios();
-    assert!(scenarios.len() >= 4, "{scenarios:?}");
+    assert!(scenarios.len() >= 5, "{scenarios:?}");
     let mut failures = Vec::new();
     for scenario in &scenarios {
         let run = run_of(scenario);

@@ -166,6 +166,14 @@ fn coverage(out: &mut String, c: &ChangeCoverage, room: usize, options: &Options
             gaps.len() - room
         );
     }
+    let left = view::coverage_left_behind(c);
+    if !left.is_empty() {
+        let _ = write!(
+            summary,
+            "; ran before the change, not now: {}",
+            left.join("; ")
+        );
+    }
     out.push_str(&command(
         "notice",
         &[("title", "Change coverage")],

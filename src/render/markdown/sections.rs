@@ -220,6 +220,6 @@ pub(super) fn coverage(out: &mut String, run: &Run, short: bool) {
     }
     let left = view::coverage_left_behind(c);
     if !left.is_empty() && !short {
-        let _ = writeln!(out, "Ran before, not now: {}", left.join("; "));
+        let _ = writeln!(out, "Ran before the change, not now: {}", left.join("; "));
     }
 }
