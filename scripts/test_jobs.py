@@ -61,6 +61,7 @@ LONGEST = {
     "ctrf_frameworks": 12,
     "pytest_summary": 11,
     "retries": 10,
+    "coverage": 30,
 }
 
 # Binaries whose ignored tests the whole suite runs.

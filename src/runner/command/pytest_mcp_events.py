@@ -78,7 +78,6 @@ import os
 import time
 
 import pytest
-import pytest_mcp_measure
 from pytest_mcp_attempts import Attempts
 
 _PATH = os.environ.get("PYTEST_MCP_EVENTS")
@@ -156,8 +155,9 @@ def _emit(record):
 
 _begin()
 
-# coverage.py, with PYTEST_MCP_COVERAGE: from now, before any conftest.py.
-_coverage = pytest_mcp_measure.start()
+# coverage.py, with PYTEST_MCP_COVERAGE: pytest_mcp_measure, imported (so measuring)
+# as this plugin is registered, before any conftest.py; a plugin for its hooks.
+pytest_plugins = ["pytest_mcp_measure"]
 
 
 def _text(value):
@@ -654,7 +654,6 @@ def _session_seconds(config):
 
 
 def pytest_unconfigure(config):
-    pytest_mcp_measure.save(_coverage)
     _flush()
     # The "end" line: the session ran to its end (see _begin), with
     # pytest's exit status and its duration.
