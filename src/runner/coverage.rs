@@ -143,6 +143,7 @@ fn judge_now(
             ));
         }
     }
+    let change = GitChange::start(root, base);
     let mut measured = Measured::default();
     for (f, kind) in files.iter().zip(&kinds) {
         let read = match kind {
@@ -152,7 +153,7 @@ fn judge_now(
         };
         measured.add(read.map_err(|e| format!("{}: {e}", f.name))?);
     }
-    let (changed, since) = match changed_lines(root, base) {
+    let (changed, since) = match change.finish(root, base) {
         Ok(found) => found,
         Err(why) => return Ok((ChangeCoverage::unjudged(base, why), None)),
     };
@@ -231,49 +232,71 @@ fn run_judge(
 /// working tree against `base`, untracked files whole; and the commit they
 /// were compared with (where HEAD left `base`).
 fn changed_lines(root: &Path, base: &str) -> Result<(ChangedLines, String), String> {
-    let top = git(root, &["rev-parse", "--show-toplevel"]).map_err(|_| {
-        format!(
-            "{} is not in a git work tree: no change to judge",
-            root.display()
-        )
-    })?;
-    let top = Path::new(top.trim_end_matches(['\n', '\r']));
-    // A branch's change is what it did since it left `base`: the work tree
-    // against their merge base (`base` itself when HEAD descends from it),
-    // so that what `base` gained meanwhile is no change of the branch's.
-    let fork = git(root, &["merge-base", base, "HEAD"]).ok();
-    let since = fork.as_deref().map_or(base, |f| f.trim());
-    let diff = git(
-        root,
+    GitChange::start(root, base).finish(root, base)
+}
+
+/// git asked for a change: the diff and the untracked files at once, so
+/// that `report --coverage` reads its reports while git works.
+struct GitChange {
+    since: String,
+    diff: std::io::Result<std::process::Child>,
+    untracked: std::io::Result<std::process::Child>,
+}
+
+impl GitChange {
+    fn start(root: &Path, base: &str) -> GitChange {
+        // A branch's change is what it did since it left `base`: the work
+        // tree against their merge base (`base` itself when HEAD descends
+        // from it), so that what `base` gained meanwhile is no change of
+        // the branch's.
+        let since = match base {
+            "HEAD" => base.to_string(),
+            _ => git(root, &["merge-base", base, "HEAD"])
+                .map_or(base.to_string(), |f| f.trim().to_string()),
+        };
         // Prefixes given: a user's diff.noprefix or mnemonicPrefix would
-        // name the files otherwise.
-        &[
+        // name the files otherwise. --relative: paths from `root`, and only
+        // its files, as `ls-files` names the untracked ones.
+        let diff_args = [
             "diff",
             "--no-color",
             "--no-ext-diff",
+            "--relative",
             "-U0",
             "--src-prefix=a/",
             "--dst-prefix=b/",
-            since,
+            &since,
             "--",
-        ],
-    )
-    .map_err(|e| {
-        format!(
-            "git cannot compare the working tree with `{base}`: {}",
-            e.trim()
-        )
-    })?;
-    let mut changed = under_root(git_diff::changed_lines(&diff), root, top);
-    let untracked =
-        git(root, &["ls-files", "--others", "--exclude-standard", "-z"]).unwrap_or_default();
-    for path in untracked.split('\0').filter(|p| !p.is_empty()) {
-        // ls-files names them relative to `root` (git -C's directory), as
-        // the changed files are named by now.
-        let lines = std::fs::read(root.join(path)).map_or(0, |b| line_count(&b));
-        changed.add_untracked(path, u32::try_from(lines).unwrap_or(u32::MAX));
+        ];
+        let diff = spawn_git(root, &diff_args);
+        let untracked = spawn_git(root, &["ls-files", "--others", "--exclude-standard", "-z"]);
+        GitChange {
+            since,
+            diff,
+            untracked,
+        }
     }
-    Ok((changed, since.to_string()))
+
+    fn finish(self, root: &Path, base: &str) -> Result<(ChangedLines, String), String> {
+        let outside = |e: &str| e.to_ascii_lowercase().contains("not a git repository");
+        let diff = finish_git(self.diff).map_err(|e| match outside(&e) {
+            true => format!(
+                "{} is not in a git work tree: no change to judge",
+                root.display()
+            ),
+            false => format!(
+                "git cannot compare the working tree with `{base}`: {}",
+                e.trim()
+            ),
+        })?;
+        let mut changed = git_diff::changed_lines(&diff);
+        let untracked = finish_git(self.untracked).unwrap_or_default();
+        for path in untracked.split('\0').filter(|p| !p.is_empty()) {
+            let lines = std::fs::read(root.join(path)).map_or(0, |b| line_count(&b));
+            changed.add_untracked(path, u32::try_from(lines).unwrap_or(u32::MAX));
+        }
+        Ok((changed, self.since))
+    }
 }
 
 /// Lines of a file's text: its newlines, and a last line with none.
@@ -282,33 +305,22 @@ fn line_count(bytes: &[u8]) -> usize {
     newlines + usize::from(!bytes.is_empty() && !bytes.ends_with(b"\n"))
 }
 
-/// The changed files under `root`, named relative to it (git's diff names
-/// them from the repository's top).
-fn under_root(changed: ChangedLines, root: &Path, top: &Path) -> ChangedLines {
-    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let prefix = match root.strip_prefix(top) {
-        Ok(p) if !p.as_os_str().is_empty() => {
-            format!("{}/", p.to_string_lossy().replace('\\', "/"))
-        }
-        _ => return changed,
-    };
-    let mut kept = ChangedLines::default();
-    for (path, lines) in changed.files {
-        if let Some(rest) = path.strip_prefix(&prefix) {
-            kept.files.insert(rest.to_string(), lines);
-        }
-    }
-    kept
-}
-
-/// `git -C root args`: its output, or what it said on failing.
-fn git(root: &Path, args: &[&str]) -> Result<String, String> {
-    let out = Command::new("git")
+/// `git -C root args` started, its output read by [`finish_git`].
+fn spawn_git(root: &Path, args: &[&str]) -> std::io::Result<std::process::Child> {
+    Command::new("git")
         .arg("-C")
         .arg(root)
         .args(args)
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+}
+
+/// A started git's output, or the first line it said on failing.
+fn finish_git(child: std::io::Result<std::process::Child>) -> Result<String, String> {
+    let out = child
+        .and_then(std::process::Child::wait_with_output)
         .map_err(|e| format!("git could not be started: {e}"))?;
     match out.status.success() {
         true => Ok(String::from_utf8_lossy(&out.stdout).into_owned()),
@@ -318,4 +330,9 @@ fn git(root: &Path, args: &[&str]) -> Result<String, String> {
             .unwrap_or("")
             .to_string()),
     }
+}
+
+/// `git -C root args`: its output, or what it said on failing.
+fn git(root: &Path, args: &[&str]) -> Result<String, String> {
+    finish_git(spawn_git(root, args))
 }

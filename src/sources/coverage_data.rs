@@ -19,9 +19,11 @@ use serde::Deserialize;
 /// What one or more reports say of the files they measured.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Measured {
-    /// By the path the report gives (Cobertura: each `<source>` joined with
-    /// the class's `filename`, so a file may be named more than once).
+    /// By the path the report gives (Cobertura: the class's `filename`,
+    /// relative to one of `sources`).
     pub files: BTreeMap<String, Lines>,
+    /// Cobertura's `<source>` folders, the files' paths relative to them.
+    pub sources: Vec<String>,
 }
 
 /// A measured file's statements and those of them that ran.
@@ -57,11 +59,30 @@ pub fn sniff(bytes: &[u8]) -> Result<DataKind, String> {
 impl Measured {
     /// `other`'s files added: statements and lines run are unions.
     pub fn add(&mut self, other: Measured) {
+        for source in other.sources {
+            if !self.sources.contains(&source) {
+                self.sources.push(source);
+            }
+        }
         for (path, lines) in other.files {
             let mine = self.files.entry(path).or_default();
+            if mine.statements.is_empty() {
+                *mine = lines;
+                continue;
+            }
             mine.statements.extend(lines.statements);
             mine.executed.extend(lines.executed);
         }
+    }
+
+    /// Every name a file goes by: as written, and under each source.
+    pub fn names<'a>(&'a self, name: &'a str) -> impl Iterator<Item = String> + 'a {
+        let joined = self
+            .sources
+            .iter()
+            .filter(move |s| !s.is_empty() && !name.starts_with('/'))
+            .map(move |s| format!("{}/{name}", s.trim_end_matches(['/', '\\'])));
+        std::iter::once(name.to_string()).chain(joined)
     }
 }
 
@@ -73,7 +94,9 @@ pub fn cobertura(bytes: &[u8]) -> Result<Measured, String> {
     let mut reader = Reader::from_str(&text);
     reader.config_mut().check_end_names = true;
     let (mut sources, mut in_source) = (Vec::<String>::new(), false);
-    let mut classes: Vec<(String, Lines)> = Vec::new();
+    // Each class's lines as read, (number, ran): sets are built once, in
+    // bulk, at the end (50,000 inserts one by one cost more than the XML).
+    let mut classes: Vec<(String, Vec<(u32, bool)>)> = Vec::new();
     let (mut saw_root, mut open) = (false, 0usize);
     loop {
         let event = reader.read_event().map_err(|e| {
@@ -105,14 +128,10 @@ pub fn cobertura(bytes: &[u8]) -> Result<Measured, String> {
         match e.local_name().as_ref() {
             "coverage" => saw_root = true,
             "source" => in_source = start,
-            "class" => classes.push((attr(&e, b"filename").unwrap_or_default(), Lines::default())),
+            "class" => classes.push((attr(&e, b"filename").unwrap_or_default(), Vec::new())),
             "line" => {
-                let (Some(number), Some(last)) = (number(&e, b"number"), classes.last_mut()) else {
-                    continue;
-                };
-                last.1.statements.insert(number);
-                if hits(&e).is_some_and(|h| h > 0) {
-                    last.1.executed.insert(number);
+                if let (Some((number, ran)), Some(last)) = (line(&e), classes.last_mut()) {
+                    last.1.push((number, ran));
                 }
             }
             _ => {}
@@ -121,19 +140,24 @@ pub fn cobertura(bytes: &[u8]) -> Result<Measured, String> {
     if !saw_root {
         return Err("no <coverage> element: not a Cobertura report".into());
     }
-    let mut measured = Measured::default();
-    for (filename, lines) in classes.into_iter().filter(|(f, _)| !f.is_empty()) {
-        let mut names: Vec<String> = sources
-            .iter()
-            .filter(|s| !s.is_empty() && !filename.starts_with('/'))
-            .map(|s| format!("{}/{filename}", s.trim_end_matches(['/', '\\'])))
-            .collect();
-        names.push(filename);
-        for name in names {
-            measured.add(Measured {
-                files: BTreeMap::from([(name, lines.clone())]),
-            });
-        }
+    let mut measured = Measured {
+        sources: sources.into_iter().filter(|s| !s.is_empty()).collect(),
+        ..Measured::default()
+    };
+    for (filename, mut lines) in classes.into_iter().filter(|(f, _)| !f.is_empty()) {
+        lines.sort_unstable();
+        let read = Lines {
+            statements: lines.iter().map(|(n, _)| *n).collect(),
+            executed: lines
+                .iter()
+                .filter(|(_, ran)| *ran)
+                .map(|(n, _)| *n)
+                .collect(),
+        };
+        measured.add(Measured {
+            files: BTreeMap::from([(filename, read)]),
+            sources: Vec::new(),
+        });
     }
     Ok(measured)
 }
@@ -151,18 +175,25 @@ fn attr(e: &BytesStart, key: &[u8]) -> Option<String> {
     Some(value.into_owned())
 }
 
-fn number(e: &BytesStart, key: &[u8]) -> Option<u32> {
-    attr(e, key)?.trim().parse().ok()
-}
-
-/// A line's `hits`; some writers give it as a float ("1.0").
-fn hits(e: &BytesStart) -> Option<u64> {
-    let value = attr(e, b"hits")?;
-    let value = value.trim();
-    value
-        .parse::<u64>()
-        .ok()
-        .or_else(|| value.parse::<f64>().ok().map(|f| f.max(0.0).ceil() as u64))
+/// A `<line>`'s number and whether it ran (`hits` above 0; some writers
+/// give hits as a float, "1.0"), its attributes read in one pass, as
+/// written (numbers hold no references).
+fn line(e: &BytesStart) -> Option<(u32, bool)> {
+    let (mut number, mut ran) = (None, false);
+    for a in e.attributes().with_checks(false).flatten() {
+        match a.key.local_name().as_ref() {
+            "number" => number = a.value.trim().parse().ok(),
+            "hits" => {
+                let hits = a.value.trim();
+                ran = match hits.parse::<u64>() {
+                    Ok(h) => h > 0,
+                    Err(_) => hits.parse::<f64>().is_ok_and(|h| h > 0.0),
+                };
+            }
+            _ => {}
+        }
+    }
+    Some((number?, ran))
 }
 
 /// `coverage json`'s document: the parts read.
@@ -204,7 +235,10 @@ pub fn json(bytes: &[u8]) -> Result<Measured, String> {
             )
         })
         .collect();
-    Ok(Measured { files })
+    Ok(Measured {
+        files,
+        sources: Vec::new(),
+    })
 }
 
 #[cfg(test)]

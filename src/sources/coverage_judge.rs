@@ -97,12 +97,17 @@ fn lookup(measured: &Measured, path: &str, root: &str) -> Option<Lines> {
     let suffix = format!("/{path}");
     let mut exact = Vec::new();
     let mut ending = Vec::new();
-    for (name, lines) in &measured.files {
-        let name = name.replace('\\', "/");
-        let name = name.strip_prefix("./").unwrap_or(&name);
-        if name == path || name == under_root {
+    for (written, lines) in &measured.files {
+        let names = measured.names(written).map(|n| n.replace('\\', "/"));
+        let (mut is_exact, mut is_ending) = (false, false);
+        for name in names {
+            let name = name.strip_prefix("./").unwrap_or(&name);
+            is_exact |= name == path || name == under_root;
+            is_ending |= name.ends_with(&suffix);
+        }
+        if is_exact {
             exact.push(lines);
-        } else if name.ends_with(&suffix) {
+        } else if is_ending {
             ending.push(lines);
         }
     }

@@ -30,6 +30,7 @@ fn measured(name: &str, statements: &[u32], executed: &[u32]) -> Measured {
     };
     Measured {
         files: BTreeMap::from([(name.to_string(), lines)]),
+        sources: Vec::new(),
     }
 }
 
