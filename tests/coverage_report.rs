@@ -268,3 +268,19 @@ fn a_revision_git_does_not_know_leaves_the_tests_answer() {
         "{md}"
     );
 }
+
+#[test]
+fn a_folder_outside_git_says_so_and_leaves_the_tests_answer() {
+    let (_dir, root) = measured();
+    let outside = tempfile::tempdir().expect("tempdir");
+    for file in ["junit.xml", "coverage.xml"] {
+        std::fs::copy(root.join(file), outside.path().join(file)).expect("copy");
+    }
+    let (status, md, err) = report(outside.path(), &["--coverage", "coverage.xml"]);
+    assert_eq!(status, Some(0), "{err}");
+    assert!(
+        md.contains("could not be judged: ") && md.contains("is not in a git work tree"),
+        "{md}"
+    );
+    assert!(md.starts_with("Test SUCCESS"), "{md}");
+}
