@@ -152,6 +152,9 @@ pub fn contents(out: &mut String, run: &Run, shown: &Sections) {
     if shown.flaky {
         out.push_str("<a href=\"#flaky\">Flaky</a>");
     }
+    if run.coverage.is_some() {
+        out.push_str("<a href=\"#coverage\">Change coverage</a>");
+    }
     if shown.slower {
         out.push_str("<a href=\"#slower\">Slower than usual</a>");
     }
