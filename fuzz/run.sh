@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs one fuzz target on one core: fuzz/run.sh TARGET [SECONDS] [libFuzzer options...]
-#   TARGET   junit_reader | json_report_reader | ctrf_reader | params
+#   TARGET   junit_reader | json_report_reader | ctrf_reader | coverage_reader | params
 #   SECONDS  total time (default 600)
 # Seeds the corpus first when it is empty (fuzz/seed.sh). Inputs that crash
 # land in fuzz/artifacts/TARGET/; the log, with libFuzzer's final figures, in
@@ -8,13 +8,14 @@
 set -euo pipefail
 
 fuzz="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-target="${1:?usage: fuzz/run.sh junit_reader|json_report_reader|ctrf_reader|params [SECONDS] [libFuzzer options...]}"
+target="${1:?usage: fuzz/run.sh junit_reader|json_report_reader|ctrf_reader|coverage_reader|params [SECONDS] [libFuzzer options...]}"
 seconds="${2:-600}"
 shift $(($# < 2 ? $# : 2))
 case "$target" in
 junit_reader) dict=junit.dict; max_len=131072 ;;
 json_report_reader) dict=json_report.dict; max_len=131072 ;;
 ctrf_reader) dict=ctrf.dict; max_len=131072 ;;
+coverage_reader) dict=coverage.dict; max_len=65536 ;;
 params) dict=params.dict; max_len=8192 ;;
 *) echo "unknown target: $target" >&2; exit 2 ;;
 esac

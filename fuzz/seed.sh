@@ -10,6 +10,11 @@
 #   ctrf_reader         the CTRF fixtures (tests/fixtures/ctrf/), broken JSON
 #                       fixtures and one pytest-json-report fixture (JSON of
 #                       the other shape, which CTRF's sniffing must tell apart)
+#   coverage_reader     coverage.xml and coverage.json that pytest-cov writes
+#                       for tests/projects/coverage_change (made here when
+#                       $PYTHON, default .venv/bin/python, has pytest-cov),
+#                       the Python files of tests/projects/*/ and broken
+#                       Cobertura and JSON
 #   params              handwritten execute_tests / discover_tests arguments,
 #                       valid and invalid
 # and, for each target, its saved regression inputs (tests/fixtures/fuzz/).
@@ -61,8 +66,48 @@ add json_report_reader "$repo"/tests/fixtures/pytest/*/report.json "$repo"/tests
     "$repo"/golden/*/expected.json
 add ctrf_reader "$repo"/tests/fixtures/ctrf/*.json "$repo"/tests/fixtures/broken/*.json \
     "$(ls "$repo"/tests/fixtures/pytest/*/report.json | head -n 1)"
+# coverage.py's reports of a real run: tests/projects/coverage_change's
+# base with its edit copied over, run under pytest-cov (as its test does).
+python="${PYTHON:-$repo/.venv/bin/python}"
+if "$python" -c 'import pytest_cov' 2>/dev/null; then
+    work="$(mktemp -d)"
+    cp -r "$repo"/tests/projects/coverage_change/base/. "$repo"/tests/projects/coverage_change/edit/. "$work"/
+    if (cd "$work" && "$python" -m pytest -q -p no:cacheprovider --cov=shop --cov-branch \
+        --cov-report=xml:coverage.xml --cov-report=json:coverage.json >/dev/null 2>&1); then
+        add coverage_reader "$work"/coverage.xml "$work"/coverage.json
+    else
+        echo "seed.sh: pytest-cov failed on tests/projects/coverage_change; seeding without its reports" >&2
+    fi
+    rm -rf "$work"
+else
+    echo "seed.sh: no pytest-cov in $python (set PYTHON); seeding coverage_reader without fresh reports" >&2
+fi
+while IFS= read -r -d '' f; do
+    add coverage_reader "$f"
+done < <(find "$repo"/tests/projects -name '*.py' -not -path '*/__pycache__/*' -print0)
+add coverage_reader "$repo"/tests/fixtures/broken/*.json
+coverage_broken=(
+    ''
+    '<'
+    '<coverage>'
+    '<coverage/>'
+    '<?xml version="1.0"?><coverage><packages><package><classes><class filename="pkg/mod.py"><lines><line number="1" hits="1"/>'
+    '<coverage><sources><source>/work/p</source></sources><class filename="pkg/mod.py"><line number="2" hits="0"/></class></coverage>'
+    '<coverage><class filename="pkg/mod.py"><line number="x" hits="1"/></clas></coverage>'
+    '<coverage><!DOCTYPE x [<!ENTITY a "&a;&a;">]><class filename="&a;"/></coverage>'
+    '{'
+    '{}'
+    '{"files": null}'
+    '{"files": {"pkg/mod.py": {"executed_lines": [1, 2], "missing_lines": [3]}}'
+    '{"files": {"pkg/mod.py": {"executed_lines": [1.5], "missing_lines": [-3]}}}'
+    '{"files": {"pkg/mod.py": {"executed_lines": [4294967296]}}}'
+    '[{"pkg/mod.py": {"executed_lines": [1]}}]'
+)
+for b in "${coverage_broken[@]}"; do
+    add_text coverage_reader "$b"
+done
 # The saved regression inputs (tests/fuzz_regressions.rs) of every target.
-for target in junit_reader json_report_reader ctrf_reader params; do
+for target in junit_reader json_report_reader ctrf_reader coverage_reader params; do
     add "$target" "$repo"/tests/fixtures/fuzz/"$target"/*
 done
 

@@ -1,21 +1,26 @@
 //! Inputs the fuzzers (`fuzz/`) found, and handwritten inputs of the same
 //! kind, replayed through the same pipeline the fuzz targets run
-//! (`testkit/src/pipeline.rs`, which the fuzz crate uses too).
+//! (`testkit/src/pipeline.rs` and `testkit/src/coverage_pipeline.rs`,
+//! which the fuzz crate uses too).
 //!
 //! Every file under `tests/fixtures/fuzz/<target>/` goes through its target
 //! (each directory must exist and hold at least one file):
 //! `junit_reader/` as JUnit XML, `json_report_reader/` as pytest-json-report
-//! JSON, `ctrf_reader/` as CTRF JSON, `params/` as raw tool arguments. The pipeline panics on any broken
-//! promise (a panic in the crate, JSON output that is not JSON, JUnit output
-//! our reader cannot read back, Markdown over its budget, an accepted
-//! parameter that breaks a rule). The tests after the replay loops say what
-//! particular inputs must give.
+//! JSON, `ctrf_reader/` as CTRF JSON, `coverage_reader/` as coverage.py's
+//! reports (Cobertura XML, coverage.json) and as a changed Python file
+//! judged against them, `params/` as raw tool arguments. The pipeline
+//! panics on any broken promise (a panic in the crate, JSON output that is
+//! not JSON, JUnit output our reader cannot read back, Markdown over its
+//! budget, an accepted parameter that breaks a rule, a judged change whose
+//! covered lines are not among its changed ones or whose gaps miss a line,
+//! a comparison with itself that finds new code or lines left behind). The
+//! tests after the replay loops say what particular inputs must give.
 
 use pytest_mcp::frontend::dispatch;
 use pytest_mcp::frontend::report;
 use std::path::{Path, PathBuf};
 
-use pytest_mcp_testkit::pipeline;
+use pytest_mcp_testkit::{coverage_pipeline, pipeline};
 
 /// Every file saved for `target`, sorted. A missing or empty directory
 /// fails: a replay over nothing would pass without checking anything.
@@ -67,6 +72,14 @@ fn every_saved_ctrf_input_goes_through() {
     for path in fixtures("ctrf_reader") {
         let bytes = std::fs::read(&path).expect("read fixture");
         let _ = pipeline::ctrf(&bytes);
+    }
+}
+
+#[test]
+fn every_saved_coverage_input_goes_through() {
+    for path in fixtures("coverage_reader") {
+        let bytes = std::fs::read(&path).expect("read fixture");
+        let _ = coverage_pipeline::coverage(&bytes);
     }
 }
 
@@ -350,4 +363,170 @@ fn an_out_of_range_number_in_a_skipped_json_report_key_keeps_json_output_json() 
         let error = kept.expect_err("refused when kept for JSON");
         assert!(error.to_string().contains("number out of range"), "{error}");
     }
+}
+
+/// coverage_reader: the coverage.xml and coverage.json pytest-cov wrote for
+/// tests/projects/coverage_change (the XML's `<source>` made `/work/p/shop`)
+/// name the same statements and lines run, and judge the changed
+/// `shop/pricing.py` alike: what the project's NOTES.md says of it.
+#[test]
+fn pytest_cov_reports_in_either_format_judge_a_change_alike() {
+    use pytest_mcp::sources::coverage_data::DataKind;
+    use pytest_mcp::sources::coverage_judge::{self, Change};
+    use pytest_mcp::sources::git_diff::ChangedLines;
+    use std::collections::BTreeMap;
+
+    let xml = coverage_pipeline::coverage(&fixture("coverage_reader", "pytest-cov.xml"));
+    let json = coverage_pipeline::coverage(&fixture("coverage_reader", "pytest-cov.json"));
+    assert_eq!(xml.kind, Ok(DataKind::Cobertura));
+    assert_eq!(json.kind, Ok(DataKind::Json));
+    let project = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/projects/coverage_change");
+    let read = |part: &str| {
+        let path = project.join(part);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    for (part, path) in [
+        ("base/shop/__init__.py", "shop/__init__.py"),
+        ("edit/shop/discounts.py", "shop/discounts.py"),
+        ("edit/shop/pricing.py", "shop/pricing.py"),
+        ("edit/shop/stock.py", "shop/stock.py"),
+    ] {
+        let text = read(part);
+        let root = coverage_pipeline::ROOT;
+        let by_xml = coverage_judge::state_in(&xml.measured, path, &text, root);
+        let by_json = coverage_judge::state_in(&json.measured, path, &text, root);
+        assert_eq!(by_xml, by_json, "{path}");
+    }
+    let path = "shop/pricing.py";
+    let text = read("edit/shop/pricing.py");
+    let lines = u32::try_from(text.lines().count()).expect("a few lines");
+    let mut changed = ChangedLines::default();
+    changed.add_untracked(path, lines);
+    let texts = BTreeMap::from([(path.to_string(), text)]);
+    let change = Change {
+        base: "HEAD",
+        changed: &changed,
+        texts: &texts,
+        root: coverage_pipeline::ROOT,
+    };
+    let by_xml = coverage_judge::judge(&change, &xml.measured);
+    assert_eq!(by_xml, coverage_judge::judge(&change, &json.measured));
+    assert_eq!(by_xml.note, None);
+    let file = &by_xml.files[0];
+    assert!(
+        file.covered.contains(&7) && file.covered.contains(&23),
+        "{file:?}"
+    );
+    let uncovered = file.uncovered();
+    for n in [14, 31, 38, 42] {
+        assert!(uncovered.contains(&n), "{n} in {uncovered:?}");
+    }
+    for n in [12, 22, 37, 39, 45, 46, 47] {
+        assert!(
+            !file.changed.contains(&n),
+            "{n} counted: {:?}",
+            file.changed
+        );
+    }
+    let gap = file
+        .gaps
+        .iter()
+        .find(|g| g.start == 38)
+        .expect("bulk_price's gap");
+    assert_eq!((gap.end, gap.function.as_deref()), (42, Some("bulk_price")));
+}
+
+/// coverage_reader: broken reports (cut short, a string for a list of
+/// lines, a negative or fractional line number) are refused with where and
+/// why; the change is still judged, its file counted as in no report.
+#[test]
+fn broken_coverage_reports_are_refused_with_a_reason() {
+    let cases = [
+        ("cut-short.xml", "not well-formed XML at byte 1499"),
+        (
+            "wrong-types.json",
+            "line 1, column 73: not coverage.py's JSON report",
+        ),
+        ("negative-line.json", "expected u32"),
+        ("float-line.json", "line 2, column 50"),
+    ];
+    for (name, words) in cases {
+        let read = coverage_pipeline::coverage(&fixture("coverage_reader", name));
+        let error = if name.ends_with(".xml") {
+            read.cobertura.expect_err(name)
+        } else {
+            read.json.expect_err(name)
+        };
+        assert!(error.contains(words), "{name}: {error}");
+        assert!(read.measured.files.is_empty(), "{name}");
+        let note = read.judged.note.unwrap_or_default();
+        assert!(note.contains("in no coverage report"), "{name}: {note}");
+    }
+}
+
+/// coverage_reader: Cobertura numbers no writer gives: a line number that
+/// is negative, past `u32`, padded, missing or given twice; hits as a
+/// float, `NaN`, `-inf`, `1e400`, empty or missing. Lines that are no
+/// number are left out; hits that are not a positive number did not run.
+/// The file is found under a `<source>` (`/work/p/` with its slash, beside
+/// a blank one and a Windows one), an absolute filename under none, and an
+/// undefined entity in a name is no error.
+#[test]
+fn odd_cobertura_numbers_and_names_are_read_safely() {
+    use pytest_mcp::sources::coverage_judge;
+
+    let read = coverage_pipeline::coverage(&fixture("coverage_reader", "odd-numbers.xml"));
+    let measured = read.cobertura.expect("reads");
+    assert_eq!(measured, read.measured);
+    // 13 lines of code: every line a statement of its own.
+    let text = "x = 1\n".repeat(13);
+    let state = coverage_judge::state_in(&measured, "pkg/mod.py", &text, coverage_pipeline::ROOT);
+    // The line whose number is given twice (12, then 13) is read as one
+    // of them: such XML is not well-formed, and attributes go unchecked.
+    let twice = *state.counted.last().expect("lines counted");
+    assert!(twice == 12 || twice == 13, "{:?}", state.counted);
+    assert_eq!(state.counted, [2, 3, 4, 5, 6, 7, 8, 9, twice]);
+    assert_eq!(state.ran, [2, 5, 8, 9, twice]);
+    // Named by the absolute filename alone (line 10, not run).
+    let state = coverage_judge::state_in(&measured, "abs/pkg/mod.py", &text, "/");
+    assert_eq!((state.counted, state.ran), (vec![10], vec![]));
+}
+
+/// coverage_reader: Python source the scanner must not lose its place in,
+/// judged with nothing measured (every statement not run): multi-line
+/// strings, docstrings, a backslash continuation, a decorator's call over
+/// lines with a comment inside, brackets closed too often, an unterminated
+/// one-quote string, `# pragma: no cover` on a block's header, `try:` /
+/// `finally:`, tabs and a form feed for indentation, CRLF line ends, a
+/// lone CR (no line end for Rust's `lines`, as here), bytes that are not
+/// UTF-8 and a triple-quoted string left open to the end.
+#[test]
+fn tricky_python_source_is_judged_line_by_line() {
+    let read = coverage_pipeline::coverage(&fixture("coverage_reader", "tricky-source.py"));
+    assert!(read.kind.is_err() && read.measured.files.is_empty());
+    let file = &read.judged.files[0];
+    assert!(file.covered.is_empty());
+    // Docstrings (1-2, 13), a blank line (5), the pragma'd `if` and its
+    // block (16-17), `else:`, `try:` and `finally:` (18, 30, 32).
+    let not_counted: Vec<u32> = (1..=44).filter(|n| !file.changed.contains(n)).collect();
+    assert_eq!(not_counted, [1, 2, 5, 13, 16, 17, 18, 30, 32]);
+    let gaps: Vec<(u32, u32, Option<&str>)> = file
+        .gaps
+        .iter()
+        .map(|g| (g.start, g.end, g.function.as_deref()))
+        .collect();
+    assert_eq!(
+        gaps,
+        [
+            (3, 4, None),
+            (6, 26, Some("top")),
+            (27, 33, None),
+            (34, 34, Some("spaced")),
+            (35, 36, Some("crlf")),
+            (37, 37, Some("lone_cr")),
+            (38, 38, Some("C")),
+            (39, 40, None),
+            (41, 44, Some("last")),
+        ]
+    );
 }

@@ -44,7 +44,11 @@ pub enum DataKind {
 
 /// The kind of `bytes`, or why it is none coverage.py writes.
 pub fn sniff(bytes: &[u8]) -> Result<DataKind, String> {
-    let start = bytes.trim_ascii_start();
+    // A byte-order mark some tools write before the XML is no content.
+    let start = bytes
+        .strip_prefix(b"\xef\xbb\xbf")
+        .unwrap_or(bytes)
+        .trim_ascii_start();
     match start.first() {
         _ if bytes.starts_with(b"SQLite format 3\0") => Ok(DataKind::DataFile),
         Some(b'<') => Ok(DataKind::Cobertura),
@@ -212,6 +216,7 @@ struct JsonFile {
 
 /// A `coverage json` report: each file's executed and missing lines.
 pub fn json(bytes: &[u8]) -> Result<Measured, String> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let report: JsonReport = serde_json::from_slice(bytes).map_err(|e| {
         format!(
             "line {}, column {}: not coverage.py's JSON report ({e})",

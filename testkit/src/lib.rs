@@ -8,6 +8,8 @@
 //!   `token_cost` benches);
 //! - [`pipeline`]: what the fuzz targets drive, replayed on saved inputs by
 //!   `tests/fuzz_regressions.rs`;
+//! - [`coverage_pipeline`]: the same for the coverage report readers and
+//!   the change's coverage judge (the `coverage_reader` fuzz target);
 //! - [`sharding`]: a simulated suite with known true costs and
 //!   pytest-split's algorithms, to measure shard plans against (the perf
 //!   harness's `plan` section, `tests/plan.rs`);
@@ -20,6 +22,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
+pub mod coverage_pipeline;
 pub mod inputs;
 pub mod pipeline;
 pub mod real_suites;

@@ -115,6 +115,7 @@ fn was(counterparts: impl Iterator<Item = Vec<u32>>, then: &Lines) -> Was {
 /// Unchanged lines (not among `changed`) that ran then and count but did
 /// not run now.
 fn left_over(ops: &[DiffOp], then: &Lines, now: &FileState, changed: &[u32]) -> Vec<u32> {
+    let changed: BTreeSet<u32> = changed.iter().copied().collect();
     let ran_now: BTreeSet<u32> = now.ran.iter().copied().collect();
     let counted_now: BTreeSet<u32> = now.counted.iter().copied().collect();
     let mut left = Vec::new();

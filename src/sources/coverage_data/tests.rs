@@ -69,6 +69,7 @@ fn reports_of_shards_add_up() {
 fn what_is_no_coverage_data_is_said() {
     assert_eq!(sniff(b"SQLite format 3\0rest"), Ok(DataKind::DataFile));
     assert_eq!(sniff(b"  <?xml"), Ok(DataKind::Cobertura));
+    assert_eq!(sniff(b"\xef\xbb\xbf<?xml"), Ok(DataKind::Cobertura));
     assert_eq!(sniff(b"\n{"), Ok(DataKind::Json));
     assert!(sniff(b"hello").is_err() && sniff(b"").is_err());
     let unclosed = cobertura(b"<coverage><sources>").unwrap_err();
