@@ -411,6 +411,11 @@ fn a_shard_of_30000_tests_runs_past_the_command_lines_limit() {
             "1/1",
             "--max-chars",
             "2000",
+            // What is tested is the command line's limit, not time: the
+            // 30,000 tests take about two minutes on two idle cores, past
+            // the default 300 s on a loaded CI machine (they once did).
+            "--timeout",
+            "1800",
         ],
         &[],
     );
