@@ -80,6 +80,7 @@ pub fn judge_files(
     let before = reports(baseline, "--baseline-coverage")?;
     let mut judged = judge_now(python, root, files, base)?;
     if let (Some(before), Some(since)) = (before, &judged.1) {
+        let root_text = root_text(root);
         let states: Vec<FileState> = judged
             .0
             .measured
@@ -87,7 +88,7 @@ pub fn judge_files(
             .map(|now| {
                 let text =
                     git(root, &["show", &format!("{since}:./{}", now.path)]).unwrap_or_default();
-                coverage_judge::state_in(&before, &now.path, &text, &root_text(root))
+                coverage_judge::state_in(&before, &now.path, &text, &root_text)
             })
             .collect();
         crate::model::coverage::compare(&mut judged.0, &states, "the base's coverage");
@@ -146,15 +147,11 @@ fn judge_now(
         }
     }
     let change = GitChange::start(root, base);
-    let mut measured = Measured::default();
-    for (f, kind) in files.iter().zip(&kinds) {
-        let read = match kind {
-            DataKind::Cobertura => coverage_data::cobertura(&f.bytes),
-            DataKind::Json => coverage_data::json(&f.bytes),
-            DataKind::DataFile => continue,
-        };
-        measured.add(read.map_err(|e| format!("{}: {e}", f.name))?);
-    }
+    // Data files are coverage.py's to read; reports are read here.
+    let measured = match data_files {
+        0 => reports(files, "--coverage")?.unwrap_or_default(),
+        _ => Measured::default(),
+    };
     let (changed, since) = match change.finish(root, base) {
         Ok(found) => found,
         Err(why) => return Ok((ChangeCoverage::unjudged(base, why), None)),

@@ -45,22 +45,6 @@ pub fn changed_lines(diff: &str) -> ChangedLines {
     parser.finish()
 }
 
-/// Sorted lines as inclusive ranges of consecutive numbers, for saying
-/// `33-35` rather than three lines. A line repeated or out of order
-/// starts no error: it joins a range that holds it or starts a new one.
-pub fn ranges(lines: &[u32]) -> Vec<(u32, u32)> {
-    let mut out: Vec<(u32, u32)> = Vec::new();
-    for &line in lines {
-        match out.last_mut() {
-            Some((start, end)) if (*start..=end.saturating_add(1)).contains(&line) => {
-                *end = (*end).max(line);
-            }
-            _ => out.push((line, line)),
-        }
-    }
-    out
-}
-
 /// Where in a diff the reader is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::model::coverage::{ChangeCoverage, Gap, Was};
+use crate::model::coverage::{ChangeCoverage, Gap, Was, ranges};
 use crate::text::one_line;
 
 /// `5 of 9 changed lines ran (against HEAD)` (`(55.6%, against HEAD)`
@@ -82,18 +82,15 @@ pub fn coverage_left_behind(c: &ChangeCoverage) -> Vec<String> {
 
 /// `16-17, 20` for lines 16, 17 and 20.
 fn spans(lines: &[u32]) -> String {
-    let mut parts: Vec<(u32, u32)> = Vec::new();
-    for &n in lines {
-        match parts.last_mut() {
-            Some((_, end)) if *end + 1 == n => *end = n,
-            _ => parts.push((n, n)),
-        }
-    }
-    let part = |(a, b): &(u32, u32)| match a == b {
+    let part = |&(a, b): &(u32, u32)| match a == b {
         true => a.to_string(),
         false => format!("{a}-{b}"),
     };
-    parts.iter().map(part).collect::<Vec<_>>().join(", ")
+    ranges(lines)
+        .iter()
+        .map(part)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// One line per file with changed lines no test ran: `shop/pricing.py: 4
