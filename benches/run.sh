@@ -3,7 +3,7 @@
 # environments, builds pytest-mcp in release mode and runs benches/perf,
 # which generates its inputs under target/bench-inputs/ and prints the
 # tables. Arguments go to the harness: --rounds N (default 5),
-# --only overhead,runcost,history,report,shards,tokens,loop,server,context,suites,plan,shardrun,compare
+# --only overhead,runcost,history,report,shards,tokens,loop,server,context,suites,plan,shardrun,shardloop,coverage,compare
 # (compare needs --baseline BIN: an earlier build of pytest-mcp; shards
 # measures it on ten files when given).
 set -euo pipefail
@@ -18,6 +18,14 @@ if ! { [ -x .venv-bench/bin/python ] && cmp -s requirements-bench.txt "$stamp"; 
     "${PYTHON:-python3}" -m venv .venv-bench
     .venv-bench/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt
     cp requirements-bench.txt "$stamp"
+fi
+# The shardloop section: pytest and pytest-split only, as a new user has them.
+stamp=.venv-bench-plain/.requirements-installed
+if ! { [ -x .venv-bench-plain/bin/python ] && cmp -s requirements-bench-plain.txt "$stamp"; }; then
+    echo "bench: creating .venv-bench-plain with requirements-bench-plain.txt" >&2
+    "${PYTHON:-python3}" -m venv .venv-bench-plain
+    .venv-bench-plain/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-bench-plain.txt
+    cp requirements-bench-plain.txt "$stamp"
 fi
 
 # `cargo bench` builds the bench profile (release settings) of both the

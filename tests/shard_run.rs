@@ -6,7 +6,8 @@
 //! Actions or none); an empty shard passes (exit status 0); a plan that no
 //! longer matches the collection is told test by test, each new test run
 //! by one shard; bad shards are refused; and a shard of 30,000 tests, whose
-//! ids are more than a command line holds, runs.
+//! ids are more than a command line holds, runs. Each shard is one pytest
+//! process: its tests are chosen in the run's own collection.
 //!
 //! Interpreter: `PYTEST_MCP_TEST_PYTHON`, else `.venv/bin/python`.
 
@@ -396,6 +397,9 @@ fn bad_shards_and_plans_are_refused_saying_why() {
     }
 }
 
+/// The shard's ids pass between pytest and `select-shard` through pipes,
+/// never a command line: a shard of more ids than a command line holds
+/// runs, in one pytest process.
 #[test]
 fn a_shard_of_30000_tests_runs_past_the_command_lines_limit() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -512,4 +516,52 @@ fn report_plan_names_a_withheld_shards_tests_and_fails() {
     let text = String::from_utf8_lossy(&md.stdout);
     assert!(text.contains("shard 2 did not"), "{text}");
     assert!(text.contains(&second[0]), "{text}");
+}
+
+/// A shard is one pytest process, which collects once and runs the
+/// shard's tests (the plugin chooses them in that collection); under
+/// pytest-xdist each worker chooses alike and the shard runs once.
+#[test]
+fn a_shard_is_one_pytest_process_even_under_workers() {
+    let (_dir, root) = planned_in_three();
+    // Every pytest process that starts, and every collection, leaves a line.
+    std::fs::write(
+        root.join("conftest.py"),
+        "import os\n\n\ndef pytest_configure(config):\n    if not hasattr(config, 'workerinput'):\n        with open('starts.txt', 'a') as f:\n            f.write(f'{os.getpid()}\\n')\n",
+    )
+    .expect("conftest");
+    let shards = plan_shards(&root.join("plan.json"));
+    let mut first = shards[0].clone();
+    first.sort();
+    let run = [
+        "run",
+        "--no-history",
+        "--format",
+        "json",
+        "--plan",
+        "plan.json",
+        "--shard",
+        "1",
+    ];
+    let out = pytest_mcp(&root, &run, &[]);
+    assert_eq!(
+        outcomes(&out).into_keys().collect::<Vec<_>>(),
+        first,
+        "{}",
+        stderr(&out)
+    );
+    let starts = std::fs::read_to_string(root.join("starts.txt")).expect("starts.txt");
+    assert_eq!(starts.lines().count(), 1, "one pytest process: {starts}");
+    let workers = pytest_mcp(&root, &[&run[..], &["--workers", "2"]].concat(), &[]);
+    assert_eq!(
+        outcomes(&workers).into_keys().collect::<Vec<_>>(),
+        first,
+        "{}",
+        stderr(&workers)
+    );
+    assert!(
+        stderr(&workers).contains("Shard 1 of 3 (plan.json)"),
+        "{}",
+        stderr(&workers)
+    );
 }

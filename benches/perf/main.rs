@@ -25,6 +25,9 @@
 //! - `shards`: `report` over 1 to 10 shard files of 100,000 cases each,
 //!   one file at a time (`--threads 1`) against all cores (the default),
 //!   and the `--baseline` build on all ten when given (issue 24).
+//! - `untimed`: `report` over one and ten of those shards with no suite
+//!   `time` (the duration the tests' sum), against ten single reads and
+//!   100 MiB of peak RSS, and the `--baseline` build when given (issue 49).
 //! - `tokens`: o200k_base tokens of the Markdown, the ADR-006 JSON and
 //!   pytest's own `-q` output for the same runs.
 //! - `server`: a `discover_tests` round trip through `pytest-mcp serve`
@@ -47,6 +50,11 @@
 //!   by `pytest-mcp plan` and by pytest-split's two algorithms (from its
 //!   own `--store-durations`), each shard run alone and timed (needs
 //!   `.venv-bench`, which has pytest-split).
+//! - `shardloop`: `tests/projects/sharding_loop` as a new user shards it
+//!   (issue 49): one `pytest-mcp run`, `plan --shards 3 --root DIR` alone,
+//!   then `run --plan plan.json --shard K`, against plain `pytest @ids` on
+//!   each shard's ids and pytest-split's two algorithms (needs
+//!   `.venv-bench-plain`: pytest and pytest-split, no pytest-json-report).
 //! - `coverage`: `report --coverage coverage.xml` against `report` alone
 //!   on a generated project of 50,000 statement lines with a change in 20
 //!   modules (issue 48 item 6: within 2x).
@@ -77,6 +85,7 @@ mod plan;
 mod proc;
 mod run_cost;
 mod server;
+mod shard_loop;
 mod shard_run;
 mod shards;
 mod suites;
@@ -107,8 +116,22 @@ pub struct Env {
 }
 
 const SECTIONS: &[&str] = &[
-    "overhead", "runcost", "history", "report", "shards", "tokens", "loop", "server", "context",
-    "suites", "plan", "shardrun", "coverage", "compare",
+    "overhead",
+    "runcost",
+    "history",
+    "report",
+    "shards",
+    "untimed",
+    "tokens",
+    "loop",
+    "server",
+    "context",
+    "suites",
+    "plan",
+    "shardrun",
+    "shardloop",
+    "coverage",
+    "compare",
 ];
 
 fn main() {
@@ -202,6 +225,7 @@ fn main() {
             "report" => throughput::run(&env),
             "coverage" => coverage_report::run(&env),
             "shards" => shards::run(&env),
+            "untimed" => shards::run_untimed(&env),
             "tokens" => token_cost::run(&env),
             "loop" => loop_tokens::run(&env),
             "server" => server::run(&env),
@@ -209,6 +233,7 @@ fn main() {
             "suites" => suites::run(&env),
             "plan" => plan::run(&env),
             "shardrun" => shard_run::run(&env),
+            "shardloop" => shard_loop::run(&env),
             "compare" => compare::run(&env),
             _ => unreachable!(),
         }

@@ -17,6 +17,9 @@ pub struct Durations {
     by_id: HashMap<String, Vec<Timing>>,
     /// Runs added.
     pub runs: usize,
+    /// The history of runs read, if one was ([`Durations::add_history`]),
+    /// for the plan's summary line.
+    pub history: Option<std::path::PathBuf>,
 }
 
 impl Durations {
@@ -38,7 +41,8 @@ impl Durations {
     /// Adds the runs of the history of runs ([`crate::history::timings`]):
     /// each test's timing in every run that timed it, phase by phase when
     /// the run's source timed the phases.
-    pub fn add_history(&mut self, timings: crate::history::Timings) {
+    pub fn add_history(&mut self, path: &std::path::Path, timings: crate::history::Timings) {
+        self.history = Some(path.to_path_buf());
         self.runs += timings.runs;
         for (id, runs) in timings.tests {
             let list = self.by_id.entry(id).or_default();
@@ -134,8 +138,10 @@ pub fn id_files(plan: &Plan) -> Vec<(String, String)> {
         .collect()
 }
 
-/// One line for standard error: what was planned, on what basis.
-pub fn summary(plan: &Plan) -> String {
+/// One line for standard error: what was planned, on what basis (how
+/// many runs, and which history when one was read; when none held a run,
+/// how to record one).
+pub fn summary(plan: &Plan, durations: &Durations) -> String {
     let slowest = plan.shards.iter().map(|s| s.seconds).fold(0.0, f64::max);
     let empty = plan.shards.iter().filter(|s| s.tests.is_empty()).count();
     let basis = &plan.basis;
@@ -144,10 +150,20 @@ pub fn summary(plan: &Plan) -> String {
         crate::text::plural(basis.tests, "test", "tests"),
         crate::text::plural(plan.shards.len(), "shard", "shards"),
     );
+    let history = durations
+        .history
+        .as_deref()
+        .map(|p| p.display().to_string());
     if basis.runs == 0 {
         let most = plan.shards.iter().map(|s| s.tests.len()).max().unwrap_or(0);
+        let why = match &history {
+            Some(path) => format!(
+                "no durations: the history of runs at {path} holds no run yet (`pytest-mcp run` records one there; or give --durations FILE)"
+            ),
+            None => "no durations (--durations FILE, --history FILE, or a run recorded by `pytest-mcp run`)".to_string(),
+        };
         line.push_str(&format!(
-            ", up to {most} each; no durations (--durations FILE, or a history of runs): every test counted alike"
+            ", up to {most} each; {why}: every test counted alike"
         ));
     } else {
         line.push_str(&format!(", the slowest expected to take {slowest:.1}s"));
@@ -157,6 +173,9 @@ pub fn summary(plan: &Plan) -> String {
             basis.runs,
             if basis.runs == 1 { "" } else { "s" }
         ));
+        if let Some(path) = &history {
+            line.push_str(&format!(" of the history of runs at {path}"));
+        }
         if basis.estimated > 0 {
             line.push_str(&format!(
                 ", {} estimated from their module's (else the suite's) mean",

@@ -1,7 +1,8 @@
 //! `run --shard`: which shard a job runs and which tests that is
 //! (docs/sharding.md, "Running a shard"). Pure: the CI's variables come in
 //! through a lookup, the plan and the collection as values; the command
-//! line (`cli/shard.rs`) reads files, collects and runs.
+//! line (`cli/shard.rs`) reads files and runs, and the run's own pytest
+//! hands its collection to `select-shard`, which chooses with [`select`].
 //!
 //! Every shard of one plan works this out alone, with no word from the
 //! others, so whatever a shard decides about a test the plan does not
@@ -10,7 +11,47 @@
 
 use std::collections::HashMap;
 
+use serde::{Deserialize, Serialize};
+
 use crate::plan::Plan;
+
+/// What choosing a shard's tests in the run's collection found, handed
+/// back to `run --shard` by `select-shard` (through a file: it runs inside
+/// pytest, whose output is the run's).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// Lines for standard error, in order: how the plan was made (`K/N`),
+    /// what differs from the plan ([`warnings`], each `warning: ...`),
+    /// and the note.
+    pub lines: Vec<String>,
+    /// The note the shard's answer carries ([`note`]).
+    pub note: String,
+    /// The shard has no test: what the answer says instead of pytest's
+    /// "no tests ran" ([`empty_note`]).
+    pub empty: Option<String>,
+}
+
+/// What a shard run chose, from the plan and the collection.
+pub fn outcome(s: &Selected, source: &str, mut lines: Vec<String>) -> Outcome {
+    lines.extend(warnings(s).into_iter().map(|w| format!("warning: {w}")));
+    let empty = s.ids.is_empty().then(|| empty_note(s, source));
+    let note = note(s, source);
+    lines.push(empty.clone().unwrap_or_else(|| note.clone()));
+    Outcome { lines, note, empty }
+}
+
+/// Why a shard with no test passed: the answer's note.
+pub fn empty_note(s: &Selected, source: &str) -> String {
+    let why = if s.total > s.collected {
+        "the plan has more shards than there are tests"
+    } else {
+        "the plan gives it no test"
+    };
+    format!(
+        "Shard {} of {} ({source}) is empty ({why}): nothing ran, and that is a pass.",
+        s.index, s.total
+    )
+}
 
 /// Which shard, of how many when the spec says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -108,7 +108,7 @@ fn assemble(left: LeftBehind, keep_json_report: bool, finished: &Finished) -> (R
         },
         JsonReport::Missing => notes.push("pytest-json-report wrote no report".to_string()),
         JsonReport::NotInstalled(python) => notes.push(format!(
-            "pytest-json-report is not installed for {python}: results come from JUnit XML (install it for phases, xpass and captured output)"
+            "pytest-json-report is not installed for {python}: results come from JUnit XML and the event log (install it for xpass and captured output)"
         )),
     }
     if let Some(bytes) = left.junit {
@@ -120,7 +120,12 @@ fn assemble(left: LeftBehind, keep_json_report: bool, finished: &Finished) -> (R
     let events = EventLog::parse(&left.events);
     let stdout = finished.stdout.text();
     let mut run = if !runs.is_empty() {
-        merge(runs)
+        let mut run = merge(runs);
+        // Without pytest-json-report, JUnit times each test as a whole:
+        // the event log says how its phases split it, which a plan of
+        // shards needs to count a module's shared setup once (issue 49).
+        events.split_phases(&mut run.tests);
+        run
     } else {
         let logged = events.to_run();
         match crate::sources::console::parse(&stdout) {

@@ -250,12 +250,13 @@ fn execute(
         )
     })?;
     if let Mode::Run(RunParams {
-        shard: Some(ids), ..
+        shard: Some(choice),
+        ..
     }) = mode
     {
-        ws.write_ids(ids).map_err(|e| {
+        ws.write_shard(&choice.argv).map_err(|e| {
             spawn_error(
-                format!("Failed to spawn pytest subprocess: cannot write the shard's test ids into the private temporary directory ({e}); check TMPDIR"),
+                format!("Failed to spawn pytest subprocess: cannot write the shard's choice into the private temporary directory ({e}); check TMPDIR"),
                 shown.clone(),
             )
         })?;

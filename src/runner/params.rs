@@ -141,13 +141,26 @@ pub struct RunParams {
     pub format: OutputFormat,
     /// The answer's token budget, when the request set one.
     pub max_tokens: Option<usize>,
-    /// A shard's tests (`run --shard`), run instead of `node_ids`: handed
-    /// to pytest through a file, so that no number of them meets the
-    /// command line's length limit (they come from a plan, not a request).
-    pub shard: Option<Vec<String>>,
+    /// One shard of the suite (`run --shard`): the tests are chosen inside
+    /// pytest's own collection, by the program this names (see
+    /// [`ShardChoice`]).
+    pub shard: Option<ShardChoice>,
     /// Run under coverage.py and judge the change against this git
     /// revision (docs/coverage.md).
     pub coverage: Option<String>,
+}
+
+/// How a shard run chooses its tests: after pytest collects (and `-m`,
+/// `-k` deselect), pytest-mcp's plugin hands the collected node ids, one a
+/// line, to `argv` on its standard input and runs those it prints back;
+/// the others are deselected. So one pytest process collects and runs the
+/// shard, new tests are placed and gone ones named from the run's own
+/// collection, and no number of ids meets the command line's limit. The
+/// program is pytest-mcp itself (`select-shard`), which holds the plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShardChoice {
+    /// The program and its arguments.
+    pub argv: Vec<std::ffi::OsString>,
 }
 
 /// Validated parameters of a discovery (`--collect-only`).

@@ -17,7 +17,9 @@ use crate::model::changes::LastRun;
 use crate::model::discovery::Item;
 use crate::model::exec_error::Running;
 use crate::model::rerun::{FailureCache, LastFailed};
-use crate::model::{Attempt, Location, Outcome, Run, SourceInfo, SourceKind, TestResult, Xfail};
+use crate::model::{
+    Attempt, Location, Outcome, Phase, PhaseSplit, Run, SourceInfo, SourceKind, TestResult, Xfail,
+};
 use crate::pytest_text;
 
 #[derive(Debug, Deserialize)]
@@ -138,6 +140,40 @@ struct Report {
     /// counted from 0.
     #[serde(default)]
     rerun: Option<u64>,
+    /// The line of a test's passed phases: of `duration` (their sum), the
+    /// seconds of its setup and of its teardown; the call has the rest. An
+    /// older plugin wrote neither, and its line is all call.
+    #[serde(default)]
+    setup: Option<f64>,
+    #[serde(default)]
+    teardown: Option<f64>,
+}
+
+impl Report {
+    /// The phases this report times, in seconds: its duration, for its
+    /// phase; or, on the line of the passed phases with their setup and
+    /// teardown, each phase's part of it (a part beyond the duration is cut
+    /// to it, so the three add up to the duration).
+    fn times(&self) -> impl Iterator<Item = (Phase, f64)> {
+        let Some(duration) = self.duration else {
+            return [None, None, None].into_iter().flatten();
+        };
+        let valid = |t: &f64| t.is_finite() && *t >= 0.0;
+        if (self.setup.is_none() && self.teardown.is_none()) || !valid(&duration) {
+            let phase = phases::phase_of(&self.when);
+            return [Some((phase, duration)), None, None].into_iter().flatten();
+        }
+        let part = |t: Option<f64>, room: f64| t.filter(valid).map_or(0.0, |t| t.min(room));
+        let setup = part(self.setup, duration);
+        let teardown = part(self.teardown, duration - setup);
+        [
+            Some((Phase::Setup, setup)),
+            Some((Phase::Call, duration - setup - teardown)),
+            Some((Phase::Teardown, teardown)),
+        ]
+        .into_iter()
+        .flatten()
+    }
 }
 
 /// What the event log says about a run.
@@ -233,6 +269,23 @@ impl EventLog {
                 .copied()
                 .unwrap_or(usize::MAX)
         });
+    }
+
+    /// Gives each of `tests` that has a duration and no split of it into
+    /// phases (JUnit's one time per test) the split this log timed for
+    /// the same id: pytest's JUnit time is the sum of the phases' own, so
+    /// the log's shares apply. One pass, reading the log's reports by id;
+    /// nothing when every test has its split (pytest-json-report's).
+    pub fn split_phases(&self, tests: &mut [TestResult]) {
+        let lacks = |t: &TestResult| t.phases.is_none() && t.duration.is_some();
+        if self.reports.is_empty() || !tests.iter().any(lacks) {
+            return;
+        }
+        for test in tests.iter_mut().filter(|t| lacks(t)) {
+            if let Some(reports) = self.reports.get(test.node_id.as_str()) {
+                test.phases = split_of(reports);
+            }
+        }
     }
 
     /// Whether the process ended before its session did: the plugin
@@ -361,17 +414,20 @@ fn test_from_reports(id: &str, reports: &[Report]) -> TestResult {
         test.set_message(Some(reason).filter(|m| !m.is_empty()));
     }
     test.set_reruns(attempts(reports));
-    phases::time(
-        &mut test,
-        reports
-            .iter()
-            .filter_map(|r| r.duration.map(|d| (phases::phase_of(&r.when), d))),
-    );
+    phases::time(&mut test, reports.iter().flat_map(Report::times));
     let file = id.split("::").next().unwrap_or_default();
     if !file.is_empty() {
         test.location = Some(Location::new(file, None));
     }
     test
+}
+
+/// How one test's reports split its time into phases, folded as
+/// [`test_from_reports`] folds them.
+fn split_of(reports: &[Report]) -> Option<PhaseSplit> {
+    let mut timed = TestResult::new(String::new(), Outcome::Passed);
+    phases::time(&mut timed, reports.iter().flat_map(Report::times));
+    timed.phases
 }
 
 /// A retrying plugin's failed attempts, oldest first: its reports with a

@@ -129,9 +129,11 @@ pytest-mcp discover --path tests/api --pattern 'check_*.py' --format json"
         long_about = "Plan shards: split the tests pytest collects (as `discover` does, with \
 `run`'s selection: ids or paths, -m, -k) into N shards of about equal time, for the parallel \
 jobs of a CI (a GitHub Actions matrix, GitLab parallel, CircleCI or Buildkite parallelism).\n\n\
-Durations come from the history of runs (--history: each test's median over its last 10 runs, \
-as `run` and `report --history` record them) or from the result files of earlier runs \
-(--durations, repeatable: each test's median over them). A pytest-json-report file is best: its setup, call and teardown times show \
+Durations come from the history of runs (each test's median over its last 10 runs, as `run` \
+and `report --history` record them: by default the one `run` keeps under --root, so one \
+`pytest-mcp run` is enough; --history FILE for another) or from the result files of earlier \
+runs (--durations, repeatable: each test's median over them). The summary line on standard \
+error says how many runs the durations come from, and from which history. A pytest-json-report file is best: its setup, call and teardown times show \
 what a module's or a class's fixtures cost (the first test of a module pays them), and the plan \
 counts that setup once on every shard that runs any of the module's tests, so it keeps a costly \
 module together rather than pay its fixture on every shard. JUnit XML (or CTRF) gives each \
@@ -149,6 +151,7 @@ Exit status: 0 the plan was written; 2 a durations file could not be read, colle
 errors (the plan would leave their tests out), or the output could not be written; 4 a \
 refused parameter; 124 timeout; 127 pytest cannot be started.",
         after_help = "Examples:\n  \
+pytest-mcp run && pytest-mcp plan --shards 3 -o plan.json    # from the run just recorded\n  \
 pytest-mcp plan --shards 4 --durations report.json -o plan.json\n  \
 pytest-mcp plan --shards 4 --durations main.json --format ids -o shards/ && pytest @shards/shard-2.txt\n  \
 pytest-mcp plan --shards 3 --durations junit.xml -m 'not slow' tests/api"
@@ -168,6 +171,31 @@ a request names must stay inside it. stdout carries only the protocol; logs go t
 stdin, or the server gets SIGTERM/SIGINT."
     )]
     Serve(ServeArgs),
+    /// Internal: chooses a shard's tests inside the run of `run --shard`.
+    #[command(hide = true)]
+    SelectShard(SelectShardArgs),
+}
+
+/// `select-shard`, which pytest-mcp's plugin runs inside the pytest of
+/// `run --shard` with the collected node ids on standard input (not for
+/// people: `run --shard` gives it these).
+#[derive(Debug, clap::Args)]
+pub struct SelectShardArgs {
+    /// `K` with --plan, else `K/N`.
+    #[arg(long)]
+    pub shard: String,
+    /// The plan file (an absolute path: pytest's directory is the root).
+    #[arg(long)]
+    pub plan: Option<PathBuf>,
+    /// The plan file as the user named it, for the shard's note.
+    #[arg(long)]
+    pub named: Option<PathBuf>,
+    /// Without --plan: the history of runs to plan from.
+    #[arg(long)]
+    pub history: Option<PathBuf>,
+    /// Where to write what was found (JSON).
+    #[arg(long)]
+    pub outcome: PathBuf,
 }
 
 #[derive(Debug, clap::Args)]
@@ -466,16 +494,20 @@ pub struct PlanArgs {
     /// call and teardown: shared fixture setup is told from the tests'
     /// own time), or JUnit XML or CTRF (each test's total). Repeat for
     /// several runs; each test takes its median. Without it (or
-    /// --history) every test counts alike.
+    /// --history) the history `run` keeps under --root is read.
     #[arg(long, value_name = "FILE")]
     pub durations: Vec<PathBuf>,
     /// The history of runs to take durations from (an SQLite file `run`
-    /// and `report --history` keep; `run`'s default is
-    /// <root>/.pytest_cache/d/pytest-mcp/history.sqlite): each test's
-    /// median over its last 10 runs, phase by phase where the runs timed
-    /// them. A missing file is a history with no runs yet.
-    #[arg(long, value_name = "PATH")]
+    /// and `report --history` keep): each test's median over its last 10
+    /// runs, phase by phase where the runs timed them. A missing file is a
+    /// history with no runs yet. Default, without --durations: the one
+    /// `run` keeps, <root>/.pytest_cache/d/pytest-mcp/history.sqlite.
+    #[arg(long, value_name = "PATH", conflicts_with = "no_history")]
     pub history: Option<PathBuf>,
+    /// Read no history of runs: without --durations, every test counts
+    /// alike and the shards get equal numbers of tests.
+    #[arg(long)]
+    pub no_history: bool,
     #[command(flatten)]
     pub selection: SelectionArgs,
     /// json: the plan (docs/sharding.md); ids: one file of node ids per

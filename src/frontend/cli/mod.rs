@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use args::{
     Cli, Command, DiscoverArgs, FailOn, PlanArgs, PlanFormat, ProjectArgs, ReportArgs, RunArgs,
-    ServeArgs,
+    SelectShardArgs, ServeArgs,
 };
 
 use crate::budget::Budget;
@@ -42,6 +42,7 @@ pub fn main() -> ExitCode {
         Command::Discover(args) => ExitCode::from(run_discover(&args)),
         Command::Plan(args) => ExitCode::from(plan::run_plan(&args)),
         Command::Serve(args) => ExitCode::from(run_serve(&args)),
+        Command::SelectShard(args) => ExitCode::from(shard::select_main(&args)),
     }
 }
 
@@ -210,24 +211,26 @@ fn run_pytest(args: &RunArgs) -> u8 {
     settings.history = args.history.keeping(settings.root.path());
     settings.results.clone_from(&args.results);
     let budget = report::cli_budget(project.format, params.max_tokens, project.max_chars);
-    let shard_note = match one_shard(args, &settings, &mut params, &budget) {
-        Ok(note) => note,
+    let shard = match one_shard(args, &settings, &mut params) {
+        Ok(shard) => shard,
         Err(status) => return status,
     };
     let mut progress = ProgressLine::new();
     let cancel = cancelled_on_signals();
-    let outcome = execute::run_tests(&settings, &params, &cancel, &mut |p| progress.show(p));
+    let mut outcome = execute::run_tests(&settings, &params, &cancel, &mut |p| progress.show(p));
     progress.clear();
+    let empty_shard = shard.is_some_and(|s| s.conclude(outcome.as_mut().ok()));
     let answered = match outcome {
         Ok(mut run) => {
-            run.notes.extend(shard_note);
             run.rerun_hint = Some(RerunHint::Cli);
             let keeping = settings.history.as_ref();
             let remember = match args.shard {
                 Some(_) => remember::after_shard,
                 None => remember::after_run,
             };
-            if let Some(warning) = remember(&mut run, keeping, settings.root.path()) {
+            // An empty shard ran nothing worth remembering.
+            if !empty_shard && let Some(warning) = remember(&mut run, keeping, settings.root.path())
+            {
                 eprintln!("pytest-mcp: warning: {warning}");
             }
             let annotations = github::options_for_root(settings.root.path());
@@ -262,25 +265,20 @@ fn run_pytest(args: &RunArgs) -> u8 {
     answer(project, answered)
 }
 
-/// `run --shard`: the shard's tests put into `params`, and the note its
-/// answer carries. `Err`: the exit status of an answer already written (an
-/// empty shard's pass, a refused `--shard` or `--plan`) or explained.
+/// `run --shard`: the program that chooses the shard's tests put into
+/// `params` ([`shard::prepare`]). `Err`: the exit status of a refused
+/// `--shard` or `--plan`, answered, or of an error already explained.
 fn one_shard(
     args: &RunArgs,
     settings: &Settings,
     params: &mut crate::runner::params::RunParams,
-    budget: &Budget,
-) -> Result<Option<String>, u8> {
+) -> Result<Option<shard::Prepared>, u8> {
     let Some(spec) = &args.shard else {
         return Ok(None);
     };
     let project = &args.project;
     match shard::prepare(args, spec, settings, params) {
-        Ok(shard::Prepared::Tests { note }) => Ok(Some(note)),
-        Ok(shard::Prepared::Empty(run)) => {
-            let answered = respond::run(&run, project.format, &Style::within(*budget));
-            Err(answer(project, answered))
-        }
+        Ok(prepared) => Ok(Some(prepared)),
         Err(shard::Refused::Param(e)) => {
             eprintln!("pytest-mcp: {e}");
             Err(answer(project, respond::invalid(&e, project.format)))

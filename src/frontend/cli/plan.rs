@@ -23,8 +23,8 @@ pub(super) fn run_plan(args: &PlanArgs) -> u8 {
         Ok(d) => d,
         Err(status) => return status,
     };
-    if let Some(path) = &args.history
-        && let Err(status) = add_history(&mut durations, path)
+    if let Some(path) = history_of(args)
+        && let Err(status) = add_history(&mut durations, &path)
     {
         return status;
     }
@@ -33,26 +33,49 @@ pub(super) fn run_plan(args: &PlanArgs) -> u8 {
         Err(status) => return status,
     };
     let shards = NonZeroUsize::new(usize::from(args.shards)).unwrap_or(NonZeroUsize::MIN);
-    let made = planned(&collected, &durations, shards);
+    let (made, lines) = planned(&collected, &durations, shards);
+    for line in lines {
+        eprintln!("pytest-mcp: {line}");
+    }
     match (args.format, &args.output) {
         (PlanFormat::Ids, Some(dir)) => write_ids(dir, &made),
         (_, output) => finish(output.as_ref(), &plan::json(&made), EXIT_OK),
     }
 }
 
-/// The plan of `collected`, what it rests on said on standard error (and
-/// a warning when no collected test has a duration though some were
-/// read: node ids of another rootdir).
-pub(super) fn planned(collected: &[String], durations: &Durations, shards: NonZeroUsize) -> Plan {
+/// The history of runs a plan reads: `--history`'s; with neither it nor
+/// `--durations` (nor `--no-history`), the one `run` keeps under `--root`,
+/// so that a plan made after a `run` balances by what that run took.
+fn history_of(args: &PlanArgs) -> Option<std::path::PathBuf> {
+    if args.no_history {
+        return None;
+    }
+    match (&args.history, args.durations.is_empty()) {
+        (Some(path), _) => Some(path.clone()),
+        (None, true) => Some(crate::history::default_path(&args.pytest.root)),
+        (None, false) => None,
+    }
+}
+
+/// The plan of `collected`, and the lines for standard error that say
+/// what it rests on (after a warning when no collected test has a
+/// duration though some were read: node ids of another rootdir).
+pub(super) fn planned(
+    collected: &[String],
+    durations: &Durations,
+    shards: NonZeroUsize,
+) -> (Plan, Vec<String>) {
     let made = plan::make(collected, durations, shards);
+    let mut lines = Vec::new();
     if durations.runs > 0 && made.basis.tests > 0 && made.basis.estimated == made.basis.tests {
-        eprintln!(
-            "pytest-mcp: warning: no collected test has a duration in the durations read: \
+        lines.push(
+            "warning: no collected test has a duration in the durations read: \
 do their node ids match this collection (the same --root as the runs that timed them)?"
+                .to_string(),
         );
     }
-    eprintln!("pytest-mcp: {}", plan::summary(&made));
-    made
+    lines.push(plan::summary(&made, durations));
+    (made, lines)
 }
 
 /// The durations of the last runs of the history at `path`
@@ -61,13 +84,7 @@ do their node ids match this collection (the same --root as the runs that timed 
 pub(super) fn add_history(durations: &mut Durations, path: &Path) -> Result<(), u8> {
     match crate::history::timings(path, crate::history::PLAN_RUNS) {
         Ok(timings) => {
-            if timings.runs == 0 {
-                eprintln!(
-                    "pytest-mcp: the history of runs {} holds no timed run yet",
-                    path.display()
-                );
-            }
-            durations.add_history(timings);
+            durations.add_history(path, timings);
             Ok(())
         }
         Err(e) => {

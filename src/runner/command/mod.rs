@@ -18,8 +18,6 @@ use crate::runner::process::{self, Ending, Spec};
 const EVENTS_PLUGIN: &str = include_str!("pytest_mcp_events.py");
 const EVENTS_MODULE: &str = "pytest_mcp_events";
 
-/// The plugin that hands a shard's ids to pytest from a file, written
-/// beside the event log's for such a run only.
 /// The events plugin's companions, which it imports: the attempts of tests
 /// run again and the failures a plugin rewrote; coverage.py for `run
 /// --coverage`.
@@ -30,8 +28,11 @@ const COMPANIONS: [(&str, &str); 2] = [
     ),
     ("pytest_mcp_measure", include_str!("pytest_mcp_measure.py")),
 ];
-const IDS_PLUGIN: &str = include_str!("pytest_mcp_ids.py");
-const IDS_MODULE: &str = "pytest_mcp_ids";
+/// The plugin that chooses a shard's tests from the run's collection
+/// ([`crate::runner::params::ShardChoice`]), written beside the event
+/// log's for such a run only.
+const SHARD_PLUGIN: &str = include_str!("pytest_mcp_shard.py");
+const SHARD_MODULE: &str = "pytest_mcp_shard";
 
 /// Where the interpreter came from, for error messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -257,20 +258,27 @@ impl Workspace {
     pub fn coverage_data(&self) -> PathBuf {
         self.dir.path().join("coverage").join("data")
     }
-    /// The file of a shard's node ids, one a line.
-    pub fn ids(&self) -> PathBuf {
-        self.dir.path().join("ids.txt")
+    /// The program that chooses a shard's tests, its arguments separated
+    /// by NUL bytes (a path is any bytes but NUL).
+    pub fn shard(&self) -> PathBuf {
+        self.dir.path().join("shard.argv")
     }
-    /// Writes a shard's node ids, one a line, and the plugin that hands
-    /// them to pytest ([`IDS_PLUGIN`]).
-    pub fn write_ids(&self, ids: &[String]) -> std::io::Result<()> {
-        let mut text = String::with_capacity(ids.iter().map(|id| id.len() + 1).sum());
-        for id in ids {
-            text.push_str(id);
-            text.push('\n');
+    /// Writes the program that chooses a shard's tests and the plugin that
+    /// runs it ([`SHARD_PLUGIN`]).
+    pub fn write_shard(&self, argv: &[OsString]) -> std::io::Result<()> {
+        use std::os::unix::ffi::OsStrExt as _;
+        let mut bytes = Vec::new();
+        for (i, arg) in argv.iter().enumerate() {
+            if i > 0 {
+                bytes.push(0);
+            }
+            bytes.extend_from_slice(arg.as_bytes());
         }
-        std::fs::write(self.ids(), text)?;
-        std::fs::write(self.dir.path().join(format!("{IDS_MODULE}.py")), IDS_PLUGIN)
+        std::fs::write(self.shard(), bytes)?;
+        std::fs::write(
+            self.dir.path().join(format!("{SHARD_MODULE}.py")),
+            SHARD_PLUGIN,
+        )
     }
     fn path(&self) -> &Path {
         self.dir.path()
@@ -304,15 +312,12 @@ pub fn build(
     }
     args.extend(junit_args(ws));
     let (timeout, targets) = match mode {
-        Mode::Run(p) if p.shard.is_some() => {
-            // The ids follow this `--`: the plugin appends them to pytest's
-            // arguments (`pytest_mcp_ids.py`).
-            args.extend(["-p".into(), IDS_MODULE.into()]);
-            args.extend(run_options(p));
-            args.push("--".into());
-            (p.timeout, Vec::new())
-        }
         Mode::Run(p) => {
+            if p.shard.is_some() {
+                // The shard's tests are chosen in the run's own collection
+                // (`pytest_mcp_shard.py`).
+                args.extend(["-p".into(), SHARD_MODULE.into()]);
+            }
             args.extend(run_options(p));
             (p.timeout, p.node_ids.clone())
         }
@@ -455,7 +460,7 @@ fn environment(caps: Capabilities, ws: &Workspace, mode: &Mode<'_>) -> Vec<(OsSt
                 ));
             }
             if p.shard.is_some() {
-                env.push(("PYTEST_MCP_IDS".into(), ws.ids().into_os_string()));
+                env.push(("PYTEST_MCP_SHARD".into(), ws.shard().into_os_string()));
             }
         }
     }

@@ -15,8 +15,11 @@ of a test is written at once when it is the last one, when the session is
 stopping, or when other tests are still running (xdist); otherwise it waits
 for the next start, or the end of the session, whichever comes first. The
 phases that passed (most of them) are one "passed" line with their summed
-duration; the others are recorded in full. Test ids are encoded with the C
-string encoder json.dumps itself uses for a string (same text).
+duration, and of it the setup's and the teardown's seconds (to the
+microsecond: what a plan of shards needs to count a module's shared setup
+once, when no JSON report times the phases); the others are recorded in
+full. Test ids are encoded with the C string encoder json.dumps itself uses
+for a string (same text).
 
 The log starts with a "begin" line, written when this module is imported,
 and ends with an "end" line, written when pytest unconfigures: pytest's exit
@@ -89,7 +92,8 @@ _MAX_TEXT = 20000
 _fd = None
 # json.dumps(text, ensure_ascii=False) for a str, without building an encoder.
 _enc = getattr(json.encoder, "c_encode_basestring", None) or json.encoder.encode_basestring
-# Seconds of the phases that passed, per test running now.
+# Seconds of the phases that passed, per test running now: [setup, call,
+# teardown].
 _passed = {}
 # Records of the phases that did not pass, per test running now.
 _records = {}
@@ -541,15 +545,16 @@ def pytest_runtest_logreport(report):
     if not _PATH or _worker is not None:
         return
     nodeid = report.nodeid
-    seconds = _passed.get(nodeid, 0.0)
+    seconds = _passed.get(nodeid)
+    if seconds is None:
+        seconds = _passed[nodeid] = [0.0, 0.0, 0.0]
     if report.passed and not hasattr(report, "wasxfail"):
         # Most phases: nothing to keep but the time.
         duration = getattr(report, "duration", None)
         if isinstance(duration, (int, float)):
-            seconds += duration
-        _passed[nodeid] = seconds
+            when = report.when
+            seconds[0 if when == "setup" else 2 if when == "teardown" else 1] += duration
         return
-    _passed[nodeid] = seconds
     record = {
         "event": "report",
         "nodeid": nodeid,
@@ -587,11 +592,13 @@ def pytest_runtest_logfinish(nodeid, location):
     quoted = _enc(nodeid)
     lines = "".join(_line(r) for r in records) if records else ""
     if passed is not None:
-        # The phases that passed: one line with their time.
-        lines += '{"event": "report", "nodeid": %s, "when": "call", "outcome": "passed", "duration": %r}\n' % (
-            quoted,
-            passed,
-        )
+        # The phases that passed: one line with their time, and the setup's
+        # and the teardown's part of it (%.6f: shorter and quicker than %r).
+        setup, call, teardown = passed
+        lines += (
+            '{"event": "report", "nodeid": %s, "when": "call", "outcome": "passed", "duration": %r, '
+            '"setup": %.6f, "teardown": %.6f}\n'
+        ) % (quoted, setup + call + teardown, setup, teardown)
     if records and any(r["outcome"] == "rerun" for r in records):
         # pytest-rerunfailures runs this test again: an attempt, not a test done.
         _held += lines + '{"event": "finish", "nodeid": %s, "rerun": true}\n' % quoted

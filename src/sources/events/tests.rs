@@ -208,3 +208,117 @@ fn a_log_without_its_last_line_ended_early_and_names_what_never_ran() {
     // No first line (an older plugin, or none): nothing is said.
     assert!(!EventLog::parse(r#"{"event": "collected", "count": 1}"#).ended_early());
 }
+
+/// The seconds of a test's setup, call and teardown, to within the
+/// split's precision (a share in 1/65,534).
+fn phase_seconds(test: &TestResult) -> [f64; 3] {
+    let times = test.phase_times().expect("timed phases");
+    [times.setup, times.call, times.teardown]
+}
+
+fn close(a: [f64; 3], b: [f64; 3]) -> bool {
+    a.iter().zip(b).all(|(a, b)| (a - b).abs() < 1e-4)
+}
+
+/// The passed phases' one line carries their setup and teardown seconds
+/// beside their sum (issue 49): the test's time splits into its phases.
+#[test]
+fn the_passed_phases_line_splits_the_time_into_phases() {
+    let log = r#"{"event": "collected", "count": 3}
+{"event": "start", "nodeid": "t.py::first"}
+{"event": "report", "nodeid": "t.py::first", "when": "call", "outcome": "passed", "duration": 2.25, "setup": 2.000000, "teardown": 0.050000}
+{"event": "finish", "nodeid": "t.py::first"}
+{"event": "start", "nodeid": "t.py::failing"}
+{"event": "report", "nodeid": "t.py::failing", "when": "call", "outcome": "failed", "duration": 0.5, "longrepr": "E   assert 0", "message": "assert 0"}
+{"event": "report", "nodeid": "t.py::failing", "when": "call", "outcome": "passed", "duration": 0.125, "setup": 0.100000, "teardown": 0.025000}
+{"event": "finish", "nodeid": "t.py::failing"}
+{"event": "start", "nodeid": "t.py::old"}
+{"event": "report", "nodeid": "t.py::old", "when": "call", "outcome": "passed", "duration": 0.3}
+{"event": "finish", "nodeid": "t.py::old"}
+"#;
+    let run = EventLog::parse(log).to_run();
+    let [first, failing, old] = &run.tests[..] else {
+        panic!("{:?}", run.tests)
+    };
+    assert_eq!(first.outcome, Outcome::Passed);
+    assert!((first.duration.unwrap() - 2.25).abs() < 1e-12);
+    assert!(close(phase_seconds(first), [2.0, 0.2, 0.05]));
+    // A failed call's own report, and the passed setup and teardown.
+    assert_eq!(failing.outcome, Outcome::Failed);
+    assert!((failing.duration.unwrap() - 0.625).abs() < 1e-12);
+    assert!(close(phase_seconds(failing), [0.1, 0.5, 0.025]));
+    // An older plugin's line, without them: all of it the call, as before.
+    assert!(close(phase_seconds(old), [0.0, 0.3, 0.0]));
+}
+
+/// A setup or teardown the line gives beyond its sum (rounded to the
+/// microsecond on a test of none), or not a time, is cut to what is left:
+/// the phases still add up to the duration.
+#[test]
+fn the_parts_never_exceed_the_sum() {
+    let line = |setup: &str, teardown: &str| {
+        format!(
+            "{{\"event\": \"start\", \"nodeid\": \"t.py::a\"}}\n\
+             {{\"event\": \"report\", \"nodeid\": \"t.py::a\", \"when\": \"call\", \"outcome\": \"passed\", \"duration\": 0.000001, \"setup\": {setup}, \"teardown\": {teardown}}}\n\
+             {{\"event\": \"finish\", \"nodeid\": \"t.py::a\"}}\n"
+        )
+    };
+    for (setup, teardown) in [
+        ("0.000001", "0.000001"),
+        ("0.000002", "0.0"),
+        ("-1", "0.000001"),
+    ] {
+        let run = EventLog::parse(&line(setup, teardown)).to_run();
+        let test = &run.tests[0];
+        assert_eq!(test.duration, Some(0.000001), "{setup} {teardown}");
+        let times = test.phase_times().expect("phases");
+        let sum = times.setup + times.call + times.teardown;
+        assert!(
+            (sum - 0.000001).abs() < 1e-15,
+            "{setup} {teardown}: {times:?}"
+        );
+        assert!(times.setup >= 0.0 && times.call >= 0.0 && times.teardown >= 0.0);
+    }
+    // A duration that is no time is no time, split or not.
+    let run = EventLog::parse(&line("0.1", "0.1").replace("0.000001,", "-1.0,")).to_run();
+    assert_eq!((run.tests[0].duration, run.tests[0].phases), (None, None));
+}
+
+/// JUnit's tests (one time each) get the log's split of the same id; a
+/// test with its own split, without a duration, or unknown to the log is
+/// left as it is.
+#[test]
+fn tests_timed_as_a_whole_get_the_logs_split() {
+    let log = EventLog::parse(
+        r#"{"event": "start", "nodeid": "t.py::a"}
+{"event": "report", "nodeid": "t.py::a", "when": "call", "outcome": "passed", "duration": 4.0, "setup": 3.000000, "teardown": 0.000000}
+{"event": "finish", "nodeid": "t.py::a"}
+{"event": "start", "nodeid": "t.py::b"}
+{"event": "report", "nodeid": "t.py::b", "when": "call", "outcome": "passed", "duration": 1.0, "setup": 0.000000, "teardown": 0.500000}
+{"event": "finish", "nodeid": "t.py::b"}
+"#,
+    );
+    let timed = |id: &str, duration: Option<f64>, phases: Option<PhaseSplit>| {
+        let mut test = TestResult::new(id, Outcome::Passed);
+        test.duration = duration;
+        test.phases = phases;
+        test
+    };
+    let own = PhaseSplit::of(1.0, 1.0, 0.0);
+    let mut tests = vec![
+        timed("t.py::a", Some(4.2), None),
+        timed("t.py::b", Some(2.0), own),
+        timed("t.py::b", None, None),
+        timed("t.py::unknown", Some(1.0), None),
+    ];
+    log.split_phases(&mut tests);
+    // JUnit's own time, split by the log's shares.
+    assert!(close(phase_seconds(&tests[0]), [3.15, 1.05, 0.0]));
+    assert_eq!(tests[1].phases, own);
+    assert_eq!(tests[2].phases, None);
+    assert_eq!(tests[3].phases, None);
+    // A second time changes nothing; every test split: nothing to do.
+    let before = tests.clone();
+    log.split_phases(&mut tests);
+    assert_eq!(tests, before);
+}

@@ -8,6 +8,7 @@ fn grace_of(args: &[&str]) -> Result<Duration, clap::Error> {
         Command::Serve(a) => a.kill_grace,
         Command::Plan(a) => a.pytest.kill_grace,
         Command::Report(_) => unreachable!("no --kill-grace on report"),
+        Command::SelectShard(_) => unreachable!("no --kill-grace on select-shard"),
     })
 }
 
