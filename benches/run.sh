@@ -3,7 +3,7 @@
 # environments, builds pytest-mcp in release mode and runs benches/perf,
 # which generates its inputs under target/bench-inputs/ and prints the
 # tables. Arguments go to the harness: --rounds N (default 5),
-# --only overhead,runcost,history,report,shards,tokens,loop,server,context,suites,plan,shardrun,shardloop,coverage,compare
+# --only overhead,runcost,history,report,shards,tokens,loop,server,context,suites,plan,shardrun,shardloop,untimed,coverage,compare
 # (compare needs --baseline BIN: an earlier build of pytest-mcp; shards
 # measures it on ten files when given).
 set -euo pipefail

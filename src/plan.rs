@@ -14,11 +14,14 @@
 //!   module's fixtures); tests without durations estimated;
 //! - `assign`: the tests dealt to shards so that the slowest shard is as
 //!   fast as it can be, a scope's shared setup counted once on every shard
-//!   that runs any of its tests.
+//!   that runs any of its tests, and a scope kept whole unless splitting
+//!   it shortens the slowest shard by more than the setup it repeats
+//!   (issue 49; the rule and where it applies: `assign`'s documentation).
 //!
 //! The same input gives the same plan, byte for byte: nothing iterates a
 //! hash map, and every tie is broken by collection order (then by shard
-//! index).
+//! index). Timings are read to the microsecond, as the history keeps them,
+//! so a result file and the history it was recorded into plan alike.
 
 mod assign;
 mod scopes;

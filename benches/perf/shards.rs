@@ -5,6 +5,12 @@
 //! default); with `--baseline BIN`, that build on all ten files too. Each
 //! its own process, alternated round by round: median wall time, CPU time
 //! (user + system) and peak RSS.
+//!
+//! The `untimed` section (issue 49): the same shards with no `time` on
+//! their `<testsuite>` (common outside pytest), the run's duration then the
+//! sum of its tests': one file and all ten on all cores, against ten
+//! single reads and 100 MiB of peak RSS; with `--baseline BIN`, that build
+//! on the same files too.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -18,7 +24,8 @@ use crate::{Env, alternated, secs};
 const SHARDS: usize = 10;
 
 /// `--generate-shards DIR N`: writes `DIR/shards/shard-K.xml` for K < N
-/// from `DIR/junit-100000.xml`, module names prefixed by the shard.
+/// from `DIR/junit-100000.xml`, module names prefixed by the shard, and
+/// beside each `untimed-K.xml`, the same with no suite `time`.
 pub fn generate_main(dir: &Path, shards: usize) {
     let xml = std::fs::read_to_string(dir.join(format!("junit-{CASES}.xml"))).expect("the XML");
     let out = dir.join("shards");
@@ -27,18 +34,37 @@ pub fn generate_main(dir: &Path, shards: usize) {
         let shard = xml
             .replace("tests.test_mod", &format!("tests.shard{k}.test_mod"))
             .replace("tests/test_mod", &format!("tests/shard{k}/test_mod"));
+        std::fs::write(out.join(format!("untimed-{k}.xml")), untimed(&shard))
+            .expect("write an untimed shard");
         std::fs::write(out.join(format!("shard-{k}.xml")), shard).expect("write a shard");
     }
 }
 
-struct Cmd {
-    name: String,
-    bin: PathBuf,
-    files: usize,
-    threads: Option<&'static str>,
+/// `xml` with the `time` attribute of each `<testsuite>` taken out.
+fn untimed(xml: &str) -> String {
+    let mut out = String::with_capacity(xml.len());
+    let mut rest = xml;
+    while let Some(at) = rest.find("<testsuite ") {
+        let end = at + rest[at..].find('>').expect("a closed <testsuite> tag");
+        let tag = &rest[at..end];
+        out.push_str(&rest[..at]);
+        match tag.find(" time=\"") {
+            Some(t) => {
+                let close = t + 7 + tag[t + 7..].find('"').expect("a quoted time");
+                out.push_str(&tag[..t]);
+                out.push_str(&tag[close + 1..]);
+            }
+            None => out.push_str(tag),
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
-pub fn run(env: &Env) {
+/// The report section's inputs and `SHARDS` shards of them, timed and
+/// untimed; the directory of the shards.
+fn generate_shards(env: &Env) -> PathBuf {
     let (xml, _) = generate(env);
     let dir = xml.parent().expect("report dir").to_path_buf();
     eprintln!("generating {SHARDS} shards of {CASES} cases ...");
@@ -49,6 +75,18 @@ pub fn run(env: &Env) {
         .status()
         .expect("run the generator");
     assert!(status.success(), "generating the shards failed");
+    dir
+}
+
+struct Cmd {
+    name: String,
+    bin: PathBuf,
+    files: usize,
+    threads: Option<&'static str>,
+}
+
+pub fn run(env: &Env) {
+    let dir = generate_shards(env);
     let shard = |k: usize| dir.join(format!("shards/shard-{k}.xml"));
     let shard_bytes = std::fs::metadata(shard(0)).expect("a shard").len();
     let cmds = commands(env);
@@ -179,4 +217,91 @@ fn print_table(env: &Env, samples: &[Vec<crate::proc::Sample>]) {
         mb(((rss(parallel) - rss(1)) / (SHARDS - 1) as f64) as u64),
         mb(rss(parallel) as u64)
     );
+}
+
+/// The `untimed` section: `report` on one untimed shard and on all ten (all
+/// cores), by this build and the `--baseline` build when given, with the
+/// ten timed shards beside them.
+pub fn run_untimed(env: &Env) {
+    let dir = generate_shards(env);
+    let file = |name: &str, k: usize| dir.join(format!("shards/{name}-{k}.xml"));
+    let shard_bytes = std::fs::metadata(file("untimed", 0))
+        .expect("an untimed shard")
+        .len();
+    // Name, build, files' name, how many files.
+    let mut cmds = vec![
+        ("1 untimed file", &env.bin, "untimed", 1),
+        ("10 untimed files", &env.bin, "untimed", SHARDS),
+        ("10 timed files", &env.bin, "shard", SHARDS),
+    ];
+    if let Some(baseline) = &env.baseline {
+        cmds.push(("1 untimed file, baseline build", baseline, "untimed", 1));
+        let ten = "10 untimed files, baseline build";
+        cmds.push((ten, baseline, "untimed", SHARDS));
+    }
+    let rounds = env.rounds.max(3);
+    let (samples, _) = alternated(
+        cmds.len(),
+        rounds,
+        &dir.join("untimed-out"),
+        |i| cmds[i].0.to_string(),
+        |i| {
+            let (_, bin, name, files) = cmds[i];
+            let mut command = Command::new(bin);
+            command.arg("report");
+            command.args((0..files).map(|k| file(name, k)));
+            command
+        },
+        Stdio::null,
+    );
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "## 2c. Untimed shards merged: `report` (Markdown, all cores) over 1 and {SHARDS} files of {CASES} cases ({:.1} MB each) whose `<testsuite>` records no `time`, {cores} cores; {rounds} rounds\n",
+        mb(shard_bytes)
+    );
+    let names: Vec<&str> = cmds.iter().map(|c| c.0).collect();
+    print_untimed(&names, &samples, env.baseline.is_some());
+}
+
+/// The `untimed` table, and its targets for this build (commands 0 and 1:
+/// one file, ten) and the baseline build (3 and 4) when there is one.
+fn print_untimed(names: &[&str], samples: &[Vec<crate::proc::Sample>], baseline: bool) {
+    let of = |i: usize, f: fn(&crate::proc::Sample) -> f64| {
+        median(&samples[i].iter().map(f).collect::<Vec<_>>())
+    };
+    let wall = |i: usize| of(i, |s| s.wall);
+    let rss = |i: usize| of(i, |s| s.max_rss as f64);
+    println!("| files | wall | CPU | peak RSS |");
+    println!("|---|---|---|---|");
+    for (i, name) in names.iter().enumerate() {
+        println!(
+            "| {name} | {} | {} | {:.1} MiB |",
+            secs(wall(i)),
+            secs(of(i, |s| s.cpu)),
+            mib(rss(i))
+        );
+    }
+    let builds = [(0, "this build"), (3, "the baseline build")];
+    for (one, what) in builds.into_iter().take(if baseline { 2 } else { 1 }) {
+        let (ten, separate) = (one + 1, SHARDS as f64 * wall(one));
+        println!("\nTargets ({what}, {SHARDS} untimed files on all cores):");
+        println!(
+            "- wall time ≤ 0.9x of {SHARDS} single reads: {} vs {}, {:.2}x {}",
+            secs(wall(ten)),
+            secs(separate),
+            wall(ten) / separate,
+            verdict(wall(ten) <= 0.9 * separate)
+        );
+        println!(
+            "- peak RSS under 100 MiB: {:.1} MiB {}",
+            mib(rss(ten)),
+            verdict(mib(rss(ten)) < 100.0)
+        );
+    }
+    println!();
+}
+
+/// Bytes in MiB.
+fn mib(bytes: f64) -> f64 {
+    bytes / (1024.0 * 1024.0)
 }

@@ -198,7 +198,8 @@ impl RenderOnly {
     ) -> Result<RenderOnly, Vec<InputError>> {
         // Several files count their passes only when all are JUnit XML:
         // their merge matches no test by id (a JSON report or CTRF file
-        // would match its tests against a JUnit file's).
+        // would match its tests against a JUnit file's). Each is read
+        // once, unless one turns out not to be JUnit after all.
         let merge_counts =
             format.counts_passes() && inputs.len() > 1 && inputs.iter().all(Load::is_junit);
         let options = ReadOptions {
@@ -327,17 +328,18 @@ pub fn cli_budget(format: OutputFormat, max_tokens: Option<usize>, max_chars: us
 }
 
 /// Whether a merge of files that counted their passes renders as the
-/// merge of the same files listing them: its files were all of one rank
-/// (no test matched by id) and its duration is one recorded (else the sum
-/// of its tests' durations, taken file by file, need not be that of the
-/// full list to the last bit). Rarely not: JUnit XML records its time.
+/// merge of the same files listing them: when every file read was JUnit
+/// XML, whose tests a merge matches by id with none. A file that
+/// [`Load::is_junit`] took for JUnit but that read as a JSON report or CTRF
+/// would have its tests matched by id with the others', which needs them
+/// all listed. The duration needs no second read: recorded, or the sum of
+/// the tests', which is exact ([`crate::model::DurationSum`]) and so the
+/// full list's to the bit, however the files split it.
 fn counted_merge_exact(run: &Run) -> bool {
     use crate::model::SourceKind::{Ctrf, JsonReport};
-    let one_rank = !run
-        .sources
+    !run.sources
         .iter()
-        .any(|s| matches!(s.kind, JsonReport | Ctrf));
-    one_rank && (run.duration.is_some() || run.unlisted.passed == 0)
+        .any(|s| matches!(s.kind, JsonReport | Ctrf))
 }
 
 /// Every input read, then merged in the inputs' order; with a plan,

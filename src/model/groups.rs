@@ -402,10 +402,13 @@ impl Unlisted {
         }
     }
 
-    /// Adds the counts of a later part of the same file, as if its passes
-    /// had been counted here one after the other.
+    /// Adds the counts of a later part of the same file, or of a later
+    /// file of a merge, as if its passes had been counted here one after
+    /// the other; its duration sum too (exact: in any grouping, the sum of
+    /// every test's).
     pub fn append(&mut self, later: Unlisted) {
         self.passed += later.passed;
+        self.tests_duration.join(later.tests_duration);
         for key in later.parametrized {
             if self.parametrized.last() != Some(&key) {
                 self.parametrized.push(key);

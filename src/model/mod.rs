@@ -15,6 +15,7 @@ mod counts;
 pub mod coverage;
 pub mod crash;
 pub mod discovery;
+mod duration_sum;
 pub mod exec_error;
 pub mod groups;
 pub mod history;
@@ -27,6 +28,7 @@ pub mod subtests;
 
 pub use attempt::Attempt;
 pub use counts::Counts;
+pub use duration_sum::DurationSum;
 pub use phase::{Phase, PhaseSplit, PhaseTimes};
 pub use subtests::{Subtest, SubtestLabel, Subtests};
 
@@ -106,10 +108,9 @@ pub struct Run {
 pub struct Unlisted {
     /// How many passing tests are not in `Run::tests`.
     pub passed: usize,
-    /// The sum of the durations of *every* test, listed or not, in the
-    /// order the source gave them: exactly what [`Run::duration_secs`]
-    /// would sum over a full list.
-    pub tests_duration: f64,
+    /// The sum of the durations of *every* test, listed or not: exact,
+    /// so what [`Run::duration_secs`] sums over a full list, to the bit.
+    pub tests_duration: DurationSum,
     /// The parametrized pytest functions (`tests/test_x.py::test_total`)
     /// with a counted pass, as [`Unlisted::function_key`]s (see
     /// [`groups`]) in the order met: a group of failures holding every
@@ -601,17 +602,15 @@ pub struct SourceInfo {
 }
 
 impl Run {
-    /// The run's duration: the recorded one, else the sum of test durations.
+    /// The run's duration: the recorded one, else the sum of test
+    /// durations, exact ([`DurationSum`]): the same bits whether the tests
+    /// were listed or counted, read from one file or merged from several.
     pub fn duration_secs(&self) -> f64 {
-        // A fold from +0.0: an empty `sum()` of floats is -0.0.
         self.duration.unwrap_or_else(|| {
             if self.unlisted.passed > 0 {
-                return self.unlisted.tests_duration;
+                return self.unlisted.tests_duration.secs();
             }
-            self.tests
-                .iter()
-                .filter_map(|t| t.duration)
-                .fold(0.0, |a, d| a + d)
+            DurationSum::of(self.tests.iter().filter_map(|t| t.duration)).secs()
         })
     }
 

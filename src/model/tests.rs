@@ -79,3 +79,64 @@ fn a_flaky_summary_counts_attempts_and_quotes_the_first_message() {
     t.set_reruns(vec![Attempt::failed(None)]);
     assert_eq!(t.flaky_summary(), "passed after 1 failed attempt");
 }
+
+/// The sum of durations is exact: any grouping of its terms, and any
+/// order, gives the same bits, as a floating-point fold does not.
+#[test]
+fn a_duration_sum_is_the_same_in_any_grouping() {
+    let durations = [0.1, 0.35, 0.7, 0.45, 0.15, 0.2, 0.3, 1e-9, 123.456_789];
+    let whole = DurationSum::of(durations);
+    for cut in 0..=durations.len() {
+        let (a, b) = durations.split_at(cut);
+        let mut parts = DurationSum::of(b.iter().rev().copied());
+        parts.join(DurationSum::of(a.iter().copied()));
+        assert_eq!(parts, whole, "cut at {cut}");
+        assert_eq!(parts.secs().to_bits(), whole.secs().to_bits());
+    }
+    let fold = |d: &[f64]| d.iter().fold(0.0, |a, d| a + d);
+    let (a, b) = durations.split_at(1);
+    assert_ne!(fold(&durations), fold(a) + fold(b), "a fold's would differ");
+    // Rounded to the nanosecond, then divided once: the decimal sum.
+    assert_eq!(DurationSum::of([0.1, 0.2]).secs(), 0.3);
+}
+
+/// Nothing yet: +0.0 (an empty `sum()` of floats is -0.0). What no
+/// reader gives keeps the sum exact: a time that is not finite counts as
+/// nothing, a negative one is summed, a huge one counts as 292 years.
+#[test]
+fn a_duration_sum_of_odd_terms() {
+    assert!(DurationSum::default().secs().is_sign_positive());
+    assert_eq!(DurationSum::default().secs(), 0.0);
+    assert_eq!(
+        DurationSum::of([1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY]).secs(),
+        1.0
+    );
+    assert_eq!(DurationSum::of([1.5, -0.5]).secs(), 1.0);
+    let bound = i64::MAX as f64 / 1e9;
+    assert_eq!(DurationSum::of([1e300]).secs(), bound);
+    assert_eq!(DurationSum::of([1e300, 1e300, -1e300]).secs(), bound);
+    assert_eq!(DurationSum::of([-1e300]).secs(), i64::MIN as f64 / 1e9);
+}
+
+/// A run's duration without a recorded one: the exact sum, the same bits
+/// as the counted read's `Unlisted::tests_duration`.
+#[test]
+fn a_runs_duration_is_the_exact_sum_of_its_tests() {
+    let mut run = Run::default();
+    for (id, d) in [
+        ("t.py::a", Some(0.1)),
+        ("t.py::b", None),
+        ("t.py::c", Some(0.2)),
+    ] {
+        let mut t = TestResult::new(id, Outcome::Passed);
+        t.duration = d;
+        run.tests.push(t);
+    }
+    assert_eq!(run.duration_secs(), 0.3);
+    assert_ne!(0.1 + 0.2, 0.3);
+    run.duration = Some(5.0);
+    assert_eq!(run.duration_secs(), 5.0);
+    run.duration = None;
+    run.tests.clear();
+    assert!(run.duration_secs().is_sign_positive());
+}

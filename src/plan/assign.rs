@@ -5,21 +5,63 @@
 //! (the whole suite's cost over the number of shards) is cut, recursively:
 //! into its child scopes and single tests when it has no shared setup,
 //! else into pieces that each pay the setup again (`pieces`). The units
-//! are dealt
-//! longest first (LPT), each to the shard where it finishes soonest,
-//! counting the shared setup of the scopes around it only on a shard that
-//! does not run that scope yet: a piece of a module with a costly fixture
-//! goes where the module already is unless another shard is idle enough
-//! to pay the fixture again. Then the slowest shard gives units away while
-//! that makes it faster.
+//! are dealt longest first (LPT), each to the shard where it finishes
+//! soonest, counting the shared setup of the scopes around it only on a
+//! shard that does not run that scope yet. Then the slowest shard gives
+//! units away while that makes it faster.
 //!
 //! Which θ is best depends on the suite: coarse units keep scopes together
 //! (shared setup paid once) but balance poorly, fine ones balance well but
 //! pay setups again. So several are tried, from whole scopes down to single
 //! tests, together with a plain deal of single tests that ignores scopes
-//! (what pytest-split's `least_duration` does), and the plan whose slowest
-//! shard is fastest is kept (the coarser on a tie): never worse than any of
-//! them, in the same cost model.
+//! (what pytest-split's `least_duration` does), and the best is kept (the
+//! coarser on a tie): never worse than any of them, in the same cost model
+//! and by the rule below.
+//!
+//! The rule (issue 49): a scope is kept whole unless splitting it shortens
+//! the slowest shard by more than the setup it repeats. A split buys wall
+//! time with setup paid again, which the CI bills on every shard that pays
+//! it and which one run times only roughly, so a second of the slowest
+//! shard is worth no more than a second of setup repeated. `Cost` holds
+//! the two figures and `Cost::beats` weighs them; the same rule decides
+//! every choice that can repeat a setup, so that a candidate does not
+//! split what the choice between candidates would have kept whole:
+//! - between candidate plans: the one that repeats more setup (the sum of
+//!   its shards' loads beyond every cost counted once) must finish its
+//!   slowest shard sooner than the other by more than the setup it
+//!   repeats beyond the other's. Where the finer plan repeats more, as it
+//!   mostly does, that is "a finer plan replaces the kept one only when it
+//!   gains more than it repeats"; where it repeats less, the kept plan must
+//!   have gained more than the extra it repeats to stay. Either way the
+//!   kept plan has the least slowest shard plus repeated setup of those
+//!   tried, whatever the order they are tried in (a placement, below, has
+//!   no order to lean on). Summed over the plan, because the CI bills
+//!   every shard's repetition and the slowest shard's gain is the whole
+//!   plan's: a plan that splits ten modules to gain a second has not paid
+//!   for them with that second. (At 200 shards that weighs a second of
+//!   the slowest shard against the setup all 200 repeat, where weighing
+//!   each module's split alone would not: where modules outweigh shards,
+//!   the plan gives up some balance to repeat far less setup.) The early
+//!   stop stays: once a candidate's slowest shard is at the lower bound,
+//!   finer units, which repeat more, are not tried; the plain deal is
+//!   always weighed (it is cheap), so no plan is worse than it by the
+//!   rule;
+//! - in `Deal::place`: a unit goes to a shard that would pay a setup again
+//!   only if that shard finishes sooner by more than the setup. Sooner
+//!   than what the plan can expect in any case: a shard finishing below a
+//!   fair share of the suite (with the setup repeated so far and by this
+//!   unit) or the bound is not the slowest, whatever it holds; the other
+//!   shards' loads so far are left out, as they are not final and a
+//!   holder's own load would hide what splitting the rest of its module
+//!   gains. And counting, on each shard, its share of the rest of the
+//!   unit's scope, which the shards running it will be offered too
+//!   (`Deal::finish`): dealt piece by piece, no one piece of a costly
+//!   module gains more than its setup where halving the module does;
+//! - in `Deal::refine`: a move from the slowest shard to one that does not
+//!   run the unit's scopes yet is made only when the slowest shard gets
+//!   faster by more than the setup the move repeats (net of what the
+//!   slowest shard no longer pays); among the moves, the one that gains
+//!   most net of it.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -48,24 +90,57 @@ pub(super) fn assign(suite: &Suite, shards: usize) -> Vec<usize> {
     let ideal = suite.total() / shards as f64;
     // No plan can beat this: once one reaches it, finer units are not tried.
     let bound = ideal.max(largest_test(suite));
-    let mut best: Option<(f64, Vec<usize>)> = None;
-    let candidates = THETAS
-        .iter()
-        .map(|&theta| scoped(suite, shards, theta * ideal))
-        .chain(std::iter::once(plain(suite, shards)));
-    for shard_of in candidates {
-        let slowest = suite
-            .loads(&shard_of, shards)
-            .into_iter()
-            .fold(0.0, f64::max);
-        if best.as_ref().is_none_or(|(b, _)| slowest < b - EPSILON) {
-            best = Some((slowest, shard_of));
+    let mut best: Option<(Cost, Vec<usize>)> = None;
+    let mut keep = |shard_of: Vec<usize>| {
+        let cost = Cost::of(suite, &shard_of, shards);
+        if best.as_ref().is_none_or(|(b, _)| cost.beats(*b)) {
+            best = Some((cost, shard_of));
         }
-        if slowest <= bound * (1.0 + EPSILON) {
+        cost.slowest
+    };
+    for theta in THETAS {
+        if keep(scoped(suite, shards, theta * ideal, bound)) <= bound * (1.0 + EPSILON) {
             break;
         }
     }
+    // Always weighed, so that no plan is worse than it by the rule; cheap.
+    keep(plain(suite, shards));
     best.map(|(_, shard_of)| shard_of).unwrap_or_default()
+}
+
+/// A plan, a placement or a move as the rule weighs it: the seconds of
+/// the slowest shard (of the shard it fills), and the seconds of shared
+/// setup it pays more than once (more than the alternative does).
+#[derive(Debug, Clone, Copy)]
+struct Cost {
+    slowest: f64,
+    repeated: f64,
+}
+
+impl Cost {
+    /// A whole plan: its slowest shard, and its loads' sum beyond every
+    /// cost counted once.
+    fn of(suite: &Suite, shard_of: &[usize], shards: usize) -> Cost {
+        let loads = suite.loads(shard_of, shards);
+        Cost {
+            slowest: loads.iter().copied().fold(0.0, f64::max),
+            repeated: (loads.iter().sum::<f64>() - suite.total()).max(0.0),
+        }
+    }
+
+    /// Whether this is better than `other`: the one that repeats more
+    /// shared setup must finish its slowest shard sooner by more than the
+    /// setup it repeats beyond the other's; else the other is kept. In
+    /// one sum: the smaller slowest shard plus repeated setup wins.
+    fn beats(self, other: Cost) -> bool {
+        let faster_by = other.slowest - self.slowest;
+        faster_by > self.repeated - other.repeated + EPSILON
+    }
+
+    /// Whether neither beats the other.
+    fn ties(self, other: Cost) -> bool {
+        !self.beats(other) && !other.beats(self)
+    }
 }
 
 /// The most a single test costs alone: its own time and the shared setup
@@ -278,9 +353,9 @@ fn tests_under(suite: &Suite, scope: u32) -> Vec<u32> {
 }
 
 /// Units of scopes opened above `limit` seconds, dealt and refined.
-fn scoped(suite: &Suite, shards: usize, limit: f64) -> Vec<usize> {
+fn scoped(suite: &Suite, shards: usize, limit: f64, bound: f64) -> Vec<usize> {
     let (units, unit_of) = units(suite, limit);
-    let mut deal = Deal::new(suite, shards, units.len());
+    let mut deal = Deal::new(suite, shards, &units, bound);
     let mut order: Vec<u32> = (0..units.len() as u32).collect();
     order.sort_by(|&a, &b| {
         let (a, b) = (&units[a as usize], &units[b as usize]);
@@ -331,6 +406,15 @@ impl Ord for Seconds {
 /// unit went.
 struct Deal<'a> {
     suite: &'a Suite,
+    /// The slowest shard no plan can beat.
+    bound: f64,
+    /// Every cost counted once.
+    total: f64,
+    /// The setup dealt so far that shards pay again: each costly scope's
+    /// cost once for every shard beyond the first that runs it.
+    repeated: f64,
+    /// Each costly scope's seconds in units not dealt yet.
+    unplaced: Vec<f64>,
     load: Vec<f64>,
     by_load: BTreeSet<(Seconds, usize)>,
     /// How many units under each costly scope a shard runs.
@@ -342,14 +426,24 @@ struct Deal<'a> {
 }
 
 impl<'a> Deal<'a> {
-    fn new(suite: &'a Suite, shards: usize, units: usize) -> Deal<'a> {
+    fn new(suite: &'a Suite, shards: usize, units: &[Unit], bound: f64) -> Deal<'a> {
+        let mut unplaced = vec![0.0; suite.scopes.len()];
+        for unit in units {
+            for &s in &unit.around {
+                unplaced[s as usize] += unit.inside;
+            }
+        }
         Deal {
             suite,
+            bound,
+            total: suite.total(),
+            repeated: 0.0,
+            unplaced,
             load: vec![0.0; shards],
             by_load: (0..shards).map(|k| (Seconds(0.0), k)).collect(),
             under: HashMap::new(),
             holders: vec![Vec::new(); suite.scopes.len()],
-            shard_of: vec![0; units],
+            shard_of: vec![0; units.len()],
             on: vec![Vec::new(); shards],
         }
     }
@@ -396,24 +490,74 @@ impl<'a> Deal<'a> {
         out
     }
 
-    /// Deals `u` to the shard where it finishes soonest (the lowest index
-    /// on a tie).
+    /// The setup `unit` pays again on `shard`: that of the scopes around
+    /// it that other shards run and `shard` does not.
+    fn repeats(&self, unit: &Unit, shard: usize) -> f64 {
+        unit.around
+            .iter()
+            .filter(|&&s| self.runs(s, shard) == 0 && !self.holders[s as usize].is_empty())
+            .map(|&s| self.suite.scopes[s as usize].cost)
+            .sum()
+    }
+
+    /// Deals `u` to the shard where it finishes soonest (the lowest
+    /// index on a tie), by the rule: a shard that pays a setup again must
+    /// finish sooner by more than that setup. Sooner than what the plan
+    /// can expect in any case (the bound, or a fair share of everything
+    /// with the setup paid again so far and by this unit): below that, no
+    /// shard is the slowest. And with the rest of the unit's scope, which
+    /// its shards will be offered too (`finish`).
     fn place(&mut self, units: &[Unit], u: u32) {
         let unit = &units[u as usize];
-        let mut best: Option<(f64, usize)> = None;
+        let shards = self.load.len() as f64;
+        let mut best: Option<(Cost, f64, usize)> = None;
         for k in self.candidates(unit) {
             let done = self.load[k] + self.added(unit, k);
+            let repeated = self.repeats(unit, k);
+            let expected = self
+                .bound
+                .max((self.total + self.repeated + repeated) / shards);
+            let cost = Cost {
+                slowest: self.finish(unit, k, done).max(expected),
+                repeated,
+            };
             let better = match best {
                 None => true,
-                Some((d, b)) => done < d - EPSILON || (done <= d + EPSILON && k < b),
+                Some((c, d, b)) => {
+                    cost.beats(c)
+                        || (cost.ties(c) && (done < d - EPSILON || (done <= d + EPSILON && k < b)))
+                }
             };
             if better {
-                best = Some((done, k));
+                best = Some((cost, done, k));
             }
         }
-        if let Some((_, k)) = best {
+        if let Some((_, _, k)) = best {
             self.put(units, u, k);
+            for &s in &unit.around {
+                self.unplaced[s as usize] -= unit.inside;
+            }
         }
+    }
+
+    /// When `shard` would finish, `done` with `unit`, if it also took its
+    /// share of the rest of the unit's innermost costly scope: the rest
+    /// shared by the shards that run the scope, `shard` among them. Dealt
+    /// piece by piece, a costly module would otherwise stay on one shard
+    /// until that shard passed a fair share by the module's setup: no one
+    /// piece gains more than the setup, where halving the module does.
+    fn finish(&self, unit: &Unit, shard: usize, done: f64) -> f64 {
+        let Some(&scope) = unit.around.first() else {
+            return done;
+        };
+        let rest = (self.unplaced[scope as usize] - unit.inside).max(0.0);
+        let holders = self.holders[scope as usize].len();
+        let sharing = if self.runs(scope, shard) > 0 {
+            holders
+        } else {
+            holders + 1
+        };
+        done + rest / sharing.max(1) as f64
     }
 
     fn set_load(&mut self, shard: usize, load: f64) {
@@ -431,6 +575,9 @@ impl<'a> Deal<'a> {
             *count += 1;
             if *count == 1 {
                 self.holders[s as usize].push(shard);
+                if self.holders[s as usize].len() > 1 {
+                    self.repeated += self.suite.scopes[s as usize].cost;
+                }
             }
         }
         self.shard_of[u as usize] = shard;
@@ -445,6 +592,9 @@ impl<'a> Deal<'a> {
             let count = self.under.entry((s, shard)).or_insert(1);
             *count -= 1;
             if *count == 0 {
+                if self.holders[s as usize].len() > 1 {
+                    self.repeated -= self.suite.scopes[s as usize].cost;
+                }
                 self.holders[s as usize].retain(|&h| h != shard);
             }
         }
@@ -452,24 +602,36 @@ impl<'a> Deal<'a> {
     }
 
     /// The slowest shard gives a unit to the shard where it finishes
-    /// soonest, while that leaves both faster than the slowest was; the
-    /// move that helps most first (the earliest unit on a tie).
+    /// soonest, while that leaves both faster than the slowest was by more
+    /// than the setup the move repeats (a unit of a scope the other shard
+    /// does not run yet, less the setup the slowest no longer pays): the
+    /// move that gains most net of the setup it repeats first (the
+    /// earliest unit on a tie).
     fn refine(&mut self, units: &[Unit]) {
         let budget = MOVES_PER_SHARD * self.load.len() + 64;
         for _ in 0..budget {
             let Some(&(Seconds(worst), slowest)) = self.by_load.last() else {
                 return;
             };
-            let mut best: Option<(f64, u32, usize)> = None;
+            let stay = Cost {
+                slowest: worst,
+                repeated: 0.0,
+            };
+            let mut best: Option<(Cost, u32, usize)> = None;
             for &u in &self.on[slowest] {
                 let unit = &units[u as usize];
-                let left = worst - self.saved(unit, slowest);
+                let saved = self.saved(unit, slowest);
                 for k in self.candidates(unit) {
                     if k == slowest {
                         continue;
                     }
-                    let after = left.max(self.load[k] + self.added(unit, k));
-                    if after < worst - EPSILON && best.is_none_or(|(b, _, _)| after < b - EPSILON) {
+                    let added = self.added(unit, k);
+                    let after = Cost {
+                        slowest: (worst - saved).max(self.load[k] + added),
+                        // Never below 0: the slowest shard must get faster.
+                        repeated: (added - saved).max(0.0),
+                    };
+                    if after.beats(stay) && best.is_none_or(|(b, _, _)| after.beats(b)) {
                         best = Some((after, u, k));
                     }
                 }

@@ -73,7 +73,7 @@ impl Suite {
         };
         let timings: Vec<Option<Timing>> = tests
             .iter()
-            .map(|t| t.timing.filter(Timing::usable))
+            .map(|t| t.timing.filter(Timing::usable).map(micros))
             .collect();
         suite.share(&timings);
         suite.estimate(&timings);
@@ -231,6 +231,22 @@ impl Suite {
             }
         }
         last
+    }
+}
+
+/// A timing to the whole microsecond, as the history of runs keeps it:
+/// a run's result file and the history it was recorded into then give the
+/// same plan, rather than two that differ wherever two tests' costs tie
+/// within a few microseconds.
+fn micros(timing: Timing) -> Timing {
+    let round = |s: f64| (s * 1e6).round() / 1e6;
+    Timing {
+        phases: timing.phases.map(|p| super::Phases {
+            setup: round(p.setup),
+            call: round(p.call),
+            teardown: round(p.teardown),
+        }),
+        total: round(timing.total),
     }
 }
 

@@ -13,7 +13,9 @@
 use foldhash::{HashMap, HashMapExt};
 
 use crate::model::raw_report::RawReports;
-use crate::model::{CollectionError, Outcome, Run, SourceKind, Subtest, Subtests, TestResult};
+use crate::model::{
+    CollectionError, DurationSum, Outcome, Run, SourceKind, Subtest, Subtests, TestResult,
+};
 use crate::pytest_text::paths_match;
 
 /// How a run's kind of file ranks in a merge: lower wins.
@@ -44,6 +46,7 @@ pub fn merge(mut runs: Vec<Run>) -> Run {
     let duration = best_duration(&runs);
     let started = runs.iter().filter_map(|r| r.started).reduce(f64::min);
     let exit_code = recorded_exit(&runs);
+    sum_listed_durations(&mut runs);
 
     let mut merged = Run::default();
     merged
@@ -86,10 +89,10 @@ pub fn merge(mut runs: Vec<Run>) -> Run {
             }
         }
         // Passes counted, not listed (JUnit XML files merged for a
-        // Markdown rendering: none matched by id). Their duration sum is
-        // not merged: a caller counting passes in a merge without a
-        // recorded duration reads the files again, listed
-        // (`report::RenderOnly`).
+        // Markdown rendering: none matched by id), and the sum of every
+        // test's duration: exact (`DurationSum`), so the merge's is that
+        // of the same files read listed, to the bit, and `report` reads
+        // each file once (`report::RenderOnly`).
         merged.unlisted.append(run.unlisted);
         merged.warnings.extend(run.warnings);
         merged.sources.extend(run.sources);
@@ -107,6 +110,18 @@ pub fn merge(mut runs: Vec<Run>) -> Run {
     // Several JSON reports (shards): keep them all rather than pick one.
     merged.json_report = RawReports::join(raw_reports);
     merged
+}
+
+/// When some of `runs` counted passes: the duration sum of each that
+/// counted none ([`crate::model::Unlisted::tests_duration`], else left
+/// unset), so that the merge's sum is that of every test.
+fn sum_listed_durations(runs: &mut [Run]) {
+    if runs.iter().any(|r| r.unlisted.passed > 0) {
+        for run in runs.iter_mut().filter(|r| r.unlisted.passed == 0) {
+            run.unlisted.tests_duration =
+                DurationSum::of(run.tests.iter().filter_map(|t| t.duration));
+        }
+    }
 }
 
 /// The exit status the sources recorded, if they agree; else none, and

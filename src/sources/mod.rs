@@ -26,7 +26,7 @@ mod timestamp;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::model::{CollectionError, Run, TestResult};
+use crate::model::{CollectionError, DurationSum, Run, TestResult};
 use crate::pytest_text;
 
 /// Hands out one shared string for the file of consecutive tests: reports
@@ -275,52 +275,37 @@ impl Filling {
 
 /// Where a reader puts each test once nothing can fold into it any more: the
 /// run's list, or, with [`ReadOptions::passing_as_counts`], the count of
-/// plain passes. Both readers go through it, so the duration sum that
-/// [`Run::duration_secs`] uses for a counted run is taken in the same order
-/// as over a full list, and comes out bit-identical.
+/// plain passes. Both readers go through it. It sums every test's duration
+/// exactly ([`DurationSum`]), so the sum [`Run::duration_secs`] uses for a
+/// counted run is bit for bit that over a full list, whatever the parts
+/// and files it was summed in.
 #[derive(Debug)]
 pub(crate) struct Settle {
     passing_as_counts: bool,
-    tests_duration: f64,
-    /// For a part of a file read on a thread of its own: its tests'
-    /// durations in order, added after those of the parts before it
-    /// ([`Settle::append`]), as floating-point sums depend on the order.
-    deferred: Option<Vec<f64>>,
+    /// Every settled test's duration (a part of a file read on a thread of
+    /// its own: that part's, added to the sum of the parts before it by
+    /// [`Settle::append`]).
+    tests_duration: DurationSum,
 }
 
 impl Settle {
     pub(crate) fn new(options: ReadOptions) -> Self {
         Settle {
             passing_as_counts: options.passing_as_counts,
-            tests_duration: 0.0,
-            deferred: None,
+            tests_duration: DurationSum::default(),
         }
     }
 
-    /// A settle for a later part of a file, whose durations wait for the
-    /// sum of the parts before it.
-    pub(crate) fn deferred(options: ReadOptions) -> Self {
-        Settle {
-            deferred: Some(Vec::new()),
-            ..Settle::new(options)
-        }
-    }
-
-    /// Adds the durations a later part's settle kept, in their order.
+    /// Adds the durations of a later part of the file.
     pub(crate) fn append(&mut self, later: Settle) {
-        for d in later.deferred.into_iter().flatten() {
-            self.tests_duration += d;
-        }
+        self.tests_duration.join(later.tests_duration);
     }
 
     /// Lists or counts `test`. A counted test is handed back, so that its
     /// strings can be reused for the next one.
     pub(crate) fn add(&mut self, run: &mut Run, test: TestResult) -> Option<TestResult> {
         if let Some(d) = test.duration {
-            match &mut self.deferred {
-                Some(durations) => durations.push(d),
-                None => self.tests_duration += d,
-            }
+            self.tests_duration.add(d);
         }
         if self.passing_as_counts && test.is_plain_pass() {
             run.unlisted.passed += 1;

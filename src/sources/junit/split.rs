@@ -16,18 +16,18 @@
 //! part must end exactly at the next cut; and a part's first test must not
 //! be one that folds into the test before it (a rerun, pytest's second
 //! report of one test). Only then are a part's results taken: its tests
-//! after these, its durations added after these one by one (floating-point
-//! sums depend on their order). Otherwise — a wrong guess, a part that does
-//! not parse — this thread reads on from the cut as if it had never split,
-//! or, when an earlier part was already taken, reads the file again from
-//! the start: the result, or the error, is always exactly the one-thread
-//! read's (`split/tests.rs` cuts every fixture at every case and every pair
-//! of cases to show it, and the fuzz target does the same).
+//! after these, its duration sum added to theirs (exact, so the same as
+//! one thread's: `model::DurationSum`). Otherwise — a wrong guess, a part
+//! that does not parse — this thread reads on from the cut as if it had
+//! never split, or, when an earlier part was already taken, reads the file
+//! again from the start: the result, or the error, is always exactly the
+//! one-thread read's (`split/tests.rs` cuts every fixture at every case
+//! and every pair of cases to show it, and the fuzz target does the same).
 
 use memchr::memmem;
 
 use super::{Document, Nesting, Parser, Reached, Sink, read_serial};
-use crate::sources::{ParseError, ReadOptions, Settle};
+use crate::sources::{ParseError, ReadOptions};
 
 /// Below this many bytes a part is not worth a thread.
 const MIN_PART: usize = 1 << 20;
@@ -164,7 +164,6 @@ fn read_part<'a>(
     config.allow_unmatched_ends = true;
     part.document = guess.document.clone();
     part.nesting = guess.nesting.clone();
-    part.tests.settle = Settle::deferred(options);
     match (part.read_to(stop.map(|s| s as u64)).ok()?, stop) {
         (Reached::Stop, Some(_)) | (Reached::Eof, None) => Some((part, guess)),
         _ => None,
