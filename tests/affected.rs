@@ -20,10 +20,6 @@ use common::support;
 
 const AFFECTED: &str = "Affected only (pytest-testmon): ";
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// A private copy of the project, with no record of any run.
 fn project() -> (tempfile::TempDir, PathBuf) {
     support::project_copy("agent_loop")
@@ -220,12 +216,7 @@ fn refused(root: &Path, python: &Path, format: &str) -> (Option<i32>, String, St
 #[test]
 fn without_pytest_testmon_affected_is_refused_naming_it() {
     let (_dir, root) = project();
-    let nojson = repo().join(".venv-nojson/bin/python");
-    assert!(
-        nojson.is_file(),
-        "{} is missing: run `bash scripts/setup.sh`",
-        nojson.display()
-    );
+    let nojson = common::support::nojson_python();
     let (code, stdout, stderr) = refused(&root, &nojson, "json");
     assert_eq!(code, Some(4), "{stdout}{stderr}");
     let error: Value = serde_json::from_str(&stdout).expect("JSON error");

@@ -13,18 +13,13 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 mod common;
-use common::support::{clean_command, project_copy, test_python};
+use common::support::{clean_command, nojson_python, project_copy, test_python};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pytest-mcp");
 
 /// The interpreter with pytest and without pytest-json-report.
 fn nojson() -> PathBuf {
-    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv-nojson/bin/python");
-    assert!(
-        python.is_file(),
-        "{} is missing: run `bash scripts/setup.sh`",
-        python.display()
-    );
+    let python = nojson_python();
     let has_it = clean_command(&python)
         .args(["-c", "import pytest_jsonreport"])
         .output()

@@ -10,7 +10,7 @@
 //! Interpreters: `PYTEST_MCP_TEST_PYTHON`, else `.venv/bin/python` (with
 //! pytest-rerunfailures); `.venv-nojson/bin/python` has pytest alone.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -181,20 +181,10 @@ fn retries_override_the_projects_own_reruns() {
     );
 }
 
-fn nojson() -> PathBuf {
-    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv-nojson/bin/python");
-    assert!(
-        python.is_file(),
-        "{} is missing: run `bash scripts/setup.sh`",
-        python.display()
-    );
-    python
-}
-
 #[test]
 fn without_pytest_rerunfailures_retries_are_refused_naming_them() {
     let (_dir, root) = support::project_copy("retries");
-    let python = nojson();
+    let python = support::nojson_python();
     let (status, text) = run(&root, &python, &["--retries", "2", "-f", "json"], &[]);
     assert_eq!(status, Some(4), "{text}");
     let error = &json_of(&text)["error"];

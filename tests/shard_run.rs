@@ -524,7 +524,7 @@ fn report_plan_names_a_withheld_shards_tests_and_fails() {
 #[test]
 fn a_shard_is_one_pytest_process_even_under_workers() {
     let (_dir, root) = planned_in_three();
-    // Every pytest process that starts, and every collection, leaves a line.
+    // Every pytest process that starts (not an xdist worker) leaves a line.
     std::fs::write(
         root.join("conftest.py"),
         "import os\n\n\ndef pytest_configure(config):\n    if not hasattr(config, 'workerinput'):\n        with open('starts.txt', 'a') as f:\n            f.write(f'{os.getpid()}\\n')\n",
@@ -533,16 +533,8 @@ fn a_shard_is_one_pytest_process_even_under_workers() {
     let shards = plan_shards(&root.join("plan.json"));
     let mut first = shards[0].clone();
     first.sort();
-    let run = [
-        "run",
-        "--no-history",
-        "--format",
-        "json",
-        "--plan",
-        "plan.json",
-        "--shard",
-        "1",
-    ];
+    // AUTO_RUN with the shard named.
+    let run = [&AUTO_RUN[..7], &["1"]].concat();
     let out = pytest_mcp(&root, &run, &[]);
     assert_eq!(
         outcomes(&out).into_keys().collect::<Vec<_>>(),

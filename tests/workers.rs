@@ -284,8 +284,7 @@ fn workers_are_refused_naming_workers() {
     }
     assert!(!root.join("PYTEST_STARTED").exists(), "pytest started");
 
-    let nojson = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv-nojson/bin/python");
-    assert!(nojson.is_file(), "{} is missing", nojson.display());
+    let nojson = common::support::nojson_python();
     let (status, text, _) = run(&root, &nojson, &["--workers", "auto", "-f", "json"]);
     assert_eq!(status, Some(4), "{text}");
     let error = &json_of(&text)["error"];

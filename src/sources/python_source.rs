@@ -201,8 +201,9 @@ impl Source {
     }
 }
 
-/// The name a `def` or `class` line defines.
-fn defines(head: &str) -> Option<&str> {
+/// The name a `def` or `class` line defines (the fuzz pipeline checks
+/// each scope against it too).
+pub fn defines(head: &str) -> Option<&str> {
     let rest = head.strip_prefix("async ").map_or(head, str::trim_start);
     let rest = rest
         .strip_prefix("def ")

@@ -43,7 +43,7 @@ use pytest_mcp::model::coverage::{ChangeCoverage, FileState, Was, compare};
 use pytest_mcp::sources::coverage_data::{self, DataKind, Measured};
 use pytest_mcp::sources::coverage_judge::{self, Change};
 use pytest_mcp::sources::git_diff::ChangedLines;
-use pytest_mcp::sources::python_source::Source;
+use pytest_mcp::sources::python_source::{Source, defines};
 
 /// The project root the source is judged under.
 pub const ROOT: &str = "/work/p";
@@ -202,19 +202,6 @@ fn source_holds(text: &str) -> Source {
         }
     }
     source
-}
-
-/// The name a `def` or `class` line defines (as python_source reads it).
-fn defines(head: &str) -> Option<&str> {
-    let rest = head.strip_prefix("async ").map_or(head, str::trim_start);
-    let rest = rest
-        .strip_prefix("def ")
-        .or_else(|| rest.strip_prefix("class "))?
-        .trim_start();
-    let end = rest
-        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .unwrap_or(rest.len());
-    (end > 0).then(|| &rest[..end])
 }
 
 /// The text as [`PATH`], every line changed, judged by `measured`, then

@@ -40,6 +40,19 @@ pub fn test_python() -> PathBuf {
     path
 }
 
+/// The interpreter with pytest alone (no pytest-json-report, no plugin
+/// beside it): the repository's `.venv-nojson/bin/python`, which
+/// `scripts/setup.sh` makes.
+pub fn nojson_python() -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".venv-nojson/bin/python");
+    assert!(
+        path.is_file(),
+        "{} is missing: run `bash scripts/setup.sh`",
+        path.display()
+    );
+    path
+}
+
 /// `pytest-mcp run --root <root> --python <test_python> <args>`: exit
 /// status and standard output, which must not be empty.
 pub fn run_pytest_mcp(root: &Path, args: &[&str]) -> (Option<i32>, String) {
