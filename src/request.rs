@@ -225,6 +225,8 @@ pub struct ExecuteTestsRequest {
     pub coverage: Option<bool>,
     /// With coverage: git revision to compare with (default HEAD).
     pub base: Option<String>,
+    /// false: a fresh Python, not one forked from the warm process.
+    pub warm: Option<bool>,
 }
 
 /// List the tests pytest would run (pytest --collect-only), by file: '-

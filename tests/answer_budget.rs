@@ -76,6 +76,7 @@ fn settings() -> Settings {
         kill_grace: Duration::from_secs(2),
         history: None,
         results: None,
+        warm: None,
     }
 }
 

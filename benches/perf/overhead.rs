@@ -91,6 +91,7 @@ pub fn run(env: &Env) {
         max_tokens: None,
         shard: None,
         coverage: None,
+        warm: false,
     };
 
     let py = env.python.clone();

@@ -101,6 +101,17 @@ pub struct Run {
     pub shards: Option<shards::ShardCheck>,
     /// The change's lines no test ran, for a run under coverage.
     pub coverage: Option<coverage::ChangeCoverage>,
+    /// The run was forked by a warm process (docs/warm.md), not started
+    /// cold; `None` for a cold run.
+    pub warm: Option<Warm>,
+}
+
+/// A run a warm process forked (docs/warm.md).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Warm {
+    /// What the warm process spent importing before the run, which a cold
+    /// run would have spent again: the time the preload saved.
+    pub saved_seconds: f64,
 }
 
 /// Passing tests counted, not listed (see [`Run::unlisted`]).

@@ -57,7 +57,7 @@ fn unknown_keys_are_refused_naming_the_known_ones_in_schema_order() {
         .expect_err("unknown");
     assert_eq!(
         err.to_string(),
-        "Invalid params: extra_args is not a known parameter (known: node_ids, markers, keywords, verbosity, failfast, maxfail, last_failed, affected, workers, retries, show_capture, timeout, max_tokens, format, coverage, base) (received [\"-p\"])"
+        "Invalid params: extra_args is not a known parameter (known: node_ids, markers, keywords, verbosity, failfast, maxfail, last_failed, affected, workers, retries, show_capture, timeout, max_tokens, format, coverage, base, warm) (received [\"-p\"])"
     );
     // The command line's discovery time limit is no tool parameter.
     let err = DiscoverTestsRequest::from_json(&json!({"timeout": 5})).expect_err("unknown");
@@ -87,7 +87,7 @@ fn a_full_request_reads_every_field() {
         "node_ids": ["t.py"], "markers": "m", "keywords": "k", "verbosity": -2,
         "failfast": false, "maxfail": 3, "last_failed": true, "affected": true, "workers": "many",
         "retries": 2, "show_capture": false, "timeout": 9, "format": "yaml",
-        "coverage": true, "base": "main"
+        "coverage": true, "base": "main", "warm": false
     }))
     .expect("read");
     assert_eq!(
@@ -110,6 +110,7 @@ fn a_full_request_reads_every_field() {
             format: Some("yaml".into()),
             coverage: Some(true),
             base: Some("main".into()),
+            warm: Some(false),
         }
     );
 }

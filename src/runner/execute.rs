@@ -13,16 +13,17 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::model::Run;
 use crate::model::discovery::Discovery;
 use crate::model::exec_error::{ErrorKind, ExecError};
+use crate::model::{Run, Warm};
 use crate::model::{changes, paths};
 use crate::request::{ValidationError, invalid};
 use crate::runner::command::{self, Mode, Workspace};
 use crate::runner::conclude::{Done, JsonReport, LeftBehind, conclude};
 use crate::runner::coverage;
 use crate::runner::params::{DiscoverParams, Root, RunParams};
-use crate::runner::process;
+use crate::runner::process::{self, forked};
+use crate::runner::warm::Warming;
 use crate::sources::events::{EventTail, Progress};
 
 /// Fixed for the life of a server or a CLI invocation.
@@ -41,6 +42,9 @@ pub struct Settings {
     /// `run --results FILE`: where to keep the run's own result file, for
     /// `report` and `plan` to read later (a CI shard's results).
     pub results: Option<PathBuf>,
+    /// Whether runs are forked from a warm process (docs/warm.md): `serve`
+    /// keeps them, `run --warm` joins the server's; `None`: always cold.
+    pub warm: Option<Warming>,
 }
 
 /// Why a test run gave no result.
@@ -243,7 +247,7 @@ fn execute(
     ];
     let caps = command::probe_cached(&python, &settings.root)
         .map_err(|e| spawn_error(e.to_string(), shown.clone()))?;
-    let ws = Workspace::new().map_err(|e| {
+    let mut ws = Workspace::new().map_err(|e| {
         spawn_error(
             format!("Failed to spawn pytest subprocess: cannot create a private temporary directory ({e}); check TMPDIR"),
             shown.clone(),
@@ -261,14 +265,17 @@ fn execute(
             )
         })?;
     }
+    let warming = match (mode, &settings.warm) {
+        (Mode::Run(p), Some(warming)) => Some((warming, *p)),
+        _ => None,
+    };
+    if let Some(list) = warming.and_then(|(w, _)| w.record(&python, &settings.root)) {
+        // Not recorded is not warmed: the run itself goes on.
+        let _ = ws.record_imports(&list);
+    }
     let spec = command::build(&python, &settings.root, caps, &ws, mode);
-    let mut tail = EventTail::new(ws.events());
-    let finished = process::run_watched(&spec, settings.kill_grace, cancel, &mut || {
-        if let Some(progress) = tail.poll() {
-            on_progress(progress);
-        }
-    })
-    .map_err(|e| {
+    let launched = launch(settings, &python, warming, &ws, &spec, cancel, on_progress);
+    let (finished, warm) = launched.map_err(|e| {
         spawn_error(
             format!("Failed to spawn pytest subprocess: {e}"),
             spec.argv(),
@@ -280,6 +287,9 @@ fn execute(
         _ => None,
     };
     let mut done = conclude(left, keep_json_report, finished, spec.argv(), spec.timeout);
+    if let Ok(done) = &mut done {
+        done.run.warm = warm;
+    }
     if let (Some(note), Ok(done)) = (kept, &mut done) {
         done.run.notes.push(note);
     }
@@ -301,6 +311,63 @@ fn execute(
         command::forget_probe(&python);
     }
     done
+}
+
+/// Longest a run waits for a warm process that is still importing: as
+/// long as a cold run would import, so waiting costs nothing then; beyond,
+/// the run goes cold.
+const WARM_WAIT: Duration = Duration::from_secs(120);
+
+/// Starts pytest and supervises it: forked from a warm process when the
+/// settings keep one and the run allows it, else cold. A warm process that
+/// cannot take the run (busy, stale, gone) leaves it cold, never failed.
+fn launch(
+    settings: &Settings,
+    python: &command::Python,
+    warming: Option<(&Warming, &RunParams)>,
+    ws: &Workspace,
+    spec: &process::Spec,
+    cancel: &CancellationToken,
+    on_progress: &mut dyn FnMut(&Progress),
+) -> Result<(process::Finished, Option<Warm>), process::SpawnError> {
+    let mut tail = EventTail::new(ws.events());
+    let mut tick = || {
+        if let Some(progress) = tail.poll() {
+            on_progress(progress);
+        }
+    };
+    let root = &settings.root;
+    // Under coverage a run goes cold: coverage.py measures from the start
+    // of a fresh interpreter, as the change's judgement assumes.
+    let socket = warming
+        .filter(|(_, p)| p.warm && p.coverage.is_none())
+        .and_then(|(w, p)| Some((w, w.socket(python, root, p.timeout.min(WARM_WAIT))?)));
+    if let Some((warming, socket)) = socket {
+        match forked::run_forked(&socket, spec, settings.kill_grace, cancel, &mut tick) {
+            Ok(forked) => {
+                warming.after(python, root, None);
+                let warm = Warm {
+                    saved_seconds: forked.saved,
+                };
+                return Ok((forked.finished, Some(warm)));
+            }
+            Err(refusal) => {
+                warming.after(python, root, Some(&refusal));
+                if matches!(refusal, forked::Refusal::Died) {
+                    ws.clear_outputs();
+                }
+            }
+        }
+    } else if let Some((warming, _)) = warming {
+        warming.after(python, root, None);
+    }
+    let mut tail = EventTail::new(ws.events());
+    process::run_watched(spec, settings.kill_grace, cancel, &mut || {
+        if let Some(progress) = tail.poll() {
+            on_progress(progress);
+        }
+    })
+    .map(|finished| (finished, None))
 }
 
 /// Writes the run's result file to `path` (with its missing directories):

@@ -9,3 +9,4 @@ pub mod coverage;
 pub mod execute;
 pub mod params;
 pub mod process;
+pub mod warm;

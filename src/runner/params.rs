@@ -148,6 +148,9 @@ pub struct RunParams {
     /// Run under coverage.py and judge the change against this git
     /// revision (docs/coverage.md).
     pub coverage: Option<String>,
+    /// Fork the run from a warm process where the frontend keeps one
+    /// (docs/warm.md); false: always a fresh interpreter.
+    pub warm: bool,
 }
 
 /// How a shard run chooses its tests: after pytest collects (and `-m`,
@@ -287,6 +290,7 @@ impl ExecuteTestsRequest {
             max_tokens: max_tokens(self.max_tokens)?,
             shard: None,
             coverage: coverage(self.coverage, self.base)?,
+            warm: self.warm.unwrap_or(true),
         })
     }
 }

@@ -244,15 +244,10 @@ pub fn run_watched(
 ) -> Result<Finished, SpawnError> {
     let started = Instant::now();
     let program = || spec.program.display().to_string();
-    // The supervisor's clock: a runtime of its own, as this runs on plain
-    // threads (the CLI's, the server's blocking pool).
-    let clock = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .map_err(|source| SpawnError {
-            program: program(),
-            source,
-        })?;
+    let clock = clock().map_err(|source| SpawnError {
+        program: program(),
+        source,
+    })?;
     let mut command = Command::new(&spec.program);
     command
         .args(&spec.args)
@@ -277,26 +272,66 @@ pub fn run_watched(
     std::thread::spawn(move || {
         let _ = exited.send(child.wait());
     });
-
-    let deadline = started.checked_add(spec.timeout);
-    let supervisor = Supervisor {
+    let watched = Watched {
+        started,
         clock,
-        exit,
         group,
-        grace,
-    };
-    let ending = supervisor.supervise(deadline, cancel, on_tick);
-    // Whatever the child left running in its group goes with it.
-    let _ = killpg(group, Signal::SIGKILL);
-    drop(guard);
-    let stdout = join(stdout);
-    let stderr = join(stderr);
-    Ok(Finished {
-        ending,
+        exit,
         stdout,
         stderr,
-        duration: started.elapsed(),
-    })
+    };
+    let finished = watched.watch(spec.timeout, grace, cancel, on_tick);
+    drop(guard);
+    Ok(finished)
+}
+
+/// A started child, however it was started ([`run_watched`], or forked by a
+/// warm process in [`forked`]): its group, how it will say it ended, and
+/// the threads reading its output.
+struct Watched {
+    started: Instant,
+    clock: tokio::runtime::Runtime,
+    group: Pid,
+    exit: oneshot::Receiver<std::io::Result<ExitStatus>>,
+    stdout: Option<JoinHandle<Captured>>,
+    stderr: Option<JoinHandle<Captured>>,
+}
+
+impl Watched {
+    /// Supervises the child to its end, the time limit or cancellation,
+    /// then kills whatever it left in its group and collects its output.
+    fn watch(
+        self,
+        timeout: Duration,
+        grace: Duration,
+        cancel: &CancellationToken,
+        on_tick: &mut dyn FnMut(),
+    ) -> Finished {
+        let deadline = self.started.checked_add(timeout);
+        let supervisor = Supervisor {
+            clock: self.clock,
+            exit: self.exit,
+            group: self.group,
+            grace,
+        };
+        let ending = supervisor.supervise(deadline, cancel, on_tick);
+        // Whatever the child left running in its group goes with it.
+        let _ = killpg(self.group, Signal::SIGKILL);
+        Finished {
+            ending,
+            stdout: join(self.stdout),
+            stderr: join(self.stderr),
+            duration: self.started.elapsed(),
+        }
+    }
+}
+
+/// The supervisor's clock: a runtime of its own, as the runs happen on
+/// plain threads (the CLI's, the server's blocking pool).
+fn clock() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
 }
 
 /// What the waiting thread reports: the child's status, or why it could not
@@ -460,6 +495,8 @@ fn set_parent_death_signal(command: &mut Command) {
 
 #[cfg(not(target_os = "linux"))]
 fn set_parent_death_signal(_command: &mut Command) {}
+
+pub mod forked;
 
 #[cfg(test)]
 mod tests;

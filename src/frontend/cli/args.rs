@@ -214,6 +214,12 @@ pub struct ServeArgs {
     /// a run is ended (time limit, cancellation, a signal to pytest-mcp).
     #[arg(long, value_name = "SECS", default_value = "2", value_parser = parse_grace)]
     pub kill_grace: Duration,
+    /// Start every run in a fresh Python instead of forking it from a warm
+    /// process that has pytest, the plugins and the project's libraries
+    /// imported (docs/warm.md). Warm runs give the same answers; a call
+    /// can ask for a fresh one with `warm: false`.
+    #[arg(long)]
+    pub no_warm: bool,
     #[command(flatten)]
     pub history: HistoryArgs,
 }
@@ -467,6 +473,11 @@ pub struct RunArgs {
     /// few shards), else pytest's JUnit XML.
     #[arg(long, value_name = "FILE")]
     pub results: Option<PathBuf>,
+    /// Fork the run from the warm process of a `pytest-mcp serve` running
+    /// for this root and interpreter, when there is one (docs/warm.md);
+    /// without one, or when it cannot take the run, the run starts cold.
+    #[arg(long)]
+    pub warm: bool,
     #[command(flatten)]
     pub history: HistoryArgs,
     #[command(flatten)]

@@ -32,6 +32,7 @@ use crate::request::{
 };
 use crate::runner::execute::{self, RunError, Settings};
 use crate::runner::params::{DEFAULT_TIMEOUT_SECS, Root};
+use crate::runner::warm::Warming;
 
 /// Runs the command line and returns the process exit status.
 pub fn main() -> ExitCode {
@@ -76,6 +77,7 @@ fn run_serve(args: &ServeArgs) -> u8 {
         default_timeout: std::time::Duration::from_secs(args.timeout),
         kill_grace: args.kill_grace,
         results: None,
+        warm: (!args.no_warm).then(|| Warming::Serve(Default::default())),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -110,6 +112,7 @@ fn settings(project: &ProjectArgs) -> Result<Settings, u8> {
             kill_grace: project.pytest.kill_grace,
             history: None,
             results: None,
+            warm: None,
         }),
         Err(e) => {
             eprintln!("pytest-mcp: error: {e}");
@@ -197,6 +200,7 @@ fn run_request(args: &RunArgs) -> ExecuteTestsRequest {
         format: Some(project.format.tool_name().to_string()),
         coverage: args.coverage.then_some(true),
         base: args.base.clone(),
+        warm: Some(args.warm),
     }
 }
 
@@ -210,6 +214,9 @@ fn run_pytest(args: &RunArgs) -> u8 {
         };
     settings.history = args.history.keeping(settings.root.path());
     settings.results.clone_from(&args.results);
+    if args.warm {
+        settings.warm = Some(Warming::Join);
+    }
     let budget = report::cli_budget(project.format, params.max_tokens, project.max_chars);
     let shard = match one_shard(args, &settings, &mut params) {
         Ok(shard) => shard,

@@ -130,6 +130,7 @@ fn checked(args: &PlanArgs) -> Result<(Settings, DiscoverParams), u8> {
         kill_grace: args.pytest.kill_grace,
         history: None,
         results: None,
+        warm: None,
     };
     let request = ExecuteTestsRequest {
         node_ids: args.selection.node_ids.clone(),

@@ -74,8 +74,18 @@ pub struct RunResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Object>")]
     pub coverage: Option<view::CoverageSummary>,
+    /// A warm process forked the run: the seconds of importing it saved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warm: Option<WarmRun>,
     #[serde(flatten)]
     pub end: End,
+}
+
+/// A run forked by a warm process (docs/warm.md).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct WarmRun {
+    pub saved_seconds: f64,
 }
 
 /// What every structured result ends with: the error that gave no
@@ -339,6 +349,9 @@ fn of_run(run: &Run, status: Verdict, exit_code: Option<i32>, duration: f64) -> 
         failures: failure_groups(run),
         collection_errors: file_errors(&run.collection_errors),
         coverage: run.coverage.as_ref().map(view::coverage_summary),
+        warm: run.warm.map(|w| WarmRun {
+            saved_seconds: seconds(w.saved_seconds).unwrap_or(0.0),
+        }),
         end: End::default(),
     }
 }

@@ -33,6 +33,10 @@ const COMPANIONS: [(&str, &str); 2] = [
 /// log's for such a run only.
 const SHARD_PLUGIN: &str = include_str!("pytest_mcp_shard.py");
 const SHARD_MODULE: &str = "pytest_mcp_shard";
+/// The plugin that records what a run imported, for `serve`'s warm
+/// process (docs/warm.md), written beside the event log's when asked.
+const IMPORTED_PLUGIN: &str = include_str!("pytest_mcp_imported.py");
+const IMPORTED_MODULE: &str = "pytest_mcp_imported";
 
 /// Where the interpreter came from, for error messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -228,6 +232,8 @@ pub fn forget_probe(python: &Python) {
 #[derive(Debug)]
 pub struct Workspace {
     dir: tempfile::TempDir,
+    /// Where the run records the modules it imported, when it does.
+    imported: Option<PathBuf>,
 }
 
 impl Workspace {
@@ -242,7 +248,28 @@ impl Workspace {
         for (name, text) in COMPANIONS {
             std::fs::write(dir.path().join(format!("{name}.py")), text)?;
         }
-        Ok(Workspace { dir })
+        Ok(Workspace {
+            dir,
+            imported: None,
+        })
+    }
+    /// Makes the run record the modules it imported into `list`
+    /// ([`IMPORTED_PLUGIN`]).
+    pub fn record_imports(&mut self, list: &Path) -> std::io::Result<()> {
+        std::fs::write(
+            self.dir.path().join(format!("{IMPORTED_MODULE}.py")),
+            IMPORTED_PLUGIN,
+        )?;
+        self.imported = Some(list.to_path_buf());
+        Ok(())
+    }
+    /// Removes what a run wrote, before the same run starts again (a warm
+    /// process that ended during it: the run is done cold).
+    pub fn clear_outputs(&self) {
+        for file in [self.junit(), self.json_report(), self.events()] {
+            let _ = std::fs::remove_file(file);
+        }
+        let _ = std::fs::remove_dir_all(self.dir.path().join("coverage"));
     }
     pub fn junit(&self) -> PathBuf {
         self.dir.path().join("junit.xml")
@@ -317,6 +344,9 @@ pub fn build(
                 // The shard's tests are chosen in the run's own collection
                 // (`pytest_mcp_shard.py`).
                 args.extend(["-p".into(), SHARD_MODULE.into()]);
+            }
+            if ws.imported.is_some() {
+                args.extend(["-p".into(), IMPORTED_MODULE.into()]);
             }
             args.extend(run_options(p));
             (p.timeout, p.node_ids.clone())
@@ -461,6 +491,9 @@ fn environment(caps: Capabilities, ws: &Workspace, mode: &Mode<'_>) -> Vec<(OsSt
             }
             if p.shard.is_some() {
                 env.push(("PYTEST_MCP_SHARD".into(), ws.shard().into_os_string()));
+            }
+            if let Some(list) = &ws.imported {
+                env.push(("PYTEST_MCP_IMPORTED".into(), list.clone().into_os_string()));
             }
         }
     }
