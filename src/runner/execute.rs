@@ -352,6 +352,7 @@ fn launch(
                 return Ok((forked.finished, Some(warm)));
             }
             Err(refusal) => {
+                tracing::info!("run goes cold: {refusal}");
                 warming.after(python, root, Some(&refusal));
                 if matches!(refusal, forked::Refusal::Died) {
                     ws.clear_outputs();
@@ -359,6 +360,7 @@ fn launch(
             }
         }
     } else if let Some((warming, _)) = warming {
+        tracing::debug!("run goes cold: no warm process for it");
         warming.after(python, root, None);
     }
     let mut tail = EventTail::new(ws.events());

@@ -396,3 +396,6 @@ fn readiness(line: Option<&str>, python: &str) -> State {
     imported.push(text("unsafe"));
     State::Unsafe { imported }
 }
+
+#[cfg(test)]
+mod tests;

@@ -84,6 +84,8 @@ class Preload:
         self.threads = threading.active_count()
         self.failed = 0
         self.hook = None
+        self.warned = []
+        self.warned_imports = set()
 
     def check(self):
         if threading.active_count() > self.threads:
@@ -97,15 +99,35 @@ class Preload:
 
     def one(self, name):
         import importlib
+        import warnings
 
         known = set(sys.modules)
-        try:
-            importlib.import_module(name)
-        except BaseException:
-            self.failed += 1
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            try:
+                importlib.import_module(name)
+            except BaseException:
+                self.failed += 1
+        imported = set(sys.modules) - known
         why = self.check()
         if why:
-            _say({"unsafe": name, "why": why, "imported": sorted(set(sys.modules) - known)})
+            _say({"unsafe": name, "why": why, "imported": sorted(imported)})
+            os._exit(3)
+        if said:
+            # A cold run would show this warning in pytest's summary
+            # (pytest catches warnings while it collects): imported ahead,
+            # it would be lost. Left for the run to import.
+            self.warned.append(name)
+            self.warned_imports |= imported
+
+    def leave_out_warned(self):
+        """Modules whose import warned: this process cannot forget them,
+        so it says which and ends, and the server starts one without
+        them."""
+        if self.warned:
+            names = ", ".join(self.warned[:3]) + (" and more" if len(self.warned) > 3 else "")
+            imported = sorted(self.warned_imports | set(self.warned))
+            _say({"unsafe": names, "why": "warned at import", "imported": imported})
             os._exit(3)
 
     def rewriting_hook(self, marked):
@@ -208,7 +230,7 @@ class Freshness:
             if parent == here:
                 break
             here = parent
-        self.env = _comparable(os.environ)
+        self.env = _comparable(_STARTED_WITH)
 
     def changed(self, env):
         """What changed since the preload, or None."""
@@ -227,6 +249,30 @@ class Freshness:
             keys = sorted(k for k in set(given) | set(self.env) if given.get(k) != self.env.get(k))
             return "the environment changed (" + ", ".join(k.decode(errors="replace") for k in keys[:5]) + ")"
         return None
+
+
+def _initial_environment():
+    """The environment this process was started with, before Python's own
+    changes (PEP 538's locale coercion sets LC_CTYPE): /proc's copy of it,
+    else os.environ."""
+    try:
+        with open("/proc/self/environ", "rb") as f:
+            entries = f.read().split(b"\0")
+    except OSError:
+        return dict(os.environb)
+    env = {}
+    for entry in entries:
+        key, sep, value = entry.partition(b"=")
+        if sep:
+            env[key] = value
+    return env
+
+
+_STARTED_WITH = _initial_environment()
+# What Python added to its environment as it started (LC_CTYPE when it
+# coerced the C locale): a fresh interpreter given the same environment
+# adds the same, so each child gets it too.
+_PYTHON_ADDED = {k: v for k, v in os.environb.items() if k not in _STARTED_WITH}
 
 
 def _comparable(env):
@@ -364,6 +410,8 @@ class Warm:
             os.chdir(cwd)
             os.environb.clear()
             os.environb.update(env)
+            for key, value in _PYTHON_ADDED.items():
+                os.environb.setdefault(key, value)
             code = _run_pytest(cwd, argv, self.tail)
         except BaseException:
             import traceback
@@ -442,6 +490,7 @@ def main():
         if name not in sys.modules and name not in skip and name.split(".")[0] not in skip:
             preload.one(name)
     preload.done()
+    preload.leave_out_warned()
     path = os.environ["PYTEST_MCP_WARM_SOCKET"]
     try:
         os.unlink(path)
