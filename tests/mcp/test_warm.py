@@ -113,11 +113,14 @@ async def test_an_edit_to_a_project_module_is_seen(project, connect):
         async with connect(root) as conn:
             before = await warm_start(conn)
             assert before["status"] == "success", before
-            edit(root / MODULE, "return 42", "return 4200")
+            edit(root / MODULE, "np.int64(21) * 2", "np.int64(2100) * 2")
             after = await changed_as_cold(conn, before)
             # An edit to the project's own code leaves the warm process
-            # fresh: the run right after it is forked.
+            # fresh: the run right after it is forked, with numpy (which
+            # the project imports) imported ahead of the run.
             assert "warm" in await run(conn)
+            ahead = (root / "numpy_ahead.txt").read_text().split()
+            assert ahead[-1] == "True", ahead
     assert after["status"] == "failure", after
     assert after["summary"]["failed"] == 1, after
     [failure] = after["failures"]

@@ -5,6 +5,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# Whether numpy was imported before this conftest: only a warm process
+# imports it that early (a cold run imports it with the test module).
+import sys  # noqa: E402
+
+with open(ROOT / "numpy_ahead.txt", "a") as _f:
+    _f.write(f"{'numpy' in sys.modules}\n")
+
 
 def pytest_sessionstart(session):
     """Records whether this run was forked by a warm process: its parent is
