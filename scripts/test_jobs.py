@@ -34,6 +34,7 @@ LONGEST = {
     "packaging": 180,
     "plugins": 224,
     "shard_run": 130,
+    "warm_plugins": 140,
     "mcp_load --ignored": 94,
     "mcp_ts": 91,
     "html": 73,

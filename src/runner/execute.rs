@@ -287,8 +287,10 @@ fn execute(
         _ => None,
     };
     let mut done = conclude(left, keep_json_report, finished, spec.argv(), spec.timeout);
-    if let Ok(done) = &mut done {
-        done.run.warm = warm;
+    match &mut done {
+        Ok(done) => done.run.warm = warm,
+        // A run that crashed or timed out says it was warm too.
+        Err(e) => e.partial.warm = warm,
     }
     if let (Some(note), Ok(done)) = (kept, &mut done) {
         done.run.notes.push(note);
@@ -339,11 +341,13 @@ fn launch(
     let root = &settings.root;
     // Under coverage a run goes cold: coverage.py measures from the start
     // of a fresh interpreter, as the change's judgement assumes.
-    let socket = warming
+    let place = warming
         .filter(|(_, p)| p.warm && p.coverage.is_none())
-        .and_then(|(w, p)| Some((w, w.socket(python, root, p.timeout.min(WARM_WAIT))?)));
-    if let Some((warming, socket)) = socket {
-        match forked::run_forked(&socket, spec, settings.kill_grace, cancel, &mut tick) {
+        .and_then(|(w, p)| Some((w, w.place(python, root, p.timeout.min(WARM_WAIT))?)));
+    if let Some((warming, place)) = place {
+        let warm_spec = command::with_plugins_from(spec, place.dir());
+        let socket = place.socket();
+        match forked::run_forked(&socket, &warm_spec, settings.kill_grace, cancel, &mut tick) {
             Ok(forked) => {
                 warming.after(python, root, None);
                 let warm = Warm {

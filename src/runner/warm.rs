@@ -20,7 +20,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use sha2::{Digest, Sha256};
 
-use crate::runner::command::Python;
+use crate::runner::command::{self, Python};
 use crate::runner::params::Root;
 use crate::runner::process::forked;
 
@@ -79,7 +79,15 @@ impl Place {
                 )));
             }
         }
-        std::fs::write(self.dir.join(format!("{WARM_MODULE}.py")), WARM_SCRIPT)
+        std::fs::write(self.dir.join(format!("{WARM_MODULE}.py")), WARM_SCRIPT)?;
+        command::write_plugins(&self.dir)
+    }
+    /// The directory a warm run puts first on PYTHONPATH: the warm
+    /// process's own, which holds our plugins too, so that the run's
+    /// `sys.path` is the one the warm process imported with (pytest-xdist
+    /// freezes it at import for its workers).
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 }
 
@@ -95,11 +103,11 @@ pub enum Warming {
 }
 
 impl Warming {
-    /// The socket of a warm process ready for this run, or `None`: cold.
-    pub fn socket(&self, python: &Python, root: &Root, wait: Duration) -> Option<PathBuf> {
+    /// The place of a warm process ready for this run, or `None`: cold.
+    pub fn place(&self, python: &Python, root: &Root, wait: Duration) -> Option<Place> {
         match self {
             Warming::Serve(pool) => pool.lease(python, root, wait),
-            Warming::Join => Some(Place::of(root, python).socket()).filter(|s| s.exists()),
+            Warming::Join => Some(Place::of(root, python)).filter(|p| p.socket().exists()),
         }
     }
     /// Where the run records what it imported, for the warm process.
@@ -179,13 +187,13 @@ impl std::fmt::Debug for Pool {
 impl Pool {
     /// A warm process ready for a run of `python` in `root`, started (and
     /// waited for, up to `wait`) if there is none; `None`: run cold.
-    pub fn lease(&self, python: &Python, root: &Root, wait: Duration) -> Option<PathBuf> {
+    pub fn lease(&self, python: &Python, root: &Root, wait: Duration) -> Option<Place> {
         let place = Place::of(root, python);
         let deadline = Instant::now() + wait;
         loop {
             let entry = self.entry(&place, python, root)?;
             match entry.wait_ready(deadline) {
-                State::Ready => return Some(place.socket()),
+                State::Ready => return Some(place),
                 State::Unsafe { imported } if entry.attempt < ATTEMPTS => {
                     let mut skip = entry.skip.clone();
                     skip.extend(imported);

@@ -228,6 +228,32 @@ pub fn forget_probe(python: &Python) {
     }
 }
 
+/// Writes every plugin of ours into `dir`: a warm process's directory,
+/// which its runs put first on PYTHONPATH (docs/warm.md).
+pub fn write_plugins(dir: &Path) -> std::io::Result<()> {
+    let all = [
+        (EVENTS_MODULE, EVENTS_PLUGIN),
+        (SHARD_MODULE, SHARD_PLUGIN),
+        (IMPORTED_MODULE, IMPORTED_PLUGIN),
+    ];
+    for (name, text) in all.into_iter().chain(COMPANIONS) {
+        std::fs::write(dir.join(format!("{name}.py")), text)?;
+    }
+    Ok(())
+}
+
+/// `spec` with `dir` in place of the run's private directory on
+/// PYTHONPATH: a warm run's, whose `sys.path` must be the warm process's.
+pub fn with_plugins_from(spec: &Spec, dir: &Path) -> Spec {
+    let mut spec = spec.clone();
+    for (key, value) in &mut spec.env {
+        if key == "PYTHONPATH" {
+            *value = python_path(dir);
+        }
+    }
+    spec
+}
+
 /// The files one run writes, inside its private temporary directory.
 #[derive(Debug)]
 pub struct Workspace {
