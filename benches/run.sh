@@ -2,8 +2,8 @@
 # The benchmark command (issue 6, BENCHMARKS.md): sets up the Python
 # environments, builds pytest-mcp in release mode and runs benches/perf,
 # which generates its inputs under target/bench-inputs/ and prints the
-# tables. Arguments go to the harness: --rounds N (default 5),
-# --only overhead,runcost,history,report,shards,tokens,loop,server,context,suites,plan,shardrun,shardloop,untimed,coverage,compare
+# tables. Arguments go to the harness: --rounds N (default 5; warm: 7),
+# --only overhead,runcost,history,report,shards,tokens,loop,server,context,suites,plan,shardrun,shardloop,untimed,warm,coverage,compare
 # (compare needs --baseline BIN: an earlier build of pytest-mcp; shards
 # measures it on ten files when given).
 set -euo pipefail
@@ -26,6 +26,24 @@ if ! { [ -x .venv-bench-plain/bin/python ] && cmp -s requirements-bench-plain.tx
     "${PYTHON:-python3}" -m venv .venv-bench-plain
     .venv-bench-plain/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-bench-plain.txt
     cp requirements-bench-plain.txt "$stamp"
+fi
+# The warm section (issue 50): the libraries and test dependencies of its
+# three real suites, numpy and pandas, and the MCP SDK that drives the
+# server. The largest venv here, so made only when that section runs.
+warm=yes
+previous=
+for a in "$@"; do
+    if [ "$previous" = --only ]; then
+        case ",$a," in *,warm,*) warm=yes ;; *) warm=no ;; esac
+    fi
+    previous=$a
+done
+stamp=.venv-bench-warm/.requirements-installed
+if [ "$warm" = yes ] && ! { [ -x .venv-bench-warm/bin/python ] && cmp -s requirements-bench-warm.txt "$stamp"; }; then
+    echo "bench: creating .venv-bench-warm with requirements-bench-warm.txt" >&2
+    "${PYTHON:-python3}" -m venv .venv-bench-warm
+    .venv-bench-warm/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-bench-warm.txt
+    cp requirements-bench-warm.txt "$stamp"
 fi
 
 # `cargo bench` builds the bench profile (release settings) of both the

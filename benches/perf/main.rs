@@ -55,6 +55,11 @@
 //!   then `run --plan plan.json --shard K`, against plain `pytest @ids` on
 //!   each shard's ids and pytest-split's two algorithms (needs
 //!   `.venv-bench-plain`: pytest and pytest-split, no pytest-json-report).
+//! - `warm`: `execute_tests` warm against cold through `pytest-mcp serve`,
+//!   driven by the MCP Python SDK (`benches/warm_driver.py`), one test and
+//!   one file re-run after an edit, on three real suites (attrs, httpx,
+//!   pydantic: sdists in `.suites/`) and `tests/projects/warm_numpy`
+//!   (issue 50; needs `.venv-bench-warm`).
 //! - `coverage`: `report --coverage coverage.xml` against `report` alone
 //!   on a generated project of 50,000 statement lines with a change in 20
 //!   modules (issue 48 item 6: within 2x).
@@ -91,6 +96,7 @@ mod shards;
 mod suites;
 mod throughput;
 mod token_cost;
+mod warm;
 
 use std::path::{Path, PathBuf};
 
@@ -111,6 +117,8 @@ pub struct Env {
     pub manifest: PathBuf,
     /// Samples per command.
     pub rounds: usize,
+    /// Whether `--rounds` was given (a section may default to more).
+    pub rounds_given: bool,
     /// `--baseline BIN`: an earlier build of `pytest-mcp` for `compare`.
     pub baseline: Option<PathBuf>,
 }
@@ -130,6 +138,7 @@ const SECTIONS: &[&str] = &[
     "plan",
     "shardrun",
     "shardloop",
+    "warm",
     "coverage",
     "compare",
 ];
@@ -160,6 +169,7 @@ fn main() {
         return;
     }
     let mut rounds = 5;
+    let mut rounds_given = false;
     let mut baseline = None;
     let mut only: Vec<String> = SECTIONS.iter().map(|s| s.to_string()).collect();
     let mut it = args.iter();
@@ -170,7 +180,8 @@ fn main() {
                     .next()
                     .and_then(|n| n.parse().ok())
                     .filter(|&n: &usize| n >= 1)
-                    .expect("--rounds takes a number >= 1")
+                    .expect("--rounds takes a number >= 1");
+                rounds_given = true;
             }
             "--only" => {
                 only = it
@@ -212,6 +223,7 @@ fn main() {
         inputs: manifest.join("target/bench-inputs"),
         manifest,
         rounds,
+        rounds_given,
         baseline,
     };
     std::fs::create_dir_all(&env.inputs).expect("create target/bench-inputs");
@@ -234,6 +246,7 @@ fn main() {
             "plan" => plan::run(&env),
             "shardrun" => shard_run::run(&env),
             "shardloop" => shard_loop::run(&env),
+            "warm" => warm::run(&env),
             "compare" => compare::run(&env),
             _ => unreachable!(),
         }

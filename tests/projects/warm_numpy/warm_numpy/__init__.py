@@ -1,0 +1,1 @@
+"""Sales figures with numpy and pandas (tests/projects/warm_numpy)."""
