@@ -176,6 +176,10 @@ impl Drop for Entry {
 #[derive(Default)]
 pub struct Pool {
     entries: Mutex<HashMap<PathBuf, Arc<Entry>>>,
+    /// The modules left out for each place so far (they made a warm
+    /// process unsafe to fork from), kept across its replacements so that
+    /// each is found once.
+    skips: Mutex<HashMap<PathBuf, Vec<String>>>,
 }
 
 impl std::fmt::Debug for Pool {
@@ -197,6 +201,9 @@ impl Pool {
                 State::Unsafe { imported } if entry.attempt < ATTEMPTS => {
                     let mut skip = entry.skip.clone();
                     skip.extend(imported);
+                    if let Ok(mut skips) = self.skips.lock() {
+                        skips.insert(place.dir.clone(), skip.clone());
+                    }
                     let next = start(&place, python, root, skip, entry.attempt + 1)?;
                     self.put(&place, Some(next));
                 }
@@ -251,7 +258,13 @@ impl Pool {
         {
             return Some(entry);
         }
-        let entry = start(place, python, root, Vec::new(), 0)?;
+        let skip = self
+            .skips
+            .lock()
+            .ok()
+            .and_then(|skips| skips.get(&place.dir).cloned())
+            .unwrap_or_default();
+        let entry = start(place, python, root, skip, 0)?;
         self.put(place, Some(Arc::clone(&entry)));
         Some(entry)
     }
