@@ -344,6 +344,7 @@ fn launch(
     let place = warming
         .filter(|(_, p)| p.warm && p.coverage.is_none())
         .and_then(|(w, p)| Some((w, w.place(python, root, p.timeout.min(WARM_WAIT))?)));
+    let tried = place.is_some();
     if let Some((warming, place)) = place {
         let warm_spec = command::with_plugins_from(spec, place.dir());
         let socket = place.socket();
@@ -363,17 +364,19 @@ fn launch(
                 }
             }
         }
-    } else if let Some((warming, _)) = warming {
-        tracing::debug!("run goes cold: no warm process for it");
-        warming.after(python, root, None);
     }
     let mut tail = EventTail::new(ws.events());
-    process::run_watched(spec, settings.kill_grace, cancel, &mut || {
+    let finished = process::run_watched(spec, settings.kill_grace, cancel, &mut || {
         if let Some(progress) = tail.poll() {
             on_progress(progress);
         }
-    })
-    .map(|finished| (finished, None))
+    });
+    if !tried && let Some((warming, _)) = warming {
+        // After the run, so that a warm process started for what it
+        // imported does not take the cores from it.
+        warming.after(python, root, None);
+    }
+    finished.map(|finished| (finished, None))
 }
 
 /// Writes the run's result file to `path` (with its missing directories):
