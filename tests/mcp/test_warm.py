@@ -19,13 +19,15 @@ a minimal environment (no locale) runs warm at all.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from conftest import BIN, PYTHON, structured_of
+from conftest import BIN, PYTHON, processes_in, structured_of, wait_until_gone
 from mcp.client.stdio import get_default_environment
 
 pytestmark = pytest.mark.anyio
@@ -330,3 +332,27 @@ async def test_a_module_starting_a_thread_is_not_preloaded(project, connect, ven
     assert "importing threader started a thread, so it is not preloaded" in text, text[-3000:]
     # Four runs wrote their pids, each a process of its own.
     assert len(set(tests.read_text().split())) == 4, tests.read_text()
+
+
+def warm_processes(root: Path) -> list[tuple[int, str]]:
+    """The warm processes serving `root` (their working directory)."""
+    return [(pid, cmd) for pid, cmd in processes_in(root) if "pytest_mcp_warm" in cmd]
+
+
+@pytest.mark.parametrize("how", ["closed", "killed"])
+async def test_no_warm_process_outlives_its_server(project, connect, how):
+    """The warm process ends with the server: when the client closes the
+    session, and when the server is killed (SIGKILL: no code of it runs;
+    the warm process sees its stdin end). At most one per interpreter."""
+    root = project("warm_edits")
+    with anyio.fail_after(120):
+        async with connect(root) as conn:
+            await warm_start(conn)
+            await run(conn)
+            living = warm_processes(root)
+            assert len(living) == 1, living
+            if how == "killed":
+                os.kill(conn.process.pid, signal.SIGKILL)
+                await wait_until_gone(root, 5.0, servers=True)
+                return
+    await wait_until_gone(root, 5.0, servers=True)
