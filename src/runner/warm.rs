@@ -46,6 +46,10 @@ impl Place {
         let base = std::env::var_os("XDG_RUNTIME_DIR")
             .filter(|d| !d.is_empty())
             .map_or_else(std::env::temp_dir, PathBuf::from);
+        Place::under(base, root, python)
+    }
+
+    fn under(base: PathBuf, root: &Root, python: &Python) -> Place {
         let mut hash = Sha256::new();
         hash.update(root.path().as_os_str().as_encoded_bytes());
         hash.update([0]);
@@ -55,9 +59,16 @@ impl Place {
             .map(|b| format!("{b:02x}"))
             .collect();
         let user = nix::unistd::getuid();
-        Place {
-            dir: base.join(format!("pytest-mcp-{user}")).join(name),
-        }
+        let under = |base: PathBuf| base.join(format!("pytest-mcp-{user}")).join(&name);
+        let dir = under(base);
+        // A Unix socket's path has at most 107 bytes: a long runtime
+        // directory gives way to /tmp.
+        let dir = if dir.as_os_str().len() + "/warm.sock".len() > 100 {
+            under(PathBuf::from("/tmp"))
+        } else {
+            dir
+        };
+        Place { dir }
     }
     pub fn socket(&self) -> PathBuf {
         self.dir.join("warm.sock")

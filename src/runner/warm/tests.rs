@@ -59,3 +59,20 @@ fn the_warm_process_gets_its_directory_first_on_pythonpath() {
     assert_eq!(get("PYTEST_MCP_WARM_SKIP"), Some("threader,dep".into()));
     assert_eq!(get("PYTHONUNBUFFERED"), Some("1".into()));
 }
+
+#[test]
+fn a_long_runtime_directory_gives_way_to_tmp() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = Root::new(dir.path()).expect("root");
+    let long = PathBuf::from(format!("/run/{}", "x".repeat(120)));
+    let place = Place::under(long, &root, &python("/venv/bin/python"));
+    assert!(
+        place.socket().starts_with("/tmp"),
+        "{}",
+        place.socket().display()
+    );
+    assert!(place.socket().as_os_str().len() < 108);
+    let short = Place::under("/run/user/1000".into(), &root, &python("/venv/bin/python"));
+    let shown = short.socket().display().to_string();
+    assert!(shown.starts_with("/run/user/1000/pytest-mcp-"), "{shown}");
+}
