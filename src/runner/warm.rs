@@ -327,8 +327,10 @@ fn start(
         return None;
     }
     let list = modified(&place.preload());
-    let env = environment(place, &skip);
+    let env = environment(place, root, &skip);
     let args: Vec<OsString> = vec!["-m".into(), WARM_MODULE.into()];
+    // In the root, as a run: `-m` puts the working directory first on
+    // sys.path, and pytest-xdist freezes that sys.path for its workers.
     let mut child = match forked::start_warm(&python.path, &args, root.path(), &env) {
         Ok(child) => child,
         Err(e) => {
@@ -363,7 +365,7 @@ fn start(
 /// The warm process's environment on top of ours: its own directory first
 /// on PYTHONPATH (each run's child puts the run's there instead), output
 /// unbuffered as a run's is, and where to listen and what to import.
-fn environment(place: &Place, skip: &[String]) -> Vec<(OsString, OsString)> {
+fn environment(place: &Place, root: &Root, skip: &[String]) -> Vec<(OsString, OsString)> {
     let mut path = place.dir.clone().into_os_string();
     if let Some(existing) = std::env::var_os("PYTHONPATH").filter(|p| !p.is_empty()) {
         path.push(":");
@@ -381,6 +383,10 @@ fn environment(place: &Place, skip: &[String]) -> Vec<(OsString, OsString)> {
             place.preload().into_os_string(),
         ),
         ("PYTEST_MCP_WARM_SKIP".into(), skip.join(",").into()),
+        (
+            "PYTEST_MCP_WARM_ROOT".into(),
+            root.path().as_os_str().into(),
+        ),
     ]
 }
 

@@ -369,12 +369,14 @@ def _exe(pid: int) -> str | None:
         return None
 
 
-def processes_in(root: Path, *, servers: bool = False) -> list[tuple[int, str]]:
+def processes_in(root: Path, *, servers: bool = False, warm: bool = False) -> list[tuple[int, str]]:
     """Live processes whose command line or working directory is inside
     root: the server itself (only with servers=True: its command line names
-    the root) and every process of a run."""
+    the root), its warm process (only with warm=True, or servers=True) and
+    every process of a run."""
     needle = str(root).encode()
     me = os.getpid()
+    warm = warm or servers
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -390,6 +392,10 @@ def processes_in(root: Path, *, servers: bool = False) -> list[tuple[int, str]]:
             cwd = os.readlink(entry / "cwd")
         except OSError:
             cwd = ""
+        if b"pytest_mcp_warm" in cmdline and not warm:
+            # The server's warm process (docs/warm.md) works in the root
+            # for the server's life; it is no run's.
+            continue
         if needle in cmdline or cwd == str(root) or cwd.startswith(str(root) + "/"):
             is_server = _exe(pid) == str(BIN)
             if is_server and not servers:

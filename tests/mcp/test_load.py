@@ -40,8 +40,11 @@ def open_fds(pid: int) -> int:
 
 
 def leftovers(tmpdir: Path) -> list[str]:
-    """The run directories (pytest-mcp-*) still in the server's TMPDIR."""
-    return sorted(p.name for p in tmpdir.iterdir() if p.name.startswith("pytest-mcp-"))
+    """The run directories (pytest-mcp-*) still in the server's TMPDIR;
+    not the warm processes' own (`pytest-mcp-<uid>`, docs/warm.md), which
+    are kept for the next server."""
+    place = f"pytest-mcp-{os.getuid()}"
+    return sorted(p.name for p in tmpdir.iterdir() if p.name.startswith("pytest-mcp-") and p.name != place)
 
 
 def headline_ok(text: str, s: dict[str, Any] | None) -> bool:

@@ -258,6 +258,7 @@ async def test_lists_exactly_the_two_tools_with_strict_schemas(project, connect,
             "format": "string",
             "coverage": "boolean",
             "base": "string",
+            "warm": "boolean",
         },
         "discover_tests": {"path": "string", "pattern": "string", "max_tokens": "integer", "format": "string"},
     }
@@ -1033,7 +1034,7 @@ async def test_a_killed_client_leaves_no_process_behind(project, tmp_path, reape
                     break
             assert line.strip() == b"running", line
             server_pids = {pid for pid, _ in processes_in(root, servers=True)} - {
-                pid for pid, _ in processes_in(root)
+                pid for pid, _ in processes_in(root, warm=True)
             }
             assert len(server_pids) == 1, processes_in(root, servers=True)
             start = time.monotonic()

@@ -336,7 +336,7 @@ async def test_a_module_starting_a_thread_is_not_preloaded(project, connect, ven
 
 def warm_processes(root: Path) -> list[tuple[int, str]]:
     """The warm processes serving `root` (their working directory)."""
-    return [(pid, cmd) for pid, cmd in processes_in(root) if "pytest_mcp_warm" in cmd]
+    return [(pid, cmd) for pid, cmd in processes_in(root, warm=True) if "pytest_mcp_warm" in cmd]
 
 
 @pytest.mark.parametrize("how", ["closed", "killed"])

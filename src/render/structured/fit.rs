@@ -148,8 +148,14 @@ impl Ladder for DiscoveryResult {
 /// none from the last groups up, then fewer groups (the last go first:
 /// the smallest of those seen before); when not even the counts and the
 /// collection errors fit, fewer collection errors and no group.
-pub(super) fn fit_run(r: RunResult, budget: Budget) -> Offer<'static, RunResult> {
+pub(super) fn fit_run(mut r: RunResult, budget: Budget) -> Offer<'static, RunResult> {
     if !budget.is_limited() || fits(&budget, &r) {
+        return Offer::Whole(r);
+    }
+    // How fast the run was says nothing of its results: it goes first
+    // (docs/warm.md).
+    r.warm = None;
+    if fits(&budget, &r) {
         return Offer::Whole(r);
     }
     let groups = &r.failures;

@@ -476,7 +476,7 @@ def _finish():
 
 def main():
     started = time.perf_counter()
-    root = os.getcwd()
+    root = os.environ.get("PYTEST_MCP_WARM_ROOT") or os.getcwd()
     given = os.environ.get("PYTHONPATH", "")
     # sys.path as `-m` made it: the working directory, PYTHONPATH, then the
     # interpreter's own; a run's child keeps the last part.

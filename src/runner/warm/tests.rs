@@ -52,7 +52,9 @@ fn the_warm_process_gets_its_directory_first_on_pythonpath() {
     let place = Place {
         dir: PathBuf::from("/run/pytest-mcp-1/abc"),
     };
-    let env = environment(&place, &["threader".into(), "dep".into()]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = Root::new(dir.path()).expect("root");
+    let env = environment(&place, &root, &["threader".into(), "dep".into()]);
     let get = |k: &str| env.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
     let path = get("PYTHONPATH").expect("PYTHONPATH");
     assert!(path.to_string_lossy().starts_with("/run/pytest-mcp-1/abc"));
