@@ -407,16 +407,15 @@ fn read_all(
         done
     };
     std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
+        // This thread reads too, as a split read's does, rather than wait:
+        // one thread fewer to start, and its files grow the main heap,
+        // which grows in larger steps than a thread's (a system call per
+        // page there: thousands for ten large shards).
+        let workers: Vec<_> = (1..threads)
             .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
             .collect();
-        // No thread could start: the files are read on this one.
-        let here = if workers.is_empty() {
-            work()
-        } else {
-            Vec::new()
-        };
-        // A reader that panicked leaves its files' slots empty.
+        // A reader that panicked, this one too, leaves its files' slots empty.
+        let here = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_default();
         let joined = workers
             .into_iter()
             .flat_map(|w| w.join().unwrap_or_default());

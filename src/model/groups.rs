@@ -14,8 +14,36 @@ use crate::text::first_line;
 /// Failing or erroring tests that share a [`Shape`], as indices into
 /// [`Run::tests`] in order of appearance: the first is the representative.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FailureGroup {
+pub struct FailureGroup<'t> {
     pub tests: Vec<usize>,
+    /// Where the first test of the group as it was found crashed (that
+    /// test's index and its [`Crash`]): what a group shows, found while
+    /// grouping, as a shape is not cheap to find twice. After
+    /// [`new_first`], `tests` may start with another test.
+    pub crash: (usize, Crash<'t>),
+}
+
+/// Where a failure crashed and with which exception, as its [`Shape`]
+/// says; nothing for a failure with no known place.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Crash<'t> {
+    pub place: Option<(&'t str, Option<u32>)>,
+    pub exception: Option<&'t str>,
+}
+
+impl<'t> Crash<'t> {
+    /// What `shape` says of the crash.
+    fn of(shape: Option<&Shape<'t>>) -> Crash<'t> {
+        shape.map_or_else(Crash::default, |s| Crash {
+            place: Some(s.place),
+            exception: s.exception,
+        })
+    }
+}
+
+/// Where `t` crashed, as its [`Shape`] says.
+pub fn crash(t: &TestResult) -> Crash<'_> {
+    Crash::of(shape(t).as_ref())
 }
 
 /// What makes two failures the same, borrowed from the first of them.
@@ -42,17 +70,21 @@ pub struct Shape<'t> {
 /// of appearance. A failure with no known place is a group of its own (a
 /// bare "Failed" from two Go tests says nothing about a shared cause), and
 /// so is a test with failed subtests (each shows its own).
-pub fn failure_groups(run: &Run) -> Vec<FailureGroup> {
-    let mut groups: Vec<FailureGroup> = Vec::new();
+pub fn failure_groups(run: &Run) -> Vec<FailureGroup<'_>> {
+    let mut groups: Vec<FailureGroup<'_>> = Vec::new();
     let mut index: HashMap<(Shape<'_>, Option<&str>), usize> = HashMap::new();
     for (i, t) in run.tests.iter().enumerate() {
         if !t.is_problem() {
             continue;
         }
-        let alone = FailureGroup { tests: vec![i] };
+        let shape = shape(t);
+        let alone = FailureGroup {
+            tests: vec![i],
+            crash: (i, Crash::of(shape.as_ref())),
+        };
         // A test with failed subtests is shown with them: never as one
         // more id of another test's group.
-        let shape = shape(t).filter(|_| t.subtests().is_none());
+        let shape = shape.filter(|_| t.subtests().is_none());
         let Some(shape) = shape else {
             groups.push(alone);
             continue;
@@ -162,7 +194,7 @@ fn callee(source: &str) -> Option<&str> {
 /// With what changed since the last run: the groups holding a new failure
 /// first (largest first still, each side), each led by its first new
 /// failure. A reader looks at what it just broke before what it has seen.
-fn new_first(run: &Run, new: &std::collections::HashSet<&str>, groups: &mut [FailureGroup]) {
+fn new_first(run: &Run, new: &std::collections::HashSet<&str>, groups: &mut [FailureGroup<'_>]) {
     if new.is_empty() {
         return;
     }
@@ -396,10 +428,7 @@ impl Unlisted {
     /// Records a counted pass of a parametrization of `function` (once
     /// for a run of them: parametrizations come one after another).
     pub fn add_parametrized(&mut self, function: &str) {
-        let key = Self::function_key(function);
-        if self.parametrized.last() != Some(&key) {
-            self.parametrized.push(key);
-        }
+        self.parametrized.push(Self::function_key(function));
     }
 
     /// Adds the counts of a later part of the same file, or of a later
@@ -409,11 +438,7 @@ impl Unlisted {
     pub fn append(&mut self, later: Unlisted) {
         self.passed += later.passed;
         self.tests_duration.join(later.tests_duration);
-        for key in later.parametrized {
-            if self.parametrized.last() != Some(&key) {
-                self.parametrized.push(key);
-            }
-        }
+        self.parametrized.append(later.parametrized);
     }
 
     /// Which of `functions` (sorted [`Unlisted::function_key`]s) may have
@@ -422,7 +447,9 @@ impl Unlisted {
     pub fn parametrized_among(&self, functions: &[u64]) -> Vec<u64> {
         let mut found: Vec<u64> = self
             .parametrized
+            .lists
             .iter()
+            .flatten()
             .filter(|k| functions.binary_search(k).is_ok())
             .copied()
             .collect();
@@ -447,6 +474,55 @@ impl Unlisted {
         let mut w = [0u8; 8];
         w[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
         step(h, u64::from_le_bytes(w))
+    }
+}
+
+/// [`Unlisted::function_key`]s in the order met, none twice in a row
+/// within a list, kept in the lists they were counted in: a merge takes
+/// each file's list (100,000 keys for as many passes) as it is, where
+/// copying them all into one list was most of a ten-shard merge. Equal
+/// when they hold the same keys in the same order, however split.
+#[derive(Debug, Clone, Default)]
+pub struct FunctionKeys {
+    /// Never an empty list.
+    lists: Vec<Vec<u64>>,
+}
+
+impl FunctionKeys {
+    /// Adds `key`, unless it is the last one added.
+    pub fn push(&mut self, key: u64) {
+        match self.lists.last_mut() {
+            Some(list) if list.last() == Some(&key) => {}
+            Some(list) => list.push(key),
+            None => self.lists.push(vec![key]),
+        }
+    }
+
+    /// Adds `later`'s keys after these, its lists taken whole.
+    pub fn append(&mut self, later: FunctionKeys) {
+        self.lists.extend(later.lists);
+    }
+
+    /// Whether no key was added.
+    pub fn is_empty(&self) -> bool {
+        self.lists.is_empty()
+    }
+
+    /// The keys in order, a key repeated where one list ends and the next
+    /// begins told once.
+    fn keys(&self) -> impl Iterator<Item = u64> + '_ {
+        let mut last = None;
+        self.lists
+            .iter()
+            .flatten()
+            .copied()
+            .filter(move |&k| last.replace(k) != Some(k))
+    }
+}
+
+impl PartialEq for FunctionKeys {
+    fn eq(&self, other: &FunctionKeys) -> bool {
+        self.keys().eq(other.keys())
     }
 }
 
@@ -511,7 +587,7 @@ impl<'r> Parametrizations<'r> {
     /// What [`compress`](Self::compress) needs for `groups`: the
     /// parametrizations of the functions in groups of more than one test
     /// (nothing to count when every group has one).
-    pub fn for_groups(run: &'r Run, groups: &[FailureGroup]) -> Self {
+    pub fn for_groups(run: &'r Run, groups: &[FailureGroup<'_>]) -> Self {
         let shared = groups.iter().filter(|g| g.tests.len() > 1);
         Self::among(run, shared.flat_map(|g| g.tests.iter().copied()))
     }

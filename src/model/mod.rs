@@ -128,7 +128,7 @@ pub struct Unlisted {
     /// listed parametrization of one of them does not hold them all. Keys, not strings: 100,000
     /// passes of as many functions would cost more to hold than to read.
     /// Two functions sharing a key only cost a group its shorter id.
-    pub parametrized: Vec<u64>,
+    pub parametrized: groups::FunctionKeys,
 }
 
 /// The four outcomes of ADR-006. xfail/xpass are refinements, see [`Xfail`].

@@ -136,11 +136,11 @@ pub(crate) fn plans<'r>(
         run,
         budget,
         head,
-        groups,
         collapse,
         cap,
         full_size: budget.describe_size(&full),
-        lines: GroupLines::default(),
+        lines: GroupLines::new(groups.len()),
+        groups,
     }))
 }
 
@@ -270,7 +270,7 @@ impl Plans for Fitting<'_> {
             Plan::Counts {
                 with_message,
                 shown,
-            } => self.counts(with_message, shown),
+            } => self.counts(with_message, shown, self.cap),
         };
         notes(
             &mut text,
@@ -287,7 +287,7 @@ impl Plans for Fitting<'_> {
     /// long comparison with a baseline under a few hundred characters):
     /// step 6 without a group's line, cut to fit (at worst empty).
     fn last_resort(&self) -> Fitted {
-        let (mut text, truncation) = self.counts(0, 0);
+        let (mut text, truncation) = self.counts(0, 0, Cap::NONE);
         notes(
             &mut text,
             self.run,
@@ -322,7 +322,8 @@ impl Fitting<'_> {
             .then(|| (out, self.truncation(&levels.dropped())))
     }
 
-    /// Step 5: the first `k` groups in full, the rest one line each.
+    /// Step 5: the first `k` groups in full, the rest one line each (cut
+    /// short past the cap: [`GroupLines::push`]).
     fn in_full(&self, k: usize) -> (String, Truncation) {
         let mut out = self.head.to_string();
         collection_errors(&mut out, self.run);
@@ -337,9 +338,9 @@ impl Fitting<'_> {
             groups_phrase(rest.len()),
             tests_phrase(tests)
         );
-        for line in &self.lines.full(&self.groups)[k..] {
-            out.push_str(line);
-        }
+        let all = self.groups.len();
+        self.lines
+            .push(&mut out, self.cap, (&self.groups, k), all, &[]);
         coverage(&mut out, self.run, false);
         flaky(&mut out, self.run);
         skipped(&mut out, self.run);
@@ -351,8 +352,9 @@ impl Fitting<'_> {
 
     /// Step 6: the header, one line per collection error and per group
     /// (the first `shown`, the first `with_message` of them with their
-    /// message and crash location), what was left out.
-    fn counts(&self, with_message: usize, shown: usize) -> (String, Truncation) {
+    /// message and crash location), what was left out; the lines cut
+    /// short past `cap` ([`GroupLines::push`]).
+    fn counts(&self, with_message: usize, shown: usize, cap: Cap) -> (String, Truncation) {
         let groups = &self.groups;
         let tests: usize = groups.iter().map(|g| g.group.count).sum();
         let errors = self.lines.errors(self.run);
@@ -365,12 +367,8 @@ impl Fitting<'_> {
                 tests_phrase(tests)
             );
         }
-        let lines = self.lines.full(&self.groups)[..with_message]
-            .iter()
-            .chain(&self.lines.short(&self.groups)[with_message..shown]);
-        for line in errors.iter().chain(lines) {
-            out.push_str(line);
-        }
+        let lines = (&groups[..shown], 0);
+        self.lines.push(&mut out, cap, lines, with_message, errors);
         coverage(&mut out, self.run, true);
         let mut truncation = self.truncation(&[
             "captured output",
@@ -438,26 +436,55 @@ impl Fitting<'_> {
 
 /// The one-line forms of steps 5 and 6, each made once, when first
 /// needed: every plan uses the same lines (a message's shape is not cheap
-/// to find).
-#[derive(Default)]
+/// to find), and a plan past the cap stops needing them, so a run of
+/// thousands of groups makes only the lines an answer could hold.
 struct GroupLines {
     /// Each group's line with its message and crash location...
-    full: OnceCell<Vec<String>>,
+    full: Vec<OnceCell<String>>,
     /// ... and with its id alone.
-    short: OnceCell<Vec<String>>,
+    short: Vec<OnceCell<String>>,
     /// One line per collection error.
     errors: OnceCell<Vec<String>>,
 }
 
 impl GroupLines {
-    fn full(&self, groups: &[ShownGroup<'_>]) -> &[String] {
-        self.full
-            .get_or_init(|| groups.iter().map(|g| group_line(&g.group, true)).collect())
+    /// Room for the lines of `groups` groups.
+    fn new(groups: usize) -> GroupLines {
+        GroupLines {
+            full: std::iter::repeat_with(OnceCell::new).take(groups).collect(),
+            short: std::iter::repeat_with(OnceCell::new).take(groups).collect(),
+            errors: OnceCell::new(),
+        }
     }
 
-    fn short(&self, groups: &[ShownGroup<'_>]) -> &[String] {
-        self.short
-            .get_or_init(|| groups.iter().map(|g| group_line(&g.group, false)).collect())
+    /// Pushes `errors`, then a line for each of `groups` from the index
+    /// `from` on, with its message before the index `with_message`; stops
+    /// as soon as `out` is past `cap`: such an answer cannot fit the
+    /// budget, however it ends, and the lines after are not made.
+    fn push(
+        &self,
+        out: &mut String,
+        cap: Cap,
+        (groups, from): (&[ShownGroup<'_>], usize),
+        with_message: usize,
+        errors: &[String],
+    ) {
+        let mut size = cap.start(out);
+        for line in errors.iter().map(String::as_str) {
+            out.push_str(line);
+            if !size.add(line) {
+                return;
+            }
+        }
+        for (i, g) in groups.iter().enumerate().skip(from) {
+            let full = i < with_message;
+            let cell = if full { &self.full[i] } else { &self.short[i] };
+            let line = cell.get_or_init(|| group_line(&g.group, full));
+            out.push_str(line);
+            if !size.add(line) {
+                return;
+            }
+        }
     }
 
     fn errors(&self, run: &Run) -> &[String] {

@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use crate::model::groups::{self as model_groups, IdItem, Parametrizations, listed_ids};
+use crate::model::groups::{self as model_groups, Crash, IdItem, Parametrizations, listed_ids};
 use crate::model::history::{Standing, TestHistory};
 use crate::model::{Outcome, Phase, Run, TestResult};
 
@@ -48,29 +48,9 @@ pub struct Group<'r> {
     pub history: Option<&'r TestHistory>,
     /// The commit this run ran, when the history knows it.
     commit: Option<&'r str>,
-    /// Where the first test crashed and with which exception.
+    /// Where the first test crashed (a path and line, or another
+    /// framework's stack frame) and with which exception.
     crash: Crash<'r>,
-}
-
-/// Where a group's first test crashed: a path and line, or another
-/// framework's stack frame; and the exception's name, when known.
-#[derive(Debug, Clone, Copy, Default)]
-struct Crash<'r> {
-    place: Option<(&'r str, Option<u32>)>,
-    exception: Option<&'r str>,
-}
-
-impl<'r> Crash<'r> {
-    /// Where `first` crashed, as its group's shape says.
-    fn of(first: &'r TestResult) -> Crash<'r> {
-        match model_groups::shape(first) {
-            Some(s) => Crash {
-                place: Some(s.place),
-                exception: s.exception,
-            },
-            None => Crash::default(),
-        }
-    }
 }
 
 impl<'r> Group<'r> {
@@ -187,15 +167,22 @@ pub fn failure_groups<'r>(run: &'r Run, new: New<'_>) -> Vec<Group<'r>> {
         .or(changes.as_ref().filter(|_| history.is_some()));
     let flaky =
         |i: &usize| history.is_some_and(|h| h.standing(&run.tests[*i]) == Some(Standing::Flaky));
-    let mut parts: Vec<Vec<usize>> = Vec::with_capacity(found.len());
+    let mut parts: Vec<(Vec<usize>, (usize, Crash<'r>))> = Vec::with_capacity(found.len());
     for g in found {
         let (flips, rest): (Vec<usize>, Vec<usize>) = g.tests.into_iter().partition(flaky);
-        parts.extend([rest, flips].into_iter().filter(|p| !p.is_empty()));
+        let parted = [rest, flips].into_iter().filter(|p| !p.is_empty());
+        parts.extend(parted.map(|p| (p, g.crash)));
     }
     let mut groups: Vec<Group<'r>> = parts
         .into_iter()
-        .map(|tests| {
+        .map(|(tests, (found_first, crash))| {
             let first = &run.tests[tests[0]];
+            // The crash grouping found, unless another test leads now.
+            let crash = if tests[0] == found_first {
+                crash
+            } else {
+                model_groups::crash(first)
+            };
             let items = params.compress(run, &tests);
             let new_ids: Vec<&str> = match named {
                 Some(set) => tests
@@ -228,7 +215,7 @@ pub fn failure_groups<'r>(run: &'r Run, new: New<'_>) -> Vec<Group<'r>> {
                 standing,
                 history: history.and_then(|h| h.of(&first.node_id)),
                 commit: history.and_then(|h| h.commit.as_deref()),
-                crash: Crash::of(first),
+                crash,
             }
         })
         .collect();

@@ -69,22 +69,43 @@ pub(super) struct CaseAttrs<'b> {
 
 pub(super) fn case_attrs<'b>(e: &'b BytesStart<'_>) -> CaseAttrs<'b> {
     let mut attrs = CaseAttrs::default();
-    for_each_attr(e, |key, value| {
+    for_each_attr(e, |key, value| attrs.set(key, value));
+    attrs
+}
+
+/// [`case_attrs`] of an element whose attributes are `raw`, when
+/// [`scan_attributes`] reads them all; `None` otherwise (quick-xml's
+/// iterator would then read them).
+pub(super) fn scanned_case_attrs(raw: &str) -> Option<CaseAttrs<'_>> {
+    let mut attrs = CaseAttrs::default();
+    let scanned = scan_attributes(raw, |key, value, plain| {
+        let value = if plain {
+            Cow::Borrowed(value)
+        } else {
+            attr_text(key, value)
+        };
+        attrs.set(key, value);
+    });
+    scanned.then_some(attrs)
+}
+
+impl<'b> CaseAttrs<'b> {
+    /// Keeps the attribute `key`'s value when it is one of a case's; the
+    /// first value of a name stands.
+    pub(super) fn set(&mut self, key: &str, value: Cow<'b, str>) {
         let slot = match key {
-            "classname" => &mut attrs.classname,
-            "name" => &mut attrs.name,
-            "file" => &mut attrs.file,
-            "line" => &mut attrs.line,
-            "time" => &mut attrs.time,
-            "status" => &mut attrs.status,
+            "classname" => &mut self.classname,
+            "name" => &mut self.name,
+            "file" => &mut self.file,
+            "line" => &mut self.line,
+            "time" => &mut self.time,
+            "status" => &mut self.status,
             _ => return,
         };
-        // The first value of a name stands.
         if slot.is_none() {
             *slot = Some(value);
         }
-    });
-    attrs
+    }
 }
 
 /// Splits well-formed attributes (`key="value"`, `key = 'value'`) into

@@ -26,7 +26,8 @@
 //! Here: the event loop and the state of the document being read. The
 //! attribute scan and `time` values are in `attrs.rs`, one case and its
 //! status elements in `case.rs`, pytest's dialect in `pytest.rs`, every
-//! other framework's (ids, status words, reruns) in `foreign.rs`.
+//! other framework's (ids, status words, reruns) in `foreign.rs`, a passing
+//! test's empty `<testcase/>` read without quick-xml's event in `empty.rs`.
 
 use std::borrow::Cow;
 
@@ -34,13 +35,14 @@ use quick_xml::escape::resolve_predefined_entity;
 use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::reader::Reader;
 
-use self::attrs::{attr, case_attrs, parse_time};
+use self::attrs::{CaseAttrs, attr, case_attrs, parse_time};
 use self::case::{CaseBuilder, Status, StatusData};
 use super::{ParseError, ReadOptions, Settle, SharedFile};
 use crate::model::{CollectionError, Run, SourceInfo, SourceKind, TestResult};
 
 mod attrs;
 mod case;
+mod empty;
 mod foreign;
 mod pytest;
 mod split;
@@ -183,8 +185,11 @@ struct Parser<'a> {
     /// The whole text, for the line and column of an error.
     input: &'a str,
     /// Where in `input` the reader started: 0, or the start of the part
-    /// that a thread of [`split`] reads.
+    /// that a thread of [`split`] reads; moved on by the elements read
+    /// without quick-xml ([`empty`]), which its position does not count.
     base: u64,
+    /// The reader is between elements: after a start, empty or end tag.
+    between_tags: bool,
     /// Set when the reader started inside the document ([`split`]): end
     /// tags are checked against `nesting.open` here, as quick-xml cannot
     /// know the elements opened before it started.
@@ -284,6 +289,7 @@ impl<'a> Parser<'a> {
             reader,
             input,
             base: 0,
+            between_tags: false,
             mid: false,
             first: None,
             run: Run::default(),
@@ -319,6 +325,12 @@ impl<'a> Parser<'a> {
     /// reader is at or past that byte offset.
     fn read_to(&mut self, stop: Option<u64>) -> Result<Reached, ParseError> {
         loop {
+            if self.between_tags && self.empty_case() {
+                if let Some(reached) = self.reached(stop) {
+                    return Ok(reached);
+                }
+                continue;
+            }
             let event = match self.reader.read_event() {
                 Ok(event) => event,
                 Err(e) => {
@@ -326,6 +338,7 @@ impl<'a> Parser<'a> {
                     return Err(self.error_at(pos, format!("malformed XML: {e}")));
                 }
             };
+            self.between_tags = matches!(event, Event::Start(_) | Event::Empty(_) | Event::End(_));
             match event {
                 Event::Start(e) => {
                     let start = self.base + self.reader.buffer_position();
@@ -353,14 +366,19 @@ impl<'a> Parser<'a> {
                 // never expanded.
                 Event::Decl(_) | Event::Comment(_) | Event::PI(_) | Event::DocType(_) => {}
             }
-            if let Some(stop) = stop {
-                let at = self.base + self.reader.buffer_position();
-                if at == stop {
-                    return Ok(Reached::Stop);
-                } else if at > stop {
-                    return Ok(Reached::Past);
-                }
+            if let Some(reached) = self.reached(stop) {
+                return Ok(reached);
             }
+        }
+    }
+
+    /// Whether the reader is at or past `stop`.
+    fn reached(&self, stop: Option<u64>) -> Option<Reached> {
+        let at = self.base + self.reader.buffer_position();
+        match stop? {
+            stop if at == stop => Some(Reached::Stop),
+            stop if at > stop => Some(Reached::Past),
+            _ => None,
         }
     }
 
@@ -415,7 +433,7 @@ impl<'a> Parser<'a> {
         }
         match tag {
             "testsuite" => self.start_suite(e, empty),
-            "testcase" => self.start_case(e, empty),
+            "testcase" => self.start_case(case_attrs(e), empty),
             _ if self.reading.sink == Sink::None => self.start_other(e, tag, empty),
             // Inside a flaky rerun element Surefire nests the trace and the
             // output of that attempt; all of it belongs to the status text.
@@ -487,12 +505,12 @@ impl<'a> Parser<'a> {
         *started = started.min(at);
     }
 
-    fn start_case(&mut self, e: &BytesStart<'_>, empty: bool) {
+    fn start_case(&mut self, attrs: CaseAttrs<'_>, empty: bool) {
         let position = self.nesting.positions.last_mut().map_or(0, |n| {
             *n += 1;
             *n
         });
-        let case = CaseBuilder::new(case_attrs(e), position);
+        let case = CaseBuilder::new(attrs, position);
         if let Some(open) = self.reading.case.take() {
             // A test case nested in a test case: keep both.
             self.finish_case(open);
