@@ -25,12 +25,14 @@ pub mod raw_report;
 pub mod rerun;
 pub mod shards;
 pub mod subtests;
+mod warm;
 
 pub use attempt::Attempt;
 pub use counts::Counts;
 pub use duration_sum::DurationSum;
 pub use phase::{Phase, PhaseSplit, PhaseTimes};
 pub use subtests::{Subtest, SubtestLabel, Subtests};
+pub use warm::Warm;
 
 #[cfg(test)]
 pub(crate) mod testing;
@@ -104,14 +106,6 @@ pub struct Run {
     /// The run was forked by a warm process (docs/warm.md), not started
     /// cold; `None` for a cold run.
     pub warm: Option<Warm>,
-}
-
-/// A run a warm process forked (docs/warm.md).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Warm {
-    /// What the warm process spent importing before the run, which a cold
-    /// run would have spent again: the time the preload saved.
-    pub saved_seconds: f64,
 }
 
 /// Passing tests counted, not listed (see [`Run::unlisted`]).

@@ -130,28 +130,27 @@ async def test_an_edit_to_a_project_module_is_seen(project, connect):
     assert "4200" in failure["message"], failure
 
 
-async def test_an_edit_to_a_test_is_seen(project, connect):
+@pytest.mark.parametrize(
+    ("edited", "old", "new", "failing", "said"),
+    [
+        (TEST, '"before" == "before"', '"before" == "after edit"', "test_edited", "after edit"),
+        (CONFTEST, 'return "hello"', 'return "goodbye"', "test_greeting", "goodbye"),
+    ],
+    ids=["a test", "a conftest fixture"],
+)
+async def test_an_edit_is_seen(project, connect, edited, old, new, failing, said):
+    """An edit to a test or to a conftest's fixture, neither of which the
+    warm process imports ahead, fails the test it breaks as a cold run
+    does."""
     root = project("warm_edits")
     with anyio.fail_after(120):
         async with connect(root) as conn:
             before = await warm_start(conn)
-            edit(root / TEST, '"before" == "before"', '"before" == "after edit"')
+            edit(root / edited, old, new)
             after = await changed_as_cold(conn, before)
     [failure] = after["failures"]
-    assert failure["node_ids"] == [f"{TEST}::test_edited"], failure
-    assert "after edit" in failure["message"], failure
-
-
-async def test_an_edit_to_a_conftest_fixture_is_seen(project, connect):
-    root = project("warm_edits")
-    with anyio.fail_after(120):
-        async with connect(root) as conn:
-            before = await warm_start(conn)
-            edit(root / CONFTEST, 'return "hello"', 'return "goodbye"')
-            after = await changed_as_cold(conn, before)
-    [failure] = after["failures"]
-    assert failure["node_ids"] == [f"{TEST}::test_greeting"], failure
-    assert "goodbye" in failure["message"], failure
+    assert failure["node_ids"] == [f"{TEST}::{failing}"], failure
+    assert said in failure["message"], failure
 
 
 async def test_an_edit_to_pytest_configuration_is_seen(project, connect):
